@@ -1,0 +1,642 @@
+"""The Draw Game (`draw_v0`) and the Block Game (`block_v0`): one engine, drawing on or off.
+
+Rules (rules-spec section 1, seed 002):
+- Double-six (28 tiles) or double-nine (55, ``max_pip=9``); 2-4 players. Deal (D-1): double-six
+  7/5/5 for 2/3/4 players, double-nine 9/7/7 (``hand_size`` overrides); the rest is the boneyard.
+- First seat: random (seeded) in hand 1 (``first_seat`` fixes it); in a match, whoever placed the
+  last tile of the previous hand (D-5).
+- The opener plays any tile. One line, two ends, no spinner: a double lies in line and opens only
+  two sides (D-6).
+- A seat that can match an end must play (tile and end); its turn ends. Otherwise it draws one
+  tile at a time until one is playable and must play it; with the boneyard empty it passes.
+  There is no reserve: the boneyard can be drawn to the last tile (D-2).
+- The hand ends when a seat goes out, or nobody can play and the boneyard is empty (blocked).
+- Scoring (D-3): the seat that went out, or in a block the unique lowest pip total, scores the sum
+  of all opponents' pips. A tie for lowest in a block scores nothing (D-4).
+- Match mode (``match=True``): hands are played until a seat's score reaches ``target`` (default
+  100) at the end of a hand, as one episode; ``max_hands`` (default 1000) truncates a match that
+  somehow never gets there.
+- Block Game (``drawing=False``): undealt tiles stay out of play and a seat that cannot play
+  passes; ``first_seat`` defaults to 0. Everything else is the same.
+
+Forced steps (a draw sequence, a pass, the only legal placement) are taken by the engine; agents
+see only real decisions. Draws and passes show up in the observation as the numbers a seat
+showed it lacks (`voids`) and the count of tiles it drew.
+
+Rewards (zero-sum): when a hand ends every loser pays the winner the pips it holds, so the
+winner's reward is its score under D-3 and a loser's is minus its pips; a tied block pays nothing.
+
+Action encoding: ``Discrete(2 * n_tiles)``; action ``tile * 2 + end`` puts tile id ``tile``
+(see tiles.py: id of (a, b), a <= b, is b*(b+1)/2 + a) on end 0 (left) or 1 (right). The lead
+is ``tile * 2 + 0``. ``encode_action(a, b, end)`` and ``describe_action(id)`` convert.
+
+Observation (float32 vector, seat-relative: index 0 is the observing seat, r is r seats later):
+    hand         (n_tiles,)               1 where the tile is in my hand
+    played_by    (n_players, n_tiles)     1 where relative seat r placed the tile
+    ends         (2, max_pip + 1)         one-hot pip of the left / right open end (zeros if empty)
+    hand_sizes   (n_players,)             tiles held
+    boneyard     (1,)                     tiles left to draw
+    voids        (n_players, max_pip + 1) numbers the seat showed it lacks (drew or passed on
+                                          them, and has not drawn unseen tiles since)
+    drawn        (n_players,)             tiles drawn this hand
+    scores       (n_players,)             match scores
+    to_move      (n_players,)             one-hot relative seat to act (zeros once over)
+    just_drew    (1,)                     1 if the seat to act drew this turn: it holds exactly one
+                                          playable tile (the last drawn), which it must play
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..core import (
+    ERR_ILLEGAL, ERR_OVER, ERR_RANGE, H_DONE, H_HAND, H_REWARD, H_RNG, H_STEPS, H_TRUNC, H_TURN,
+    HEADER_SIZE, OK, ConfigError, DealError, Game, check_bool, check_int,
+)
+from ..layout import (
+    SPIN_NONE, lay_arm_end, lay_can_place, lay_history, lay_init, lay_open_pips, lay_place,
+    lay_placed, lay_playable, lay_size, render_line,
+)
+from ..rng import rng_below, rng_shuffle
+from ..sampling import deal_consistent
+from ..tiles import (
+    MAX_TILES, PIP_MASK, TILE_A, TILE_B, lowest_bit, mask_pips, nth_bit, num_tiles, popcount, tile_id,
+    tile_name,
+)
+
+MAX_PLAYERS = 4
+
+# params
+P_NP, P_MAXPIP, P_NTILES, P_HAND, P_DRAW, P_MATCH, P_TARGET, P_FIRST, P_MAXHANDS = range(9)
+
+# state slots (after the common header)
+HANDS = HEADER_SIZE
+DECK = HANDS + MAX_PLAYERS
+DECK_POS = DECK + MAX_TILES  # next tile drawn is DECK[DECK_POS]
+BONE_END = DECK_POS + 1  # boneyard = DECK[DECK_POS:BONE_END]; DECK[BONE_END:n_tiles] out of play
+PLAYED_BY = BONE_END + 1
+VOID = PLAYED_BY + MAX_TILES
+DRAWN = VOID + MAX_PLAYERS
+SCORES = DRAWN + MAX_PLAYERS
+LAST_PLACER = SCORES + MAX_PLAYERS
+LAST_WINNER = LAST_PLACER + 1
+FIRST_SEAT = LAST_WINNER + 1
+JUST_DREW = FIRST_SEAT + 1  # 1 while the seat to act holds a tile it just drew and must play
+LAY = JUST_DREW + 1
+STATE_SIZE = LAY + lay_size(2)
+
+DEFAULT_HAND = {(6, 2): 7, (6, 3): 5, (6, 4): 5, (9, 2): 9, (9, 3): 7, (9, 4): 7}
+
+
+@dataclass(frozen=True)
+class DrawConfig:
+    """Rule parameters of the Draw/Block Game (defaults: rules-spec section 1)."""
+
+    num_players: int = 2
+    max_pip: int = 6
+    hand_size: int | None = None  # None: D-1 table
+    drawing: bool = True  # False: the Block Game
+    first_seat: int | None = None  # None: random in hand 1
+    match: bool = False
+    target: int = 100
+    max_hands: int = 1000
+
+    def __post_init__(self):
+        g = "draw"
+        check_int(g, "num_players", self.num_players, 2, MAX_PLAYERS)
+        if self.max_pip not in (6, 9):
+            raise ConfigError(f"{g}: max_pip={self.max_pip!r} is not allowed; allowed values: [6, 9]")
+        if self.hand_size is not None:
+            check_int(g, "hand_size", self.hand_size, 1, num_tiles(self.max_pip) // self.num_players)
+        check_bool(g, "drawing", self.drawing)
+        if self.first_seat is not None:
+            check_int(g, "first_seat", self.first_seat, 0, self.num_players - 1)
+        check_bool(g, "match", self.match)
+        check_int(g, "target", self.target, 1)
+        check_int(g, "max_hands", self.max_hands, 1)
+
+    @property
+    def deal_size(self) -> int:
+        return self.hand_size if self.hand_size is not None else DEFAULT_HAND[(self.max_pip, self.num_players)]
+
+
+# ------------------------------------------------------------------------------ kernels
+@njit(cache=True)
+def _deal(s, p):
+    n = p[P_NP]
+    nt = p[P_NTILES]
+    hs = p[P_HAND]
+    for i in range(nt):
+        s[DECK + i] = i
+    rng_shuffle(s, H_RNG, s[DECK:DECK + nt], nt)
+    for k in range(MAX_PLAYERS):
+        s[HANDS + k] = 0
+        s[VOID + k] = 0
+        s[DRAWN + k] = 0
+    for k in range(n):
+        h = 0
+        for i in range(hs):
+            h |= 1 << s[DECK + k * hs + i]
+        s[HANDS + k] = h
+    s[DECK_POS] = n * hs
+    s[BONE_END] = nt if p[P_DRAW] == 1 else n * hs
+    for t in range(MAX_TILES):
+        s[PLAYED_BY + t] = -1
+    lay_init(s, LAY, 2, SPIN_NONE)
+    if s[H_HAND] == 0:
+        first = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, n)
+    else:
+        first = s[LAST_PLACER]
+    s[FIRST_SEAT] = first
+    s[H_TURN] = first
+
+
+@njit(cache=True)
+def _end_hand(s, p, out_seat):
+    """Score the hand (out_seat = who went out, -1 for a block) and deal on or finish."""
+    n = p[P_NP]
+    winner = out_seat
+    if winner < 0:  # blocked: the unique lowest pip total wins (D-3), a tie scores nothing (D-4)
+        best = 1 << 30
+        ties = 0
+        for k in range(n):
+            pk = mask_pips(s[HANDS + k])
+            if pk < best:
+                best = pk
+                winner = k
+                ties = 1
+            elif pk == best:
+                ties += 1
+        if ties > 1:
+            winner = -1
+    if winner >= 0:
+        score = 0
+        for k in range(n):
+            if k != winner:
+                pk = mask_pips(s[HANDS + k])
+                score += pk
+                s[H_REWARD + k] -= pk
+        s[H_REWARD + winner] += score
+        s[SCORES + winner] += score
+    s[LAST_WINNER] = winner
+    s[H_HAND] += 1
+    over = p[P_MATCH] == 0
+    if not over:
+        for k in range(n):
+            if s[SCORES + k] >= p[P_TARGET]:
+                over = True
+        if not over and s[H_HAND] >= p[P_MAXHANDS]:
+            over = True
+            s[H_TRUNC] = 1
+    if over:
+        s[H_DONE] = 1
+        s[H_TURN] = -1
+    else:
+        _deal(s, p)
+
+
+@njit(cache=True)
+def _place(s, p, seat, t, arm):
+    lay_place(s, LAY, t, arm)
+    s[HANDS + seat] &= ~(1 << t)
+    s[PLAYED_BY + t] = seat
+    s[LAST_PLACER] = seat
+    s[JUST_DREW] = 0
+    if s[HANDS + seat] == 0:
+        _end_hand(s, p, seat)
+    else:
+        s[H_TURN] = (seat + 1) % p[P_NP]
+
+
+@njit(cache=True)
+def _only_action(s, hand):
+    """The single legal action for `hand`, -1 if there are several, -2 if none."""
+    if lay_placed(s, LAY) == 0:
+        if popcount(hand) == 1:
+            return lowest_bit(hand) * 2
+        return -1
+    e0 = lay_arm_end(s, LAY, 0)
+    e1 = lay_arm_end(s, LAY, 1)
+    m0 = hand & PIP_MASK[e0]
+    m1 = hand & PIP_MASK[e1]
+    c = popcount(m0) + popcount(m1)
+    if c == 0:
+        return -2
+    if c > 1:
+        return -1
+    if m0 != 0:
+        return lowest_bit(m0) * 2
+    return lowest_bit(m1) * 2 + 1
+
+
+@njit(cache=True)
+def _anyone_can_play(s, p):
+    for k in range(p[P_NP]):
+        if lay_playable(s, LAY, s[HANDS + k]) != 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _advance(s, p):
+    """Take forced steps (draws, passes, single placements) until a real decision or the end."""
+    n = p[P_NP]
+    while s[H_DONE] == 0:
+        seat = s[H_TURN]
+        hand = s[HANDS + seat]
+        a = _only_action(s, hand)
+        if a == -1:
+            return
+        if a >= 0:
+            _place(s, p, seat, a >> 1, a & 1)
+            continue
+        # nothing playable: draw until playable, else pass
+        ends = lay_open_pips(s, LAY)
+        if s[DECK_POS] < s[BONE_END]:
+            kept = 0
+            got = False
+            while s[DECK_POS] < s[BONE_END]:
+                t = s[DECK + s[DECK_POS]]
+                s[DECK_POS] += 1
+                s[HANDS + seat] |= 1 << t
+                s[DRAWN + seat] += 1
+                if lay_playable(s, LAY, 1 << t) != 0:
+                    got = True
+                    break
+                kept += 1
+            # what the seat showed it lacks, counting the tile it must now play as played
+            s[VOID + seat] = ends if kept > 0 else (s[VOID + seat] | ends)
+            if got:
+                s[JUST_DREW] = 1
+                continue
+        else:
+            s[VOID + seat] |= ends
+        if not _anyone_can_play(s, p):
+            _end_hand(s, p, -1)
+            continue
+        s[H_TURN] = (seat + 1) % n
+
+
+@njit(cache=True)
+def _reset_kernel(s, seed, p):
+    for i in range(s.shape[0]):
+        s[i] = 0
+    s[H_RNG] = seed
+    s[LAST_PLACER] = -1
+    s[LAST_WINNER] = -1
+    _deal(s, p)
+    _advance(s, p)
+
+
+@njit(cache=True)
+def _is_legal(s, p, a):
+    t = a >> 1
+    if t >= p[P_NTILES]:
+        return False
+    if (s[HANDS + s[H_TURN]] >> t) & 1 == 0:
+        return False
+    return lay_can_place(s, LAY, t, a & 1)
+
+
+@njit(cache=True)
+def _legal_set_kernel(s, p, out):
+    """Legality action by action through the step's own check (tests compare it with the mask)."""
+    out[:] = 0
+    if s[H_DONE] == 1:
+        return
+    for a in range(2 * p[P_NTILES]):
+        out[a] = 1 if _is_legal(s, p, a) else 0
+
+
+@njit(cache=True)
+def _check_kernel(s, p):
+    """Tile conservation: hands, line, boneyard and out-of-play tiles partition the set."""
+    nt = p[P_NTILES]
+    seen = 0
+    for k in range(p[P_NP]):
+        h = s[HANDS + k]
+        if seen & h:
+            return False
+        seen |= h
+    placed = 0
+    for t in range(nt):
+        if s[PLAYED_BY + t] >= 0:
+            if (seen >> t) & 1:
+                return False
+            seen |= 1 << t
+            placed += 1
+    if placed != lay_placed(s, LAY):
+        return False
+    for i in range(s[DECK_POS], nt):
+        t = s[DECK + i]
+        if t < 0 or t >= nt or (seen >> t) & 1:
+            return False
+        seen |= 1 << t
+    return seen == (1 << nt) - 1
+
+
+@njit(cache=True)
+def _step_kernel(s, a, p):
+    if s[H_DONE] == 1:
+        return ERR_OVER
+    if a < 0 or a >= 2 * p[P_NTILES]:
+        return ERR_RANGE
+    if not _is_legal(s, p, a):
+        return ERR_ILLEGAL
+    for k in range(MAX_PLAYERS):
+        s[H_REWARD + k] = 0
+    s[H_STEPS] += 1
+    _place(s, p, s[H_TURN], a >> 1, a & 1)
+    _advance(s, p)
+    return OK
+
+
+@njit(cache=True)
+def _mask_kernel(s, p, out):
+    out[:] = 0
+    if s[H_DONE] == 1:
+        return
+    hand = s[HANDS + s[H_TURN]]
+    if lay_placed(s, LAY) == 0:
+        while hand:
+            out[lowest_bit(hand) * 2] = 1
+            hand &= hand - 1
+        return
+    for arm in range(2):
+        m = hand & PIP_MASK[lay_arm_end(s, LAY, arm)]
+        while m:
+            out[lowest_bit(m) * 2 + arm] = 1
+            m &= m - 1
+
+
+@njit(cache=True)
+def _obs_kernel(s, p, v, out):
+    n = p[P_NP]
+    nt = p[P_NTILES]
+    np1 = p[P_MAXPIP] + 1
+    out[:] = 0
+    o = 0
+    h = s[HANDS + v]
+    while h:
+        out[o + lowest_bit(h)] = 1
+        h &= h - 1
+    o += nt
+    for t in range(nt):
+        pb = s[PLAYED_BY + t]
+        if pb >= 0:
+            out[o + ((pb - v) % n) * nt + t] = 1
+    o += n * nt
+    if lay_placed(s, LAY) > 0:
+        out[o + lay_arm_end(s, LAY, 0)] = 1
+        out[o + np1 + lay_arm_end(s, LAY, 1)] = 1
+    o += 2 * np1
+    for r in range(n):
+        out[o + r] = popcount(s[HANDS + (v + r) % n])
+    o += n
+    out[o] = s[BONE_END] - s[DECK_POS]
+    o += 1
+    for r in range(n):
+        vd = s[VOID + (v + r) % n]
+        for q in range(np1):
+            if (vd >> q) & 1:
+                out[o + r * np1 + q] = 1
+    o += n * np1
+    for r in range(n):
+        out[o + r] = s[DRAWN + (v + r) % n]
+    o += n
+    for r in range(n):
+        out[o + r] = s[SCORES + (v + r) % n]
+    o += n
+    if s[H_DONE] == 0:
+        out[o + (s[H_TURN] - v) % n] = 1
+    o += n
+    out[o] = s[JUST_DREW]
+
+
+@njit(cache=True)
+def _sample_kernel(s, p, v, seed):
+    n = p[P_NP]
+    nt = p[P_NTILES]
+    ns = s.copy()
+    played = 0
+    for t in range(nt):
+        if s[PLAYED_BY + t] >= 0:
+            played |= 1 << t
+    full = (1 << nt) - 1
+    unseen = full & ~played & ~s[HANDS + v]
+    tiles = np.empty(nt, dtype=np.int64)
+    k = 0
+    m = unseen
+    while m:
+        tiles[k] = lowest_bit(m)
+        k += 1
+        m &= m - 1
+    allowed = np.zeros(n + 1, dtype=np.int64)
+    cap = np.zeros(n + 1, dtype=np.int64)
+    for j in range(n):
+        if j == v:
+            continue
+        forbid = 0
+        for q in range(p[P_MAXPIP] + 1):
+            if (s[VOID + j] >> q) & 1:
+                forbid |= PIP_MASK[q]
+        allowed[j] = unseen & ~forbid
+        cap[j] = popcount(s[HANDS + j])
+    allowed[n] = unseen  # boneyard and out-of-play tiles: the rest, in fresh random order
+    cap[n] = nt - s[DECK_POS]
+    rng_arr = np.empty(1, dtype=np.int64)
+    rng_arr[0] = seed
+    mover = s[H_TURN]
+    # the seat to act just drew: it holds exactly one playable tile (the drawn one), which is
+    # exempt from its voids; pick it first, then deal the rest under the voids
+    pending = s[H_DONE] == 0 and mover != v and s[JUST_DREW] == 1
+    candidates = lay_playable(s, LAY, unseen)
+    for attempt in range(100_000):
+        pool = tiles
+        npool = k
+        drawn_tile = -1
+        if pending:
+            drawn_tile = nth_bit(candidates, rng_below(rng_arr, 0, popcount(candidates)))
+            pool = np.empty(k, dtype=np.int64)
+            npool = 0
+            for i in range(k):
+                if tiles[i] != drawn_tile:
+                    pool[npool] = tiles[i]
+                    npool += 1
+            cap[mover] -= 1
+        assign = deal_consistent(pool, npool, allowed, cap, n + 1, rng_arr)
+        if pending:
+            cap[mover] += 1
+        if npool > 0 and assign[0] < 0:
+            continue
+        for j in range(n):
+            if j != v:
+                ns[HANDS + j] = 0
+        if drawn_tile >= 0:
+            ns[HANDS + mover] = 1 << drawn_tile
+        pos = s[DECK_POS]
+        for i in range(npool):
+            g = assign[i]
+            if g < n:
+                ns[HANDS + g] |= 1 << pool[i]
+            else:
+                ns[DECK + pos] = pool[i]
+                pos += 1
+        # an opponent at a decision visibly has a choice: keep only samples where it does
+        if s[H_DONE] == 1 or mover == v or _only_action(ns, ns[HANDS + mover]) == -1:
+            break
+    rng_shuffle(rng_arr, 0, ns[DECK + s[DECK_POS]:DECK + nt], nt - s[DECK_POS])
+    for i in range(s[DECK_POS]):
+        ns[DECK + i] = -1  # dealt long ago: not part of what the seat may know
+    ns[H_RNG] = rng_arr[0]
+    return ns
+
+
+# ------------------------------------------------------------------------------ Python side
+class DrawGame(Game):
+    """Draw Game / Block Game engine bound to one config."""
+
+    _reset_kernel = staticmethod(_reset_kernel)
+    _step_kernel = staticmethod(_step_kernel)
+    _mask_kernel = staticmethod(_mask_kernel)
+    _obs_kernel = staticmethod(_obs_kernel)
+    _sample_kernel = staticmethod(_sample_kernel)
+    _legal_set_kernel = staticmethod(_legal_set_kernel)
+    _check_kernel = staticmethod(_check_kernel)
+    Config = DrawConfig
+    state_size = STATE_SIZE
+
+    def __init__(self, config: DrawConfig, name: str = "draw_v0"):
+        c = config
+        self.num_players = c.num_players
+        self.n_tiles = num_tiles(c.max_pip)
+        self.num_actions = 2 * self.n_tiles
+        self.params = np.array(
+            [c.num_players, c.max_pip, self.n_tiles, c.deal_size, int(c.drawing), int(c.match),
+             c.target, -1 if c.first_seat is None else c.first_seat, c.max_hands],
+            dtype=np.int64,
+        )
+        super().__init__(config, name)
+
+    def obs_pieces(self):
+        n, nt, np1 = self.num_players, self.n_tiles, self.config.max_pip + 1
+        return [
+            ("hand", (nt,)), ("played_by", (n, nt)), ("ends", (2, np1)), ("hand_sizes", (n,)),
+            ("boneyard", (1,)), ("voids", (n, np1)), ("drawn", (n,)), ("scores", (n,)),
+            ("to_move", (n,)), ("just_drew", (1,)),
+        ]
+
+    def obs_high(self) -> float:
+        return float(max(self.config.target * 10, 1000))
+
+    # ---- actions
+    def encode_action(self, a: int, b: int, end: int) -> int:
+        """Action id for putting tile (a, b) on end 0 (left; also the lead) or 1 (right)."""
+        if end not in (0, 1):
+            raise ValueError(f"{self.name}: end must be 0 (left) or 1 (right), got {end!r}")
+        t = tile_id(a, b)
+        if t >= self.n_tiles:
+            raise ValueError(f"{self.name}: tile ({a}, {b}) is not in a double-{self.config.max_pip} set")
+        return t * 2 + end
+
+    def describe_action(self, action: int) -> str:
+        if not 0 <= action < self.num_actions:
+            return f"out of range (0..{self.num_actions - 1})"
+        t, end = divmod(int(action), 2)
+        return f"play {tile_name(t)} on the {'left' if end == 0 else 'right'} end (left also leads)"
+
+    # ---- deals
+    def set_deal(self, state: np.ndarray, deal: dict) -> None:
+        """Start a hand from a given deal: {"hands": [[(a,b),...] per seat], "boneyard": [(a,b),...]
+        in draw order, "first": seat}. Tiles named nowhere are out of play."""
+        allowed = {"hands", "boneyard", "first"}
+        if not isinstance(deal, dict) or set(deal) - allowed or "hands" not in deal:
+            raise DealError(f"{self.name}: a deal is a dict with keys {sorted(allowed)} ('hands' required); got {deal!r}")
+        n = self.num_players
+        hands = deal["hands"]
+        if len(hands) != n:
+            raise DealError(f"{self.name}: deal has {len(hands)} hands; this game has {n} players")
+        bone = list(deal.get("boneyard", []))
+        if bone and not self.config.drawing:
+            raise DealError(f"{self.name}: the Block Game has no boneyard; got {len(bone)} boneyard tiles")
+        first = deal.get("first", 0 if self.config.first_seat is None else self.config.first_seat)
+        if not isinstance(first, (int, np.integer)) or not 0 <= first < n:
+            raise DealError(f"{self.name}: first={first!r} must be a seat 0..{n - 1}")
+        seen: set[int] = set()
+
+        def ids(seq, where):
+            out = []
+            for tile in seq:
+                try:
+                    a, b = tile
+                    t = tile_id(int(a), int(b))
+                except (TypeError, ValueError):
+                    raise DealError(f"{self.name}: {where}: {tile!r} is not a tile (a, b) with halves 0..{self.config.max_pip}") from None
+                if t >= self.n_tiles:
+                    raise DealError(f"{self.name}: {where}: tile {tile!r} is not in a double-{self.config.max_pip} set")
+                if t in seen:
+                    raise DealError(f"{self.name}: {where}: tile {tile!r} is dealt twice")
+                seen.add(t)
+                out.append(t)
+            return out
+
+        hand_ids = [ids(h, f"hand {k}") for k, h in enumerate(hands)]
+        if any(len(h) == 0 for h in hand_ids):
+            raise DealError(f"{self.name}: every hand needs at least one tile")
+        bone_ids = ids(bone, "boneyard")
+        rest = [t for t in range(self.n_tiles) if t not in seen]
+        order = [t for h in hand_ids for t in h] + bone_ids + rest
+        s = state
+        s[DECK:DECK + self.n_tiles] = order
+        s[DECK + self.n_tiles:DECK + MAX_TILES] = 0
+        for k in range(MAX_PLAYERS):
+            s[HANDS + k] = sum(1 << t for t in hand_ids[k]) if k < n else 0
+            s[VOID + k] = 0
+            s[DRAWN + k] = 0
+        s[DECK_POS] = sum(len(h) for h in hand_ids)
+        s[BONE_END] = s[DECK_POS] + len(bone_ids)
+        s[PLAYED_BY:PLAYED_BY + MAX_TILES] = -1
+        lay_init(s, LAY, 2, SPIN_NONE)
+        s[FIRST_SEAT] = first
+        s[JUST_DREW] = 0
+        s[H_TURN] = first
+        s[H_DONE] = 0
+        _advance(s, self.params)
+
+    # ---- inspection helpers (tests, rendering)
+    def hand(self, state, seat) -> list[tuple[int, int]]:
+        return [(int(TILE_A[t]), int(TILE_B[t])) for t in range(self.n_tiles) if (int(state[HANDS + seat]) >> t) & 1]
+
+    def boneyard(self, state) -> list[tuple[int, int]]:
+        return [(int(TILE_A[t]), int(TILE_B[t])) for t in state[DECK + state[DECK_POS]:DECK + state[BONE_END]]]
+
+    def ends(self, state) -> tuple[int, int] | None:
+        if lay_placed(state, LAY) == 0:
+            return None
+        return int(lay_arm_end(state, LAY, 0)), int(lay_arm_end(state, LAY, 1))
+
+    def scores(self, state) -> list[int]:
+        return [int(x) for x in state[SCORES:SCORES + self.num_players]]
+
+    def line(self, state) -> list[tuple[int, int]]:
+        return [(int(t), int(a)) for t, a in lay_history(state, LAY)]
+
+    def render(self, state: np.ndarray, seat: int) -> str:
+        s = state
+        lines = [f"{self.name}  hand {int(s[H_HAND]) + (0 if s[H_DONE] else 1)}  "
+                 f"boneyard {int(s[BONE_END] - s[DECK_POS])}  scores {self.scores(s)}"]
+        lines.append("line: " + render_line(lay_history(s, LAY)))
+        for k in range(self.num_players):
+            mark = " <- to move" if (not s[H_DONE] and s[H_TURN] == k) else ""
+            voids = [q for q in range(self.config.max_pip + 1) if (int(s[VOID + k]) >> q) & 1]
+            lines.append(f"seat {k}: {popcount(s[HANDS + k])} tiles, drew {int(s[DRAWN + k])}, "
+                         f"lacks {voids}{mark}")
+        hand = " ".join(f"[{a}|{b}]" for a, b in self.hand(s, seat))
+        lines.append(f"seat {seat} holds: {hand}")
+        if s[H_DONE]:
+            w = int(s[LAST_WINNER])
+            lines.append("over: " + (f"seat {w} won the hand" if w >= 0 else "blocked, tied: no score"))
+        return "\n".join(lines)

@@ -1,0 +1,271 @@
+"""The line of play shared by the line games (Draw, Block, Seven-Toed Pete, Racehorse; Sum 7 reads it).
+
+A layout is a block of int64 slots inside a game's state row, starting at offset ``L``. It has
+*arms*: arm 0 (left) and arm 1 (right) grow from the first tile (the centre); every spinner adds
+two *branch* arms that take tiles only once both of the spinner's sides are covered. Each arm
+records the pip its open end shows, whether the tile at that end is a double lying crosswise, how
+many tiles it holds and whether it is open. The spinner policy is a layout setting:
+``SPIN_NONE`` (doubles lie in line only), ``SPIN_FIRST`` (the first double played is the one
+spinner) or ``SPIN_ALL`` (every double is a spinner).
+
+The count (sum of the open ends, the fives games' score) follows rules-spec conventions: a double
+crosswise at an end counts both halves; a lone first tile counts all its pips; a spinner counts
+2d only while fewer than two of its sides are covered, after that only its branch ends count.
+
+Slots, relative to L:
+    0 placed, 1 centre tile, 2 arms in use, 3 max arms, 4 spinner mode, 5 spinners placed,
+    6 + 4*a + (0 end pip, 1 end is a crosswise double, 2 tiles on arm, 3 open)      per arm a
+    6 + 4*max_arms + 4*k + (0 host arm or -1 for the centre, 1 host arm length when placed,
+                            2 first branch arm, 3 branches opened)                   per spinner k
+    6 + 4*max_arms + 4*max_spinners + i : tile*32 + arm of the i-th placement (the history)
+"""
+from __future__ import annotations
+
+from numba import njit
+
+from .tiles import MAX_TILES, PIP_MASK, TILE_A, TILE_B
+
+SPIN_NONE = 0
+SPIN_FIRST = 1
+SPIN_ALL = 2
+
+_PLACED, _CENTER, _NARMS, _MAXARMS, _SPINMODE, _NSPIN = 0, 1, 2, 3, 4, 5
+_HDR = 6
+HIST_STRIDE = 32  # history entry = tile * HIST_STRIDE + arm
+
+
+def lay_size(max_arms: int) -> int:
+    """Slots a layout with up to ``max_arms`` arms needs (2 line arms + 2 per spinner)."""
+    return _HDR + 4 * max_arms + 4 * ((max_arms - 2) // 2) + MAX_TILES
+
+
+@njit(cache=True, inline="always")
+def _arm(L, a):
+    return L + _HDR + 4 * a
+
+
+@njit(cache=True, inline="always")
+def _spin(s, L, k):
+    return L + _HDR + 4 * s[L + _MAXARMS] + 4 * k
+
+
+@njit(cache=True, inline="always")
+def _hist(s, L):
+    return L + _HDR + 4 * s[L + _MAXARMS] + 4 * ((s[L + _MAXARMS] - 2) // 2)
+
+
+@njit(cache=True)
+def lay_init(s, L, max_arms, spin_mode):
+    """Empty layout."""
+    n = _HDR + 4 * max_arms + 4 * ((max_arms - 2) // 2) + MAX_TILES
+    for i in range(n):
+        s[L + i] = 0
+    s[L + _CENTER] = -1
+    s[L + _MAXARMS] = max_arms
+    s[L + _SPINMODE] = spin_mode
+
+
+@njit(cache=True, inline="always")
+def lay_placed(s, L):
+    return s[L + _PLACED]
+
+
+@njit(cache=True, inline="always")
+def lay_center(s, L):
+    return s[L + _CENTER]
+
+
+@njit(cache=True, inline="always")
+def lay_num_arms(s, L):
+    return s[L + _NARMS]
+
+
+@njit(cache=True, inline="always")
+def lay_arm_open(s, L, a):
+    return a < s[L + _NARMS] and s[_arm(L, a) + 3] == 1
+
+
+@njit(cache=True, inline="always")
+def lay_arm_end(s, L, a):
+    return s[_arm(L, a)]
+
+
+@njit(cache=True, inline="always")
+def lay_arm_len(s, L, a):
+    return s[_arm(L, a) + 2]
+
+
+@njit(cache=True, inline="always")
+def lay_arm_double(s, L, a):
+    return s[_arm(L, a) + 1]
+
+
+@njit(cache=True)
+def lay_open_pips(s, L):
+    """Bitmask over pips (bit p) of the numbers showing on open ends."""
+    m = 0
+    for a in range(s[L + _NARMS]):
+        if s[_arm(L, a) + 3] == 1:
+            m |= 1 << s[_arm(L, a)]
+    return m
+
+
+@njit(cache=True)
+def lay_playable(s, L, hand):
+    """Tiles of `hand` that fit some open end (every tile while the layout is empty)."""
+    if s[L + _PLACED] == 0:
+        return hand
+    m = 0
+    for a in range(s[L + _NARMS]):
+        if s[_arm(L, a) + 3] == 1:
+            m |= PIP_MASK[s[_arm(L, a)]]
+    return hand & m
+
+
+@njit(cache=True)
+def lay_can_place(s, L, t, a):
+    """Whether tile t may go on arm a (the first tile goes on arm 0)."""
+    if s[L + _PLACED] == 0:
+        return a == 0
+    if a < 0 or a >= s[L + _NARMS] or s[_arm(L, a) + 3] != 1:
+        return False
+    e = s[_arm(L, a)]
+    return TILE_A[t] == e or TILE_B[t] == e
+
+
+@njit(cache=True)
+def _add_spinner(s, L, host, d):
+    k = s[L + _NSPIN]
+    sp = _spin(s, L, k)
+    b = s[L + _NARMS]
+    s[sp] = host
+    s[sp + 1] = s[_arm(L, host) + 2] if host >= 0 else 0
+    s[sp + 2] = b
+    s[sp + 3] = 0
+    for j in range(2):
+        ar = _arm(L, b + j)
+        s[ar] = d
+        s[ar + 1] = 0
+        s[ar + 2] = 0
+        s[ar + 3] = 0
+    s[L + _NARMS] = b + 2
+    s[L + _NSPIN] = k + 1
+
+
+@njit(cache=True)
+def _spinner_allowed(s, L):
+    mode = s[L + _SPINMODE]
+    if mode == SPIN_NONE:
+        return False
+    if s[L + _NARMS] + 2 > s[L + _MAXARMS]:
+        return False
+    return mode == SPIN_ALL or s[L + _NSPIN] == 0
+
+
+@njit(cache=True)
+def lay_place(s, L, t, a):
+    """Place tile t on arm a (caller checked lay_can_place)."""
+    ta = TILE_A[t]
+    tb = TILE_B[t]
+    dbl = 1 if ta == tb else 0
+    s[_hist(s, L) + s[L + _PLACED]] = t * HIST_STRIDE + a
+    if s[L + _PLACED] == 0:
+        s[L + _CENTER] = t
+        for j in range(2):
+            ar = _arm(L, j)
+            s[ar] = ta if j == 0 else tb
+            s[ar + 1] = dbl
+            s[ar + 2] = 0
+            s[ar + 3] = 1
+        s[L + _NARMS] = 2
+        s[L + _PLACED] = 1
+        if dbl == 1 and _spinner_allowed(s, L):
+            _add_spinner(s, L, -1, ta)
+        return
+    ar = _arm(L, a)
+    e = s[ar]
+    s[ar] = tb if ta == e else ta
+    s[ar + 1] = dbl
+    s[ar + 2] += 1
+    s[L + _PLACED] += 1
+    # a spinner's branches open once both its sides are covered
+    for k in range(s[L + _NSPIN]):
+        sp = _spin(s, L, k)
+        if s[sp + 3] == 1:
+            continue
+        host = s[sp]
+        if host == -1:
+            covered = s[_arm(L, 0) + 2] > 0 and s[_arm(L, 1) + 2] > 0
+        else:
+            covered = s[_arm(L, host) + 2] > s[sp + 1]
+        if covered:
+            s[sp + 3] = 1
+            b = s[sp + 2]
+            s[_arm(L, b) + 3] = 1
+            s[_arm(L, b + 1) + 3] = 1
+    if dbl == 1 and _spinner_allowed(s, L):
+        _add_spinner(s, L, a, ta)
+
+
+@njit(cache=True)
+def lay_count(s, L):
+    """Sum of the open ends (see module docstring)."""
+    if s[L + _PLACED] == 0:
+        return 0
+    c = s[L + _CENTER]
+    total = 0
+    for a in range(2):
+        ar = _arm(L, a)
+        if s[ar + 2] > 0:
+            total += s[ar] * (1 + s[ar + 1])
+    if TILE_A[c] == TILE_B[c]:
+        if s[_arm(L, 0) + 2] == 0 or s[_arm(L, 1) + 2] == 0:
+            total += 2 * TILE_A[c]
+    else:
+        for a in range(2):
+            ar = _arm(L, a)
+            if s[ar + 2] == 0:
+                total += s[ar]
+    for a in range(2, s[L + _NARMS]):
+        ar = _arm(L, a)
+        if s[ar + 3] == 1 and s[ar + 2] > 0:
+            total += s[ar] * (1 + s[ar + 1])
+    return total
+
+
+@njit(cache=True)
+def lay_history_entry(s, L, i):
+    """(tile, arm) of the i-th placement."""
+    v = s[_hist(s, L) + i]
+    return v // HIST_STRIDE, v % HIST_STRIDE
+
+
+def lay_history(s, L) -> list[tuple[int, int]]:
+    """All placements so far as (tile, arm), in order (Python side, for rendering)."""
+    return [lay_history_entry(s, L, i) for i in range(int(s[L + _PLACED]))]
+
+
+def render_line(history: list[tuple[int, int]]) -> str:
+    """The two line arms as text, e.g. ``[3|5][5|5][5|1]`` (branch arms listed after)."""
+    if not history:
+        return "(empty)"
+    t0 = history[0][0]
+    arms: dict[int, list[str]] = {}
+    ends = {0: int(TILE_A[t0]), 1: int(TILE_B[t0])}
+    double_pips = {int(TILE_A[t0])} if TILE_A[t0] == TILE_B[t0] else set()
+    for t, a in history[1:]:
+        x, y = int(TILE_A[t]), int(TILE_B[t])
+        e = ends.get(a)
+        if e is None:  # first tile on a branch: it matches a spinner's pip
+            e = x if x in double_pips else y
+        if x == y:
+            double_pips.add(x)
+        inner, outer = (x, y) if x == e else (y, x)
+        ends[a] = outer
+        arms.setdefault(a, []).append(f"[{inner}|{outer}]")
+    left = "".join(tile[::-1].replace("[", "#").replace("]", "[").replace("#", "]")
+                   for tile in reversed(arms.get(0, [])))
+    right = "".join(arms.get(1, []))
+    line = f"{left}<{TILE_A[t0]}|{TILE_B[t0]}>{right}"
+    extra = [f"  arm {a}: " + "".join(v) for a, v in sorted(arms.items()) if a >= 2]
+    return "\n".join([line] + extra)

@@ -1,0 +1,25 @@
+"""Registered games: one line per environment name (module, engine class, config defaults)."""
+from __future__ import annotations
+
+import importlib
+
+from .core import ConfigError, Game, build_config
+
+# name -> (module, engine class, config defaults that differ from the engine's Config)
+GAMES: dict[str, tuple[str, str, dict]] = {
+    "draw_v0": ("domino_envs.games.draw", "DrawGame", {}),
+    "block_v0": ("domino_envs.games.draw", "DrawGame", {"drawing": False, "first_seat": 0}),
+}
+
+
+def game_names() -> list[str]:
+    return sorted(GAMES)
+
+
+def make_game(name: str, **config) -> Game:
+    """The rules engine of a registered game, bound to a config (unknown keys rejected)."""
+    if name not in GAMES:
+        raise ConfigError(f"unknown game {name!r}; registered games: {game_names()}")
+    module, cls_name, defaults = GAMES[name]
+    cls = getattr(importlib.import_module(module), cls_name)
+    return cls(build_config(cls.Config, name, defaults, config), name=name)

@@ -1,0 +1,45 @@
+"""A counter-based generator (splitmix64) that lives inside a state row.
+
+Engines keep their random stream in one int64 slot of the state, so a game is fully determined by
+its seed and the actions taken, a state copy carries its own future, and no global RNG is touched.
+All arithmetic stays in uint64 (numba would otherwise promote mixed signs to float64).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True, inline="always")
+def rng_next(s, slot):
+    """Advance the stream stored at s[slot]; return 64 random bits (uint64)."""
+    x = np.uint64(s[slot]) + _GOLDEN
+    s[slot] = np.int64(x)
+    z = (x ^ (x >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def rng_below(s, slot, n):
+    """Uniform integer in [0, n) (n >= 1) from the stream at s[slot]."""
+    return np.int64((rng_next(s, slot) >> np.uint64(11)) % np.uint64(n))
+
+
+@njit(cache=True)
+def rng_shuffle(s, slot, arr, n):
+    """Fisher-Yates shuffle of arr[:n] in place."""
+    for i in range(n - 1, 0, -1):
+        j = rng_below(s, slot, i + 1)
+        tmp = arr[i]
+        arr[i] = arr[j]
+        arr[j] = tmp
+
+
+def seed_from_generator(rng: np.random.Generator) -> int:
+    """An engine seed drawn from a numpy Generator (the only way seeds enter an engine)."""
+    return int(rng.integers(0, 2**63 - 1, dtype=np.int64))

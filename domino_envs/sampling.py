@@ -1,0 +1,100 @@
+"""Dealing unseen tiles consistently with what a seat knows (the core of every `sample_hidden`).
+
+A seat that cannot see some tiles knows how many sit in each hidden place (each opponent's hand,
+the boneyard, out of play ...) and, from the public history, which tiles some places cannot hold
+(an opponent that drew on a 5 holds no 5). `deal_consistent` assigns every unseen tile to a place
+so that each place gets exactly its count and only tiles it may hold. Tiles go one at a time to a
+random allowed place, weighted by free room (uniform when nothing is constrained); when a tile finds
+no room it takes an augmenting path (move a tile from a full place to another allowed place, and so
+on), so a consistent assignment is always found when one exists - the real one proves it does.
+The result depends only on the inputs and the random stream, never on the true hidden state.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .rng import rng_below, rng_shuffle
+
+
+@njit(cache=True)
+def deal_consistent(tiles, n_tiles, allowed, capacity, n_groups, rng_arr):
+    """Assign tiles[:n_tiles] to groups 0..n_groups-1.
+
+    allowed[g]: bitmask of tile ids group g may hold; capacity[g]: how many it must hold
+    (sum == n_tiles). rng_arr: 1-element int64 array holding the stream. Returns group per
+    position of `tiles` (array), or an array whose first entry is -1 if no assignment exists.
+    """
+    order = tiles[:n_tiles].copy()
+    rng_shuffle(rng_arr, 0, order, n_tiles)
+    assign = np.full(n_tiles, -1, dtype=np.int64)  # by position in `order`
+    load = np.zeros(n_groups, dtype=np.int64)
+    parent_group = np.empty(n_groups, dtype=np.int64)
+    parent_pos = np.empty(n_groups, dtype=np.int64)
+    queue = np.empty(n_groups, dtype=np.int64)
+    for i in range(n_tiles):
+        t = order[i]
+        # weighted random choice among allowed groups with room
+        room = 0
+        for g in range(n_groups):
+            if (allowed[g] >> t) & 1:
+                room += capacity[g] - load[g]
+        if room > 0:
+            r = rng_below(rng_arr, 0, room)
+            for g in range(n_groups):
+                if (allowed[g] >> t) & 1:
+                    r -= capacity[g] - load[g]
+                    if r < 0:
+                        assign[i] = g
+                        load[g] += 1
+                        break
+            continue
+        # augmenting path by breadth-first search over groups
+        for g in range(n_groups):
+            parent_group[g] = -2
+        head = 0
+        tail = 0
+        for g in range(n_groups):
+            if (allowed[g] >> t) & 1:
+                parent_group[g] = -1
+                parent_pos[g] = i
+                queue[tail] = g
+                tail += 1
+        found = -1
+        while head < tail and found < 0:
+            g = queue[head]
+            head += 1
+            if load[g] < capacity[g]:
+                found = g
+                break
+            for j in range(i):
+                if assign[j] != g:
+                    continue
+                u = order[j]
+                for h in range(n_groups):
+                    if parent_group[h] == -2 and (allowed[h] >> u) & 1:
+                        parent_group[h] = g
+                        parent_pos[h] = j
+                        queue[tail] = h
+                        tail += 1
+        if found < 0:
+            fail = np.full(1, -1, dtype=np.int64)
+            return fail
+        g = found
+        while True:
+            pos = parent_pos[g]
+            pg = parent_group[g]
+            assign[pos] = g
+            load[g] += 1
+            if pg == -1:
+                break
+            load[pg] -= 1
+            g = pg
+    # map back to the caller's order of `tiles`
+    out = np.empty(n_tiles, dtype=np.int64)
+    for i in range(n_tiles):
+        for k in range(n_tiles):
+            if tiles[k] == order[i]:
+                out[k] = assign[i]
+                break
+    return out

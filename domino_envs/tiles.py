@@ -1,0 +1,105 @@
+"""Tile sets, bit tables and the compiled bit helpers every engine uses.
+
+Line-of-play sets (double-six, double-nine) number tile (a, b), a <= b, as ``b*(b+1)/2 + a``.
+That order puts the 28 double-six tiles first, so one table serves both sets: a double-six hand
+is a bitmask over ids 0..27, a double-nine hand over 0..54. Hands, played sets and masks are
+int64 bitmasks (55 tiles fit; bit 63 is never used, so shifts and comparisons stay signed-safe).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+MAX_PIP = 9
+MAX_TILES = (MAX_PIP + 1) * (MAX_PIP + 2) // 2  # 55
+
+TILE_A = np.zeros(MAX_TILES, dtype=np.int64)  # low half
+TILE_B = np.zeros(MAX_TILES, dtype=np.int64)  # high half
+for _b in range(MAX_PIP + 1):
+    for _a in range(_b + 1):
+        _t = _b * (_b + 1) // 2 + _a
+        TILE_A[_t] = _a
+        TILE_B[_t] = _b
+TILE_PIPS = TILE_A + TILE_B
+TILE_IS_DOUBLE = (TILE_A == TILE_B).astype(np.int64)
+
+# PIP_MASK[p]: bitmask of the tiles that show pip p on either half.
+PIP_MASK = np.zeros(MAX_PIP + 1, dtype=np.int64)
+for _t in range(MAX_TILES):
+    PIP_MASK[TILE_A[_t]] |= 1 << _t
+    PIP_MASK[TILE_B[_t]] |= 1 << _t
+DOUBLES_MASK = int(sum(1 << t for t in range(MAX_TILES) if TILE_A[t] == TILE_B[t]))
+
+
+def num_tiles(max_pip: int) -> int:
+    """How many tiles a double-``max_pip`` set has."""
+    return (max_pip + 1) * (max_pip + 2) // 2
+
+
+def tile_id(a: int, b: int) -> int:
+    """Id of tile (a, b) in either order."""
+    lo, hi = min(a, b), max(a, b)
+    if lo < 0 or hi > MAX_PIP:
+        raise ValueError(f"tile ({a}, {b}) has a half outside 0..{MAX_PIP}")
+    return hi * (hi + 1) // 2 + lo
+
+
+def tile_name(t: int) -> str:
+    """'a-b' for tile id t."""
+    return f"{TILE_A[t]}-{TILE_B[t]}"
+
+
+def mask_to_tiles(mask: int) -> list[int]:
+    """Tile ids of the set bits of mask, ascending."""
+    mask = int(mask)
+    return [t for t in range(64) if (mask >> t) & 1]
+
+
+def tiles_to_mask(tiles) -> int:
+    """Bitmask of an iterable of tile ids."""
+    m = 0
+    for t in tiles:
+        m |= 1 << int(t)
+    return m
+
+
+# ---------------------------------------------------------------- compiled bit helpers
+_DEBRUIJN = 0x03F79D71B4CB0A89
+_DEBRUIJN_TABLE = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN_TABLE[((((1 << _i) * _DEBRUIJN) & 0xFFFFFFFFFFFFFFFF) >> 58) & 63] = _i
+
+
+@njit(cache=True, inline="always")
+def popcount(x):
+    """Number of set bits of a non-negative int64 (bit 63 clear)."""
+    x = x - ((x >> 1) & 0x5555555555555555)
+    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
+    return (x * 0x0101010101010101) >> 56 & 0xFF
+
+
+@njit(cache=True, inline="always")
+def lowest_bit(x):
+    """Index of the lowest set bit of x (x != 0)."""
+    b = x & -x
+    return _DEBRUIJN_TABLE[((b * _DEBRUIJN) >> 58) & 63]
+
+
+@njit(cache=True)
+def mask_pips(mask):
+    """Sum of the pip values of the tiles in mask."""
+    total = 0
+    while mask:
+        t = lowest_bit(mask)
+        total += TILE_PIPS[t]
+        mask &= mask - 1
+    return total
+
+
+@njit(cache=True)
+def nth_bit(mask, k):
+    """Index of the k-th (0-based) set bit of mask."""
+    for _ in range(k):
+        mask &= mask - 1
+    return lowest_bit(mask)

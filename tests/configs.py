@@ -1,0 +1,31 @@
+"""Every (environment, config) the generic tests run: API, properties, leakage, bad input.
+
+A new game adds its configurations here (every flag value at least once) and the generic tests
+cover it at once. `GAMES_UNDER_TEST` lists the names that must appear.
+"""
+from __future__ import annotations
+
+CONFIGS: list[tuple[str, dict]] = [
+    # Draw Game: 2-4 players, double-six and double-nine, match mode, fixed first seat
+    ("draw_v0", {}),
+    ("draw_v0", {"num_players": 3}),
+    ("draw_v0", {"num_players": 4}),
+    ("draw_v0", {"max_pip": 9}),
+    ("draw_v0", {"max_pip": 9, "num_players": 3}),
+    ("draw_v0", {"max_pip": 9, "num_players": 4}),
+    ("draw_v0", {"match": True, "target": 100}),
+    ("draw_v0", {"match": True, "target": 250, "num_players": 3, "first_seat": 1}),
+    # Block Game
+    ("block_v0", {}),
+    ("block_v0", {"num_players": 3}),
+    ("block_v0", {"num_players": 4, "hand_size": 7}),
+    ("block_v0", {"max_pip": 9, "num_players": 4, "first_seat": 2}),
+    ("block_v0", {"match": True, "target": 100}),
+]
+
+
+def config_id(name: str, kwargs: dict) -> str:
+    return name + ("-" + "-".join(f"{k}={v}" for k, v in sorted(kwargs.items())) if kwargs else "")
+
+
+CONFIG_IDS = [config_id(n, k) for n, k in CONFIGS]

@@ -1,0 +1,43 @@
+"""Shared test helpers: random play through the engine and through the AEC env."""
+from __future__ import annotations
+
+import numpy as np
+
+from domino_envs import make_game
+
+
+def random_game(game, state, seed: int, rng: np.random.Generator, check=None, max_decisions=100_000):
+    """Play one seeded game with uniformly random legal actions; call check(state) after each step.
+
+    Returns (decisions, summed reward per seat)."""
+    game.reset(state, seed)
+    total = np.zeros(game.num_players)
+    decisions = 0
+    if check is not None:
+        check(state)
+    while not game.is_over(state):
+        legal = np.flatnonzero(game.legal_mask(state))
+        game.step(state, int(legal[rng.integers(len(legal))]))
+        total += game.rewards(state)
+        decisions += 1
+        if check is not None:
+            check(state)
+        assert decisions <= max_decisions, "game did not terminate within the bound"
+    return decisions, total
+
+
+def play_to_random_point(game, seed: int, rng: np.random.Generator):
+    """A state part-way through a seeded random game (not over), or None if it ended first."""
+    state = game.new_state()
+    game.reset(state, seed)
+    stop = int(rng.integers(0, 14))
+    for _ in range(stop):
+        if game.is_over(state):
+            return None
+        legal = np.flatnonzero(game.legal_mask(state))
+        game.step(state, int(legal[rng.integers(len(legal))]))
+    return None if game.is_over(state) else state
+
+
+def make(name, **kwargs):
+    return make_game(name, **kwargs)
