@@ -5,7 +5,11 @@
     from domino_envs import draw_v0
     env = draw_v0.env(num_players=3)
 """
-from .core import ConfigError, DealError, DominoError, IllegalActionError
+from ._numba_cache import configure as _configure_numba_cache
+
+_configure_numba_cache()
+
+from .core import ConfigError, DealError, DominoError, IllegalActionError  # noqa: E402
 from .env import DominoEnv, make_env as make
 from .registry import game_names, make_game
 
