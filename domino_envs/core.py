@@ -54,10 +54,12 @@ class ConfigError(DominoError):
 class IllegalActionError(DominoError):
     """An action that the rules do not allow now. Names the action, its meaning and the legal set."""
 
-    def __init__(self, message: str, action: Any = None, legal: list[int] | None = None):
+    def __init__(self, message: str, action: Any = None, legal: list[int] | None = None,
+                 kind: str = "illegal"):
         super().__init__(message)
         self.action = action
         self.legal = legal or []
+        self.kind = kind  # "type", "range", "over" (episode ended) or "illegal" (against the rules)
 
 
 class DealError(DominoError):
@@ -143,13 +145,15 @@ class Game:
 
     def step(self, state: np.ndarray, action) -> None:
         """Apply one action of the seat to move; advance through forced steps."""
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(
-                f"{self.name}: action {action!r} is not an integer; actions are 0..{self.num_actions - 1}",
-                action,
-            ) from None
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
+                action = action.item()
+            else:
+                raise IllegalActionError(
+                    f"{self.name}: action {action!r} is not an integer; actions are ints 0..{self.num_actions - 1}",
+                    action, kind="type",
+                )
+        a = int(action)
         code = type(self)._step_kernel(state, a, self.params)
         if code != OK:
             self._raise_step_error(state, action, code)
@@ -157,12 +161,12 @@ class Game:
     def _raise_step_error(self, state, action, code) -> None:
         if code == ERR_OVER:
             raise IllegalActionError(
-                f"{self.name}: the game is over; reset() before stepping again", action
+                f"{self.name}: the game is over; reset() before stepping again", action, kind="over"
             )
         if code == ERR_RANGE:
             raise IllegalActionError(
                 f"{self.name}: action {action} is out of range; actions are 0..{self.num_actions - 1}",
-                action,
+                action, kind="range",
             )
         legal = self.legal_actions(state)
         shown = ", ".join(f"{a} ({self.describe_action(a)})" for a in legal[:24])

@@ -122,8 +122,8 @@ class DominoEnv(AECEnv, EzPickle):
         self._cumulative_rewards[agent] = 0.0
         try:
             self.game.step(self._state, action)
-        except IllegalActionError:
-            if self.illegal_action == "raise" or not _is_int_in_range(action, self.game.num_actions):
+        except IllegalActionError as err:
+            if self.illegal_action == "raise" or err.kind != "illegal":
                 raise
             self._penalize(agent)
             return
@@ -184,13 +184,6 @@ class DominoEnv(AECEnv, EzPickle):
         if isinstance(observation, dict):
             observation = observation["observation"]
         return self.game.decode(observation)
-
-
-def _is_int_in_range(action, n: int) -> bool:
-    try:
-        return 0 <= int(action) < n
-    except (TypeError, ValueError):
-        return False
 
 
 def make_env(name: str, **kwargs) -> DominoEnv:

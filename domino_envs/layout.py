@@ -208,6 +208,22 @@ def lay_place(s, L, t, a):
 
 
 @njit(cache=True)
+def lay_place_touching(s, L, t, a, touch):
+    """Place tile t on arm a with its half ``touch`` against the open end whatever pip the end
+    shows (for matching rules other than equality, e.g. Sum 7's halves summing to 7); the other
+    half becomes the arm's new end. The first tile is placed as by ``lay_place``."""
+    if s[L + _PLACED] > 0:
+        s[_arm(L, a)] = touch
+    lay_place(s, L, t, a)
+
+
+@njit(cache=True)
+def lay_close_arm(s, L, a):
+    """Close arm a: it takes no more tiles (its end pip stays recorded)."""
+    s[_arm(L, a) + 3] = 0
+
+
+@njit(cache=True)
 def lay_count(s, L):
     """Sum of the open ends (see module docstring)."""
     if s[L + _PLACED] == 0:
@@ -269,3 +285,188 @@ def render_line(history: list[tuple[int, int]]) -> str:
     line = f"{left}<{TILE_A[t0]}|{TILE_B[t0]}>{right}"
     extra = [f"  arm {a}: " + "".join(v) for a, v in sorted(arms.items()) if a >= 2]
     return "\n".join([line] + extra)
+
+
+def lay_arms(s, L) -> dict:
+    """Python view of a layout, rebuilt by replaying its history through ``lay_place`` (so it can
+    never disagree with the compiled rules): ``{"center": tile or -1, "arms": {arm: [(inner, outer),
+    ...] from the centre outwards}, "spinners": [(tile, host arm or -1 for the centre, index on the
+    host arm or -1, first branch arm)]}``. For rendering and tests."""
+    import numpy as np
+
+    max_arms = int(s[L + _MAXARMS])
+    scratch = np.zeros(lay_size(max_arms), dtype=np.int64)
+    lay_init(scratch, 0, max_arms, int(s[L + _SPINMODE]))
+    arms: dict[int, list[tuple[int, int]]] = {a: [] for a in range(max_arms)}
+    spinners = []
+    center = -1
+    for t, a in lay_history(s, L):
+        before = int(scratch[_NARMS])
+        if scratch[_PLACED] == 0:
+            center = t
+            host, idx = -1, -1
+        else:
+            e = int(scratch[_arm(0, a)])
+            x, y = int(TILE_A[t]), int(TILE_B[t])
+            arms[a].append((x, y) if x == e else (y, x))
+            host, idx = a, len(arms[a]) - 1
+        lay_place(scratch, 0, t, a)
+        after = int(scratch[_NARMS])
+        if after > max(before, 2):
+            spinners.append((t, host, idx, after - 2))
+    return {"center": center, "arms": arms, "spinners": spinners}
+
+
+def render_cross(s, L, count: int | None = None) -> str:
+    """The layout drawn as a cross: the line (left arm, centre, right arm) across, the first
+    spinner's two branches up (its first branch arm) and down (its second) in the spinner's column.
+    Line tiles read left to right; branch tiles read outwards from the spinner (``[inner|outer]``).
+    The spinner is drawn ``{d|d}``, the first tile ``<a|b>`` (``{d|d}`` if it is the spinner).
+    Branches of further spinners (SPIN_ALL) are listed below. A legend names every arm's open end."""
+    view = lay_arms(s, L)
+    if view["center"] < 0:
+        return "(empty)"
+    spin = view["spinners"]
+    first_spin = spin[0] if spin else None
+
+    def text(tile_pips, is_spinner, is_center):
+        a, b = tile_pips
+        if is_spinner:
+            return "{" + f"{a}|{b}" + "}"
+        if is_center:
+            return f"<{a}|{b}>"
+        return f"[{a}|{b}]"
+
+    c = view["center"]
+    cells = []  # (text, is first spinner)
+    for i, (inner, outer) in reversed(list(enumerate(view["arms"][0]))):
+        sp = first_spin is not None and first_spin[1] == 0 and first_spin[2] == i
+        cells.append((text((outer, inner), sp, False), sp))
+    csp = first_spin is not None and first_spin[1] == -1
+    cells.append((text((int(TILE_A[c]), int(TILE_B[c])), csp, True), csp))
+    for i, (inner, outer) in enumerate(view["arms"][1]):
+        sp = first_spin is not None and first_spin[1] == 1 and first_spin[2] == i
+        cells.append((text((inner, outer), sp, False), sp))
+    line = ""
+    col = -1
+    for t, sp in cells:
+        if sp:
+            col = len(line)
+        line += t
+    rows = [line]
+    names = {0: "left", 1: "right"}
+    if first_spin is not None and col >= 0:
+        up, down = first_spin[3], first_spin[3] + 1
+        names[up], names[down] = "up", "down"
+        above = [" " * col + f"[{o}|{i}]" for i, o in reversed(view["arms"][up])]
+        below = [" " * col + f"[{i}|{o}]" for i, o in view["arms"][down]]
+        rows = above + [line] + below
+    for k, (_, _, _, b) in enumerate(spin):
+        if k == 0 and col >= 0:
+            continue
+        for a in (b, b + 1):
+            names[a] = f"branch {a}"
+            rows.append(f"  arm {a}: " + "".join(f"[{i}|{o}]" for i, o in view["arms"][a]))
+    ends = []
+    for a in range(int(s[L + _NARMS])):
+        state = str(int(lay_arm_end(s, L, a))) if lay_arm_open(s, L, a) else "closed"
+        ends.append(f"{a} {names.get(a, f'arm {a}')}: {state}")
+    legend = "open ends  " + " | ".join(ends)
+    if count is not None:
+        legend += f"   count {count}"
+    return "\n".join(rows + [legend])
+
+
+@njit(cache=True, inline="always")
+def lay_num_spinners(s, L):
+    return s[L + _NSPIN]
+
+
+def lay_spinners(s, L) -> list[tuple[int, int, int, bool]]:
+    """Per spinner, in the order placed: (host arm or -1 for the centre, its 1-based position on
+    the host arm, its first branch arm (the second is the next one), whether its branches are open)."""
+    out = []
+    for k in range(int(s[L + _NSPIN])):
+        sp = int(_spin(s, L, k))
+        out.append((int(s[sp]), int(s[sp + 1]), int(s[sp + 2]), bool(s[sp + 3])))
+    return out
+
+
+def _arm_tiles(s, L):
+    """Replay the history: per arm the oriented tiles (inner, outer), and the spinners' tiles."""
+    history = lay_history(s, L)
+    spins = lay_spinners(s, L)
+    if not history:
+        return None, {}, spins, []
+    t0 = history[0][0]
+    arms: dict[int, list[tuple[int, int]]] = {0: [], 1: []}
+    ends = {0: int(TILE_A[t0]), 1: int(TILE_B[t0])}
+    spin_tile = []
+    for host, pos, _b, _o in spins:
+        spin_tile.append(None if host != -1 else t0)
+    for t, a in history[1:]:
+        x, y = int(TILE_A[t]), int(TILE_B[t])
+        if a not in ends:  # first tile on a branch: starts from its spinner's pip
+            k = next(k for k, sp in enumerate(spins) if a in (sp[2], sp[2] + 1))
+            ends[a] = int(TILE_A[spin_tile[k]])
+            arms[a] = []
+        e = ends[a]
+        inner, outer = (x, y) if x == e else (y, x)
+        arms[a].append((inner, outer))
+        ends[a] = outer
+        for k, (host, pos, _b, _o) in enumerate(spins):
+            if host == a and pos == len(arms[a]) and spin_tile[k] is None:
+                spin_tile[k] = t
+    return t0, arms, spins, spin_tile
+
+
+def render_cross(s, L) -> str:
+    """The layout as text: the line runs left to right, each spinner on it shows its branches
+    vertically (first branch up, second down), so one spinner draws a cross. Spinners on branches
+    (every-double-spins layouts) list their branches on lines below. ``<a|b>`` is the first tile,
+    ``{d|d}`` a spinner; a vertical tile reads top half | bottom half."""
+    t0, arms, spins, spin_tile = _arm_tiles(s, L)
+    if t0 is None:
+        return "(empty)"
+    left, right = arms.get(0, []), arms.get(1, [])
+    spin_ids = {t for t in spin_tile if t is not None}
+
+    def cell(a, b, t):
+        if t == t0:
+            return f"<{a}|{b}>"
+        return f"{{{a}|{b}}}" if t in spin_ids else f"[{a}|{b}]"
+
+    # the tile ids along the two line arms, to mark spinners
+    hist = lay_history(s, L)
+    ids = {0: [t for t, a in hist[1:] if a == 0], 1: [t for t, a in hist[1:] if a == 1]}
+    row0 = [cell(o, i, t) for (i, o), t in zip(reversed(left), reversed(ids[0]))]
+    row0.append(cell(int(TILE_A[t0]), int(TILE_B[t0]), t0))
+    row0 += [cell(i, o, t) for (i, o), t in zip(right, ids[1])]
+    grid: dict[tuple[int, int], str] = {(0, c): txt for c, txt in enumerate(row0)}
+    below = []
+    for k, (host, pos, b, opened) in enumerate(spins):
+        if host == -1:
+            col = len(left)
+        elif host == 0:
+            col = len(left) - pos
+        elif host == 1:
+            col = len(left) + pos
+        else:
+            col = None
+        if col is None:
+            tname = f"{TILE_A[spin_tile[k]]}|{TILE_B[spin_tile[k]]}"
+            for j in (0, 1):
+                tiles = "".join(f"[{i}|{o}]" for i, o in arms.get(b + j, []))
+                state = "open" if opened else "closed"
+                below.append(f"  arm {b + j} (branch of spinner {{{tname}}} on arm {host}, {state}): {tiles}")
+            continue
+        for r, (i, o) in enumerate(arms.get(b, []), start=1):
+            grid[(-r, col)] = f"[{o}|{i}]"
+        for r, (i, o) in enumerate(arms.get(b + 1, []), start=1):
+            grid[(r, col)] = f"[{i}|{o}]"
+    rows = sorted({r for r, _ in grid})
+    ncols = max(c for _, c in grid) + 1
+    lines = []
+    for r in range(rows[0], rows[-1] + 1):
+        lines.append("".join(grid.get((r, c), "     ") for c in range(ncols)).rstrip())
+    return "\n".join(lines + below)

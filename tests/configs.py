@@ -21,6 +21,11 @@ CONFIGS: list[tuple[str, dict]] = [
     ("block_v0", {"num_players": 4, "hand_size": 7}),
     ("block_v0", {"max_pip": 9, "num_players": 4, "first_seat": 2}),
     ("block_v0", {"match": True, "target": 100}),
+    # Seven-Toed Pete: single hand, double_extra_turn (P-2), match mode (P-7), fixed first leader (P-5)
+    ("seven_toed_pete_v0", {}),
+    ("seven_toed_pete_v0", {"double_extra_turn": True}),
+    ("seven_toed_pete_v0", {"match": True}),
+    ("seven_toed_pete_v0", {"match": True, "chips_to_win": 2, "double_extra_turn": True, "first_leader": 3}),
 ]
 
 

@@ -1,0 +1,5 @@
+"""Agents that play through the public API only: `act(observation, action_mask) -> action`."""
+from .base import Agent
+from .random_agent import RandomAgent
+
+__all__ = ["Agent", "RandomAgent"]

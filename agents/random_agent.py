@@ -1,0 +1,23 @@
+"""Uniformly random legal actions from a seeded numpy Generator."""
+from __future__ import annotations
+
+import numpy as np
+
+
+class RandomAgent:
+    """Picks a legal action uniformly at random (the floor every baseline must clear)."""
+
+    name = "random"
+
+    def __init__(self, game=None, seed: int | None = None):
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("RandomAgent.act: the action mask has no legal action")
+        return int(legal[self._rng.integers(legal.size)])

@@ -1,0 +1,744 @@
+"""Seven-Toed Pete (`seven_toed_pete_v0`): the chips game of the Fives family (rules-spec section 2,
+seed 001, pagat's East-Coast version).
+
+Rules (every ambiguity has an id; P-2..P-5 are the spec's, P-1, P-6, P-7 are defined here):
+- Double-six (28 tiles), exactly 4 players, 7 tiles each: every tile is dealt, there is no boneyard,
+  and nobody ever draws. A seat that cannot play passes.
+- P-5 Lead duty: the designated leader is random (seeded; ``first_leader`` fixes it) in hand 1 and
+  moves one seat on from the previous hand's *designated* leader in each later hand. The leader must
+  lead a double or a scoring tile [0-5] [1-4] [2-3] [4-6] [5-5]; a seat without one passes the duty
+  to the next seat (with all 28 tiles dealt some seat always has one). Passing the duty is public:
+  that seat holds no double and no scoring tile (the observation's ``no_lead``).
+- P-1 The lead is a play like any other: a lone lead tile counts all its pips (a double both halves),
+  so leading [0-5] [1-4] [2-3] (count 5), [4-6] or [5-5] (count 10) is a scoring play and the leader
+  plays again at once; leading any other double is not (0-0 counts 0, see P-3).
+- Layout: one line with two arms (left 0, right 1). The first double played (lead or later) is the
+  only spinner; its two sides must both be covered before its two ends (the branch arms 2 "up" and
+  3 "down") take tiles. Later doubles lie crosswise in the line (their end counts both halves) but
+  open no branches. The count is the sum of the open ends; the spinner counts 2d only while fewer
+  than two of its sides are covered, after that only its branches' ends count (an empty branch adds
+  nothing). This logic is the shared ``domino_envs.layout`` (SPIN_FIRST, 4 arms).
+- Must play if able (any tile on any open arm it fits), else pass.
+- P-3 A scoring play is a placement after which the count is > 0 and a multiple of 5; it gives the
+  same seat another turn, again and again while it keeps scoring.
+- P-2 ``double_extra_turn`` (default False): a double placed (the lead included) also gives one more
+  turn. A double that also scores gives one extra turn, not two.
+- P-6 An extra turn the seat cannot use (nothing fits) is an ordinary pass: the seat shows it lacks
+  every open number (``voids``) and play moves on to the next seat still holding tiles.
+- P-4 A seat that places its last tile has dominoed (even with a scoring play: there is nothing
+  left to play the extra turn with) and leaves the turn order; the others play on, in seat order
+  skipping dominoed seats, until nobody holding tiles can play (or nobody holds tiles). That is the
+  end of the hand.
+- P-7 Chips: at the end of the hand every seat that dominoed takes one chip; if nobody dominoed,
+  every seat with the lowest pip total left in hand takes one chip (ties all take one). Match mode
+  (``match=True``) plays hands until some seat holds ``chips_to_win`` (default 5) chips at the end
+  of a hand, as one episode; the seats with the most chips then win (ties share). Every hand gives at
+  least one chip, so a match lasts at most 4*(chips_to_win - 1) + 1 hands (no truncation needed).
+  Single hand by default (``match=False``).
+
+Forced steps are taken by the engine and never shown to agents as decisions: a pass, the duty
+passing on, and a placement that is the seat's only legal action. Agents see only real decisions
+(>= 2 legal actions). An extra turn is the same seat acting again: ``H_TURN`` stays on it (so the
+env's ``agent_selection`` stays), and the observation's ``extra_turn`` says so.
+
+Rewards (zero-sum, ``reward_scale = 4``, integer quarter-chips): when a hand ends with w chip
+winners (1 <= w <= 4), each winner gets (4 - w)/4 and every other seat -w/4, i.e. each seat gets
+the chips it won this hand minus the table's average. A match's return is a seat's chips minus the
+average chips (w = 4 pays nothing). Nothing is paid before a hand ends.
+
+Action encoding: ``Discrete(28 * 4)``; action ``tile * 4 + arm`` places tile id ``tile`` (tiles.py:
+(a, b), a <= b, has id b*(b+1)/2 + a) on arm ``arm``:
+    arm 0  left end of the line (the lead is always tile*4 + 0)
+    arm 1  right end of the line
+    arm 2  the spinner's first branch ("up"), open once both spinner sides are covered
+    arm 3  the spinner's second branch ("down"), same
+Arms that are not open are masked. ``encode_action(a, b, arm)`` and ``describe_action(id)`` convert.
+
+Observation (float32 vector, seat-relative: index 0 is the observing seat, r is r seats later):
+    hand          (28,)      1 where the tile is in my hand
+    played_by     (4, 28)    1 where relative seat r placed the tile
+    arm_ends      (4, 7)     one-hot pip of each open arm's end (arm order as in the actions;
+                             zeros for an arm that is not open)
+    arm_tiles     (4,)       tiles on each arm (the first tile and the spinner lead are on none)
+    arm_double    (4,)       1 where an open arm ends in a double lying crosswise
+    spinner       (7,)       one-hot pip of the spinner (zeros until a double is out)
+    branches_open (1,)       1 once both spinner sides are covered
+    count         (1,)       the count (sum of the open ends, as scored)
+    hand_sizes    (4,)       tiles held
+    voids         (4, 7)     numbers the seat showed it lacks by passing (permanent: no drawing)
+    no_lead       (4,)       1 if the seat passed the lead duty (holds no double, no scoring tile)
+    dominoed      (4,)       1 if the seat has played its last tile this hand
+    chips         (4,)       chips won (match total)
+    leader        (4,)       one-hot seat that led this hand, or holds the duty before the lead
+    to_move       (4,)       one-hot seat to act (zeros once over)
+    extra_turn    (1,)       1 if the seat to act is playing an extra turn it just earned
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..core import (
+    ERR_ILLEGAL, ERR_OVER, ERR_RANGE, H_DONE, H_HAND, H_REWARD, H_RNG, H_STEPS, H_TRUNC, H_TURN,
+    HEADER_SIZE, OK, ConfigError, DealError, Game, check_bool, check_int,
+)
+from ..layout import (
+    SPIN_FIRST, lay_arm_double, lay_arm_end, lay_arm_len, lay_arm_open, lay_can_place, lay_count,
+    lay_history, lay_history_entry, lay_init, lay_num_arms, lay_open_pips, lay_place, lay_placed, lay_playable, lay_size,
+    render_cross,
+)
+from ..rng import rng_below, rng_shuffle
+from ..sampling import deal_consistent
+from ..tiles import PIP_MASK, TILE_A, TILE_B, lowest_bit, mask_pips, popcount, tile_id, tile_name
+
+NP = 4
+NT = 28
+NPIP = 7
+NARMS = 4
+HAND_SIZE = 7
+ARM_NAMES = ("left", "right", "up", "down")
+REWARD_SCALE = 4
+
+# tiles the leader may lead: the 7 doubles and the scoring tiles 0-5, 1-4, 2-3, 4-6 (5-5 is a double)
+LEAD_TILES = [tile_id(d, d) for d in range(7)] + [tile_id(0, 5), tile_id(1, 4), tile_id(2, 3), tile_id(4, 6)]
+LEAD_MASK = sum(1 << t for t in LEAD_TILES)
+FULL_MASK = (1 << NT) - 1
+
+# params
+P_DBLX, P_MATCH, P_TARGET, P_FIRST = range(4)
+
+# state slots (after the common header)
+HANDS = HEADER_SIZE
+PLAYED_BY = HANDS + NP
+VOID = PLAYED_BY + NT
+NOLEAD = VOID + NP
+CHIPS = NOLEAD + NP
+HAND_WON = CHIPS + NP  # 1 for each seat that took a chip in the last finished hand
+DESIGNATED = HAND_WON + NP  # designated leader of this hand (P-5)
+LEADER = DESIGNATED + 1  # seat that led this hand, -1 before the lead
+EXTRA = LEADER + 1  # 1 while the seat to act plays an extra turn
+SPIN_TILE = EXTRA + 1  # the spinner tile, -1 before one is out
+LAY = SPIN_TILE + 1
+STATE_SIZE = LAY + lay_size(NARMS)
+
+
+@dataclass(frozen=True)
+class PeteConfig:
+    """Rule parameters of Seven-Toed Pete (defaults: rules-spec section 2)."""
+
+    num_players: int = 4  # exactly 4: accepted for symmetry with the other games, never changes
+    double_extra_turn: bool = False  # P-2
+    match: bool = False  # P-7
+    chips_to_win: int = 5  # P-7
+    first_leader: int | None = None  # P-5: None = random (seeded) designated leader in hand 1
+
+    def __post_init__(self):
+        g = "seven_toed_pete"
+        if self.num_players != 4 or isinstance(self.num_players, bool):
+            raise ConfigError(f"{g}: num_players={self.num_players!r} is not allowed; Seven-Toed Pete is "
+                              f"played by exactly 4 players (allowed values: [4])")
+        check_bool(g, "double_extra_turn", self.double_extra_turn)
+        check_bool(g, "match", self.match)
+        check_int(g, "chips_to_win", self.chips_to_win, 1, 1000)
+        if self.first_leader is not None:
+            check_int(g, "first_leader", self.first_leader, 0, NP - 1)
+
+
+# ------------------------------------------------------------------------------ kernels
+@njit(cache=True)
+def _new_hand(s, p):
+    """Clear the per-hand slots and lay out an empty layout (hands are set by the caller)."""
+    for k in range(NP):
+        s[VOID + k] = 0
+        s[NOLEAD + k] = 0
+    for t in range(NT):
+        s[PLAYED_BY + t] = -1
+    s[LEADER] = -1
+    s[EXTRA] = 0
+    s[SPIN_TILE] = -1
+    lay_init(s, LAY, NARMS, SPIN_FIRST)
+
+
+@njit(cache=True)
+def _deal(s, p):
+    deck = np.arange(NT)
+    rng_shuffle(s, H_RNG, deck, NT)
+    for k in range(NP):
+        h = 0
+        for i in range(HAND_SIZE):
+            h |= 1 << deck[k * HAND_SIZE + i]
+        s[HANDS + k] = h
+    _new_hand(s, p)
+    if s[H_HAND] == 0:
+        d = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, NP)
+    else:
+        d = (s[DESIGNATED] + 1) % NP
+    s[DESIGNATED] = d
+    s[H_TURN] = d
+
+
+@njit(cache=True)
+def _next_holder(s, seat):
+    """The next seat after `seat` (seat itself last) still holding tiles, -1 if none does."""
+    for i in range(1, NP + 1):
+        k = (seat + i) % NP
+        if s[HANDS + k] != 0:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def _anyone_can_play(s):
+    for k in range(NP):
+        if s[HANDS + k] != 0 and lay_playable(s, LAY, s[HANDS + k]) != 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _end_hand(s, p):
+    """Chips for the hand (P-7), rewards, and the next hand or the end of the episode."""
+    won = 0
+    for k in range(NP):
+        if s[HANDS + k] == 0:
+            won |= 1 << k
+    if won == 0:  # nobody dominoed: the lowest pip total(s) take a chip
+        best = 1 << 30
+        for k in range(NP):
+            pk = mask_pips(s[HANDS + k])
+            if pk < best:
+                best = pk
+                won = 1 << k
+            elif pk == best:
+                won |= 1 << k
+    w = popcount(won)
+    for k in range(NP):
+        if (won >> k) & 1:
+            s[H_REWARD + k] += REWARD_SCALE - w
+            s[CHIPS + k] += 1
+            s[HAND_WON + k] = 1
+        else:
+            s[H_REWARD + k] -= w
+            s[HAND_WON + k] = 0
+    s[H_HAND] += 1
+    over = p[P_MATCH] == 0
+    if not over:
+        for k in range(NP):
+            if s[CHIPS + k] >= p[P_TARGET]:
+                over = True
+    if over:
+        s[H_DONE] = 1
+        s[H_TURN] = -1
+        s[EXTRA] = 0
+    else:
+        _deal(s, p)
+
+
+@njit(cache=True)
+def _place(s, p, seat, t, arm):
+    """Seat places tile t on arm; settle extra turns (P-1..P-3), dominoes and the end (P-4)."""
+    narms_before = lay_num_arms(s, LAY)
+    lay_place(s, LAY, t, arm)
+    if lay_num_arms(s, LAY) > 2 and lay_num_arms(s, LAY) > narms_before:
+        s[SPIN_TILE] = t
+    if s[LEADER] < 0:
+        s[LEADER] = seat
+    s[HANDS + seat] &= ~(1 << t)
+    s[PLAYED_BY + t] = seat
+    if s[HANDS + seat] == 0:  # dominoed (P-4)
+        s[EXTRA] = 0
+        nxt = _next_holder(s, seat)
+        if nxt < 0 or not _anyone_can_play(s):
+            _end_hand(s, p)
+        else:
+            s[H_TURN] = nxt
+        return
+    c = lay_count(s, LAY)
+    if (c > 0 and c % 5 == 0) or (p[P_DBLX] == 1 and TILE_A[t] == TILE_B[t]):
+        s[EXTRA] = 1  # same seat again
+    else:
+        s[EXTRA] = 0
+        s[H_TURN] = _next_holder(s, seat)
+
+
+@njit(cache=True)
+def _only_action(s, hand):
+    """The single legal action for `hand`, -1 if there are several, -2 if none."""
+    if lay_placed(s, LAY) == 0:
+        el = hand & LEAD_MASK
+        c = popcount(el)
+        if c == 0:
+            return -2
+        if c == 1:
+            return lowest_bit(el) * NARMS
+        return -1
+    found = -2
+    n = 0
+    for arm in range(lay_num_arms(s, LAY)):
+        if lay_arm_open(s, LAY, arm):
+            m = hand & PIP_MASK[lay_arm_end(s, LAY, arm)]
+            if m != 0:
+                n += popcount(m)
+                if n > 1:
+                    return -1
+                found = lowest_bit(m) * NARMS + arm
+    return found
+
+
+@njit(cache=True)
+def _advance(s, p):
+    """Take forced steps (duty passing, passes, single placements) until a real decision or the end."""
+    while s[H_DONE] == 0:
+        seat = s[H_TURN]
+        a = _only_action(s, s[HANDS + seat])
+        if a == -1:
+            return
+        if a >= 0:
+            _place(s, p, seat, a // NARMS, a % NARMS)
+            continue
+        if lay_placed(s, LAY) == 0:  # no double, no scoring tile: the lead duty passes (P-5)
+            s[NOLEAD + seat] = 1
+            s[H_TURN] = (seat + 1) % NP
+            continue
+        # nothing fits: pass (P-6 for an extra turn), showing the open numbers are lacking
+        s[VOID + seat] |= lay_open_pips(s, LAY)
+        s[EXTRA] = 0
+        if not _anyone_can_play(s):
+            _end_hand(s, p)
+            continue
+        s[H_TURN] = _next_holder(s, seat)
+
+
+@njit(cache=True)
+def _reset_kernel(s, seed, p):
+    for i in range(s.shape[0]):
+        s[i] = 0
+    s[H_RNG] = seed
+    _deal(s, p)
+    _advance(s, p)
+
+
+@njit(cache=True)
+def _is_legal(s, p, a):
+    t = a // NARMS
+    arm = a % NARMS
+    if (s[HANDS + s[H_TURN]] >> t) & 1 == 0:
+        return False
+    if lay_placed(s, LAY) == 0:
+        return arm == 0 and (LEAD_MASK >> t) & 1 == 1
+    return lay_can_place(s, LAY, t, arm)
+
+
+@njit(cache=True)
+def _legal_set_kernel(s, p, out):
+    """Legality action by action through the step's own check (tests compare it with the mask)."""
+    out[:] = 0
+    if s[H_DONE] == 1:
+        return
+    for a in range(NT * NARMS):
+        out[a] = 1 if _is_legal(s, p, a) else 0
+
+
+@njit(cache=True)
+def _check_kernel(s, p):
+    """Tile conservation (hands and layout partition the 28 tiles) and turn invariants."""
+    seen = 0
+    for k in range(NP):
+        h = s[HANDS + k]
+        if h & seen or h & ~FULL_MASK:
+            return False
+        seen |= h
+    placed = 0
+    for t in range(NT):
+        if s[PLAYED_BY + t] >= 0:
+            if (seen >> t) & 1 or s[PLAYED_BY + t] >= NP:
+                return False
+            seen |= 1 << t
+            placed += 1
+    if placed != lay_placed(s, LAY) or seen != FULL_MASK:
+        return False
+    for i in range(placed):  # the layout's history holds exactly the placed tiles
+        t, arm = lay_history_entry(s, LAY, i)
+        if s[PLAYED_BY + t] < 0 or arm < 0 or arm >= NARMS:
+            return False
+    if s[H_DONE] == 0:
+        seat = s[H_TURN]
+        if seat < 0 or seat >= NP or s[HANDS + seat] == 0:
+            return False
+        if _only_action(s, s[HANDS + seat]) != -1:  # a real decision
+            return False
+        if s[EXTRA] == 1:  # an extra turn belongs to the seat that placed the last tile
+            if placed == 0:
+                return False
+            t, arm = lay_history_entry(s, LAY, placed - 1)
+            if s[PLAYED_BY + t] != seat:
+                return False
+        if (placed == 0) != (s[LEADER] < 0):
+            return False
+    chips = 0
+    for k in range(NP):
+        chips += s[CHIPS + k]
+    return chips >= s[H_HAND]
+
+
+@njit(cache=True)
+def _step_kernel(s, a, p):
+    if s[H_DONE] == 1:
+        return ERR_OVER
+    if a < 0 or a >= NT * NARMS:
+        return ERR_RANGE
+    if not _is_legal(s, p, a):
+        return ERR_ILLEGAL
+    for k in range(NP):
+        s[H_REWARD + k] = 0
+    s[H_STEPS] += 1
+    _place(s, p, s[H_TURN], a // NARMS, a % NARMS)
+    _advance(s, p)
+    return OK
+
+
+@njit(cache=True)
+def _mask_kernel(s, p, out):
+    out[:] = 0
+    if s[H_DONE] == 1:
+        return
+    hand = s[HANDS + s[H_TURN]]
+    if lay_placed(s, LAY) == 0:
+        m = hand & LEAD_MASK
+        while m:
+            out[lowest_bit(m) * NARMS] = 1
+            m &= m - 1
+        return
+    for arm in range(lay_num_arms(s, LAY)):
+        if lay_arm_open(s, LAY, arm):
+            m = hand & PIP_MASK[lay_arm_end(s, LAY, arm)]
+            while m:
+                out[lowest_bit(m) * NARMS + arm] = 1
+                m &= m - 1
+
+
+@njit(cache=True)
+def _obs_kernel(s, p, v, out):
+    out[:] = 0
+    o = 0
+    h = s[HANDS + v]
+    while h:
+        out[o + lowest_bit(h)] = 1
+        h &= h - 1
+    o += NT
+    for t in range(NT):
+        pb = s[PLAYED_BY + t]
+        if pb >= 0:
+            out[o + ((pb - v) % NP) * NT + t] = 1
+    o += NP * NT
+    placed = lay_placed(s, LAY)
+    for arm in range(NARMS):
+        if placed > 0 and lay_arm_open(s, LAY, arm):
+            out[o + arm * NPIP + lay_arm_end(s, LAY, arm)] = 1
+    o += NARMS * NPIP
+    for arm in range(NARMS):
+        if placed > 0 and arm < lay_num_arms(s, LAY):
+            out[o + arm] = lay_arm_len(s, LAY, arm)
+    o += NARMS
+    for arm in range(NARMS):
+        if placed > 0 and lay_arm_open(s, LAY, arm):
+            out[o + arm] = lay_arm_double(s, LAY, arm)
+    o += NARMS
+    if s[SPIN_TILE] >= 0:
+        out[o + TILE_A[s[SPIN_TILE]]] = 1
+    o += NPIP
+    if lay_num_arms(s, LAY) > 2 and lay_arm_open(s, LAY, 2):
+        out[o] = 1
+    o += 1
+    out[o] = lay_count(s, LAY)
+    o += 1
+    for r in range(NP):
+        out[o + r] = popcount(s[HANDS + (v + r) % NP])
+    o += NP
+    for r in range(NP):
+        vd = s[VOID + (v + r) % NP]
+        for q in range(NPIP):
+            if (vd >> q) & 1:
+                out[o + r * NPIP + q] = 1
+    o += NP * NPIP
+    for r in range(NP):
+        out[o + r] = s[NOLEAD + (v + r) % NP]
+    o += NP
+    for r in range(NP):
+        k = (v + r) % NP
+        if placed > 0 and s[HANDS + k] == 0:
+            out[o + r] = 1
+    o += NP
+    for r in range(NP):
+        out[o + r] = s[CHIPS + (v + r) % NP]
+    o += NP
+    if s[LEADER] >= 0:
+        out[o + (s[LEADER] - v) % NP] = 1
+    elif s[H_DONE] == 0:
+        out[o + (s[H_TURN] - v) % NP] = 1
+    o += NP
+    if s[H_DONE] == 0:
+        out[o + (s[H_TURN] - v) % NP] = 1
+    o += NP
+    out[o] = s[EXTRA]
+
+
+@njit(cache=True)
+def _sample_kernel(s, p, v, seed):
+    """Redeal the three other hands: each keeps its size, holds none of the numbers it showed it
+    lacks (voids) and, if it passed the lead duty, no double or scoring tile; an opponent at a
+    decision keeps >= 2 legal actions (rejection). No boneyard: the unseen tiles are exactly the
+    opponents' tiles. Depends only on what seat v can see."""
+    ns = s.copy()
+    played = 0
+    for t in range(NT):
+        if s[PLAYED_BY + t] >= 0:
+            played |= 1 << t
+    unseen = FULL_MASK & ~played & ~s[HANDS + v]
+    tiles = np.empty(NT, dtype=np.int64)
+    k = 0
+    m = unseen
+    while m:
+        tiles[k] = lowest_bit(m)
+        k += 1
+        m &= m - 1
+    allowed = np.zeros(NP, dtype=np.int64)
+    cap = np.zeros(NP, dtype=np.int64)
+    for j in range(NP):
+        if j == v:
+            continue
+        forbid = 0
+        for q in range(NPIP):
+            if (s[VOID + j] >> q) & 1:
+                forbid |= PIP_MASK[q]
+        if s[NOLEAD + j] == 1:
+            forbid |= LEAD_MASK
+        allowed[j] = unseen & ~forbid
+        cap[j] = popcount(s[HANDS + j])
+    rng_arr = np.empty(1, dtype=np.int64)
+    rng_arr[0] = seed
+    mover = s[H_TURN]
+    for attempt in range(100_000):
+        assign = deal_consistent(tiles, k, allowed, cap, NP, rng_arr)
+        if k > 0 and assign[0] < 0:
+            continue
+        for j in range(NP):
+            if j != v:
+                ns[HANDS + j] = 0
+        for i in range(k):
+            ns[HANDS + assign[i]] |= 1 << tiles[i]
+        # an opponent at a decision visibly has a choice: keep only samples where it does
+        if s[H_DONE] == 1 or mover == v or _only_action(ns, ns[HANDS + mover]) == -1:
+            break
+    ns[H_RNG] = rng_arr[0]
+    return ns
+
+
+# ------------------------------------------------------------------------------ Python side
+class PeteGame(Game):
+    """Seven-Toed Pete engine bound to one config (rules: module docstring)."""
+
+    _reset_kernel = staticmethod(_reset_kernel)
+    _step_kernel = staticmethod(_step_kernel)
+    _mask_kernel = staticmethod(_mask_kernel)
+    _obs_kernel = staticmethod(_obs_kernel)
+    _sample_kernel = staticmethod(_sample_kernel)
+    _legal_set_kernel = staticmethod(_legal_set_kernel)
+    _check_kernel = staticmethod(_check_kernel)
+    Config = PeteConfig
+    state_size = STATE_SIZE
+    reward_scale = float(REWARD_SCALE)
+
+    def __init__(self, config: PeteConfig, name: str = "seven_toed_pete_v0"):
+        c = config
+        self.num_players = NP
+        self.n_tiles = NT
+        self.num_actions = NT * NARMS
+        self.params = np.array(
+            [int(c.double_extra_turn), int(c.match), c.chips_to_win,
+             -1 if c.first_leader is None else c.first_leader],
+            dtype=np.int64,
+        )
+        super().__init__(config, name)
+
+    def obs_pieces(self):
+        return [
+            ("hand", (NT,)), ("played_by", (NP, NT)), ("arm_ends", (NARMS, NPIP)), ("arm_tiles", (NARMS,)),
+            ("arm_double", (NARMS,)), ("spinner", (NPIP,)), ("branches_open", (1,)), ("count", (1,)),
+            ("hand_sizes", (NP,)), ("voids", (NP, NPIP)), ("no_lead", (NP,)), ("dominoed", (NP,)),
+            ("chips", (NP,)), ("leader", (NP,)), ("to_move", (NP,)), ("extra_turn", (1,)),
+        ]
+
+    def obs_high(self) -> float:
+        return float(max(100, self.config.chips_to_win))
+
+    def max_decisions(self) -> int:
+        """28 placements per hand at most; a match has at most 4*(chips_to_win-1)+1 hands (P-7)."""
+        hands = 4 * (self.config.chips_to_win - 1) + 1 if self.config.match else 1
+        return NT * hands
+
+    # ---- actions
+    def encode_action(self, a: int, b: int, arm=0) -> int:
+        """Action id for tile (a, b) on `arm`: 0/'left' (also the lead), 1/'right', 2/'up', 3/'down'."""
+        if isinstance(arm, str):
+            if arm not in ARM_NAMES:
+                raise ValueError(f"{self.name}: arm {arm!r} is not one of {list(ARM_NAMES)} (or 0..3)")
+            arm = ARM_NAMES.index(arm)
+        if isinstance(arm, bool) or not isinstance(arm, (int, np.integer)) or not 0 <= arm < NARMS:
+            raise ValueError(f"{self.name}: arm must be 0..3 or one of {list(ARM_NAMES)}, got {arm!r}")
+        t = tile_id(a, b)
+        if t >= NT:
+            raise ValueError(f"{self.name}: tile ({a}, {b}) is not in a double-six set")
+        return t * NARMS + int(arm)
+
+    def describe_action(self, action: int) -> str:
+        if not 0 <= action < self.num_actions:
+            return f"out of range (0..{self.num_actions - 1})"
+        t, arm = divmod(int(action), NARMS)
+        where = {0: "the left end (arm 0; also the lead)", 1: "the right end (arm 1)",
+                 2: "the spinner's up branch (arm 2)", 3: "the spinner's down branch (arm 3)"}[arm]
+        return f"play {tile_name(t)} on {where}"
+
+    # ---- deals
+    def set_deal(self, state: np.ndarray, deal: dict) -> None:
+        """Start a hand from a given deal: {"hands": 4 lists of tiles (a, b) that together hold each
+        of the 28 tiles exactly once (sizes may differ, each >= 1), "leader": designated leader seat
+        (default: ``first_leader`` or 0), "chips": [4 ints] chips already held (match mode only)}."""
+        allowed = {"hands", "leader", "chips"}
+        if not isinstance(deal, dict) or set(deal) - allowed or "hands" not in deal:
+            raise DealError(f"{self.name}: a deal is a dict with keys {sorted(allowed)} ('hands' required); "
+                            f"got {deal!r}")
+        hands = deal["hands"]
+        if not isinstance(hands, (list, tuple)) or len(hands) != NP:
+            raise DealError(f"{self.name}: a deal needs exactly {NP} hands (one per seat); got {hands!r}")
+        leader = deal.get("leader", 0 if self.config.first_leader is None else self.config.first_leader)
+        if isinstance(leader, bool) or not isinstance(leader, (int, np.integer)) or not 0 <= leader < NP:
+            raise DealError(f"{self.name}: leader={leader!r} must be a seat 0..{NP - 1}")
+        chips = deal.get("chips")
+        if chips is not None:
+            if not self.config.match:
+                raise DealError(f"{self.name}: 'chips' can only be given in match mode (match=True)")
+            if (not isinstance(chips, (list, tuple)) or len(chips) != NP
+                    or any(isinstance(c, bool) or not isinstance(c, (int, np.integer))
+                           or not 0 <= c < self.config.chips_to_win for c in chips)):
+                raise DealError(f"{self.name}: chips={chips!r} must be {NP} integers in "
+                                f"0..{self.config.chips_to_win - 1} (chips_to_win={self.config.chips_to_win})")
+        seen: dict[int, int] = {}
+        masks = []
+        for k, hand in enumerate(hands):
+            if not isinstance(hand, (list, tuple)) or len(hand) == 0:
+                raise DealError(f"{self.name}: hand {k} must be a non-empty list of tiles (a, b); got {hand!r}")
+            m = 0
+            for tile in hand:
+                try:
+                    a, b = tile
+                    if isinstance(a, bool) or isinstance(b, bool):
+                        raise TypeError
+                    t = tile_id(int(a), int(b))
+                    if int(a) != a or int(b) != b:
+                        raise ValueError
+                except (TypeError, ValueError):
+                    raise DealError(f"{self.name}: hand {k}: {tile!r} is not a tile (a, b) with halves 0..6") from None
+                if t >= NT:
+                    raise DealError(f"{self.name}: hand {k}: tile {tile!r} is not in a double-six set")
+                if t in seen:
+                    raise DealError(f"{self.name}: tile {tile!r} is dealt twice (hands {seen[t]} and {k})")
+                seen[t] = k
+                m |= 1 << t
+            masks.append(m)
+        missing = [tile_name(t) for t in range(NT) if t not in seen]
+        if missing:
+            raise DealError(f"{self.name}: there is no boneyard, so the hands must hold all 28 tiles; "
+                            f"missing: {missing}")
+        s = state
+        for k in range(NP):
+            s[HANDS + k] = masks[k]
+            s[H_REWARD + k] = 0
+            s[HAND_WON + k] = 0
+            if chips is not None:
+                s[CHIPS + k] = int(chips[k])
+        _new_hand(s, self.params)
+        s[DESIGNATED] = int(leader)
+        s[H_TURN] = int(leader)
+        s[H_DONE] = 0
+        s[H_TRUNC] = 0
+        _advance(s, self.params)
+
+    # ---- inspection helpers (tests, rendering)
+    def hand(self, state, seat) -> list[tuple[int, int]]:
+        return [(int(TILE_A[t]), int(TILE_B[t])) for t in range(NT) if (int(state[HANDS + seat]) >> t) & 1]
+
+    def chips(self, state) -> list[int]:
+        return [int(x) for x in state[CHIPS:CHIPS + NP]]
+
+    def count(self, state) -> int:
+        return int(lay_count(state, LAY))
+
+    def extra_turn(self, state) -> bool:
+        return bool(state[EXTRA])
+
+    def leader(self, state) -> int:
+        """Seat that led this hand (-1 before the lead)."""
+        return int(state[LEADER])
+
+    def designated_leader(self, state) -> int:
+        return int(state[DESIGNATED])
+
+    def voids(self, state, seat) -> list[int]:
+        return [q for q in range(NPIP) if (int(state[VOID + seat]) >> q) & 1]
+
+    def no_lead(self, state, seat) -> bool:
+        return bool(state[NOLEAD + seat])
+
+    def hand_winners(self, state) -> list[int]:
+        """Seats that took a chip in the last finished hand."""
+        return [k for k in range(NP) if state[HAND_WON + k]]
+
+    def match_winners(self, state) -> list[int]:
+        """Seats with the most chips (P-7; meaningful once the episode is over)."""
+        c = self.chips(state)
+        return [k for k in range(NP) if c[k] == max(c)]
+
+    def open_ends(self, state) -> dict[int, int]:
+        """{arm: pip} of the open arms."""
+        if lay_placed(state, LAY) == 0:
+            return {}
+        return {a: int(lay_arm_end(state, LAY, a)) for a in range(int(lay_num_arms(state, LAY)))
+                if lay_arm_open(state, LAY, a)}
+
+    def spinner(self, state) -> tuple[int, int] | None:
+        t = int(state[SPIN_TILE])
+        return None if t < 0 else (int(TILE_A[t]), int(TILE_B[t]))
+
+    def line(self, state) -> list[tuple[int, int]]:
+        """Placements so far as (tile id, arm)."""
+        return [(int(t), int(a)) for t, a in lay_history(state, LAY)]
+
+    def render(self, state: np.ndarray, seat: int) -> str:
+        s = state
+        over = bool(s[H_DONE])
+        head = (f"{self.name}  hand {int(s[H_HAND]) + (0 if over else 1)}  chips {self.chips(s)}"
+                + (f" (match to {self.config.chips_to_win})" if self.config.match else ""))
+        lines = [head, render_cross(s, LAY, self.count(s))]
+        for k in range(NP):
+            marks = []
+            if not over and s[H_TURN] == k:
+                marks.append("<- to move" + (" (extra turn)" if s[EXTRA] else ""))
+            if s[LEADER] == k:
+                marks.append("led")
+            elif s[LEADER] < 0 and not over and s[DESIGNATED] == k:
+                marks.append("designated leader")
+            if s[NOLEAD + k]:
+                marks.append("passed the lead")
+            if lay_placed(s, LAY) > 0 and s[HANDS + k] == 0:
+                marks.append("dominoed")
+            lines.append(f"seat {k}: {popcount(s[HANDS + k])} tiles, lacks {self.voids(s, k)} "
+                         + " ".join(marks))
+        hand = " ".join(f"[{a}|{b}]" for a, b in self.hand(s, seat))
+        lines.append(f"seat {seat} holds: {hand}")
+        if over:
+            lines.append(f"over: chip(s) to seat(s) {self.hand_winners(s)} in the last hand"
+                         + (f"; match won by {self.match_winners(s)}" if self.config.match else ""))
+        return "\n".join(lines)

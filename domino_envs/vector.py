@@ -1,0 +1,174 @@
+"""Batched self-play front over the same engines: thousands of games stepped in lockstep.
+
+`VectorEnv(game, num_envs, seed, **config)` (also `domino_envs.make_vec`) steps one action per
+game per call, for whichever seat is to act in that game, in one compiled loop:
+
+    obs, masks, seats = venv.reset()
+    obs, masks, seats, rewards, terminated, truncated, info = venv.step(actions)
+
+- ``obs``: float32 ``[num_envs, obs_size]``, the observation of the seat to act in each game;
+  ``masks``: int8 ``[num_envs, num_actions]``; ``seats``: int64 ``[num_envs]``.
+- ``rewards``: float32 ``[num_envs, num_players]``: every seat's reward from that step (a seat's
+  return is the sum of its column, whoever acted).
+- A finished game is reset at once inside the same call (its next deal seeded from its own
+  random stream, so a vector env is determined by its seed and the actions); ``terminated`` /
+  ``truncated`` flag it; the returned observation is already the new game's.
+  ``info["final_states"]`` holds copies of the finished games' last state rows (from which
+  ``venv.game.observe(row, seat)`` gives any seat's final observation), ``info["final_index"]``
+  their env indices.
+- All arrays are numpy and reused between calls (copy what you keep); ``torch.from_numpy`` wraps
+  them without copying.
+
+Every game's kernels are called through one dispatch per kernel (a branch on the game id; the
+branch costs nothing next to a step, and all games compile into one cached function).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .core import ERR_ILLEGAL, H_DONE, H_REWARD, H_RNG, H_TRUNC, H_TURN, OK, Game, IllegalActionError
+from .games import draw
+from .registry import make_game
+from .rng import rng_next, seed_from_generator
+
+# engine class name -> dispatch id (a new game adds one entry and one branch per dispatcher)
+GAME_IDS = {"DrawGame": 0}
+
+
+@njit(cache=True, inline="always")
+def _reset_one(gid, s, seed, p):
+    if gid == 0:
+        draw._reset_kernel(s, seed, p)
+
+
+@njit(cache=True, inline="always")
+def _step_one(gid, s, a, p):
+    if gid == 0:
+        return draw._step_kernel(s, a, p)
+    return -1
+
+
+@njit(cache=True, inline="always")
+def _observe_one(gid, s, p, seat, obs, mask):
+    if gid == 0:
+        draw._obs_kernel(s, p, seat, obs)
+        draw._mask_kernel(s, p, mask)
+
+
+@njit(cache=True)
+def next_episode_seed(s):
+    """Seed of the game that follows a finished one, drawn from its own stream."""
+    return np.int64(rng_next(s, H_RNG) >> np.uint64(1))
+
+
+@njit(cache=True)
+def _vec_reset(gid, states, seeds, p, obs, masks, seats):
+    g = gid
+    for i in range(states.shape[0]):
+        _reset_one(g, states[i], seeds[i], p)
+        seats[i] = states[i, H_TURN]
+        _observe_one(g, states[i], p, seats[i], obs[i], masks[i])
+
+
+@njit(cache=True)
+def _vec_step(gid, states, actions, p, obs, masks, seats, rewards, terminated, truncated, scale,
+              finals, final_index):
+    """Returns (number of finished games, index of the first bad action or -1, its code)."""
+    g = gid
+    n_players = rewards.shape[1]
+    n_final = 0
+    for i in range(states.shape[0]):
+        s = states[i]
+        code = _step_one(g, s, actions[i], p)
+        if code != OK:
+            return n_final, i, code
+        for k in range(n_players):
+            rewards[i, k] = s[H_REWARD + k] / scale
+        done = s[H_DONE] == 1
+        terminated[i] = done and s[H_TRUNC] == 0
+        truncated[i] = done and s[H_TRUNC] == 1
+        if done:
+            finals[n_final] = s
+            final_index[n_final] = i
+            n_final += 1
+            _reset_one(g, s, next_episode_seed(s), p)
+        seats[i] = s[H_TURN]
+        _observe_one(g, s, p, seats[i], obs[i], masks[i])
+    return n_final, -1, 0
+
+
+class VectorEnv:
+    """Lockstep self-play over `num_envs` games of one registered game (see module doc)."""
+
+    def __init__(self, game: str | Game, num_envs: int, seed: int | None = None, **config):
+        if isinstance(game, str):
+            game = make_game(game, **config)
+        elif config:
+            raise ValueError("pass config keys with a game name, not with a Game instance")
+        cls = type(game).__name__
+        if cls not in GAME_IDS:
+            raise ValueError(f"{game.name}: no vector kernels registered for {cls}; known: {sorted(GAME_IDS)}")
+        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+        self.game = game
+        self.num_envs = int(num_envs)
+        self.num_players = game.num_players
+        self._gid = GAME_IDS[cls]
+        self._rng = np.random.default_rng(seed)
+        n = self.num_envs
+        self.states = np.zeros((n, game.state_size), dtype=np.int64)
+        self.obs = np.zeros((n, game.obs_size), dtype=np.float32)
+        self.masks = np.zeros((n, game.num_actions), dtype=np.int8)
+        self.seats = np.zeros(n, dtype=np.int64)
+        self.rewards = np.zeros((n, game.num_players), dtype=np.float32)
+        self.terminated = np.zeros(n, dtype=np.bool_)
+        self.truncated = np.zeros(n, dtype=np.bool_)
+        self._finals = np.zeros((n, game.state_size), dtype=np.int64)
+        self._final_index = np.zeros(n, dtype=np.int64)
+
+    @property
+    def observation_size(self) -> int:
+        return self.game.obs_size
+
+    @property
+    def num_actions(self) -> int:
+        return self.game.num_actions
+
+    def reset(self, seed: int | None = None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        seeds = np.array([seed_from_generator(self._rng) for _ in range(self.num_envs)], dtype=np.int64)
+        _vec_reset(self._gid, self.states, seeds, self.game.params, self.obs, self.masks, self.seats)
+        return self.obs, self.masks, self.seats
+
+    def step(self, actions):
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or actions.dtype.kind not in "iu":
+            raise IllegalActionError(
+                f"{self.game.name}: actions must be an integer array of shape ({self.num_envs},), "
+                f"got {actions.dtype} {actions.shape}", actions, kind="type")
+        actions = actions.astype(np.int64, copy=False)
+        n_final, bad, code = _vec_step(
+            self._gid, self.states, actions, self.game.params, self.obs, self.masks, self.seats,
+            self.rewards, self.terminated, self.truncated, float(self.game.reward_scale),
+            self._finals, self._final_index,
+        )
+        if bad >= 0:
+            # games before `bad` have stepped; say exactly which action failed and why
+            try:
+                self.game._raise_step_error(self.states[bad], int(actions[bad]), code)
+            except IllegalActionError as err:
+                raise IllegalActionError(
+                    f"env {bad}: {err} (envs 0..{bad - 1} of this batch were stepped)",
+                    err.action, err.legal, err.kind) from None
+        info = {"final_states": self._finals[:n_final].copy(), "final_index": self._final_index[:n_final].copy()}
+        return self.obs, self.masks, self.seats, self.rewards, self.terminated, self.truncated, info
+
+
+def make_vec(name: str, num_envs: int, seed: int | None = None, **config) -> VectorEnv:
+    """Vector env of a registered game (config keys as for `domino_envs.make`)."""
+    return VectorEnv(name, num_envs, seed, **config)
+
+
+__all__ = ["VectorEnv", "make_vec", "next_episode_seed", "ERR_ILLEGAL"]
