@@ -9,6 +9,7 @@ from .core import ConfigError, Game, build_config
 GAMES: dict[str, tuple[str, str, dict]] = {
     "draw_v0": ("domino_envs.games.draw", "DrawGame", {}),
     "block_v0": ("domino_envs.games.draw", "DrawGame", {"drawing": False, "first_seat": 0}),
+    "sum7_v0": ("domino_envs.games.sum7", "Sum7Game", {}),
     "seven_toed_pete_v0": ("domino_envs.games.pete", "PeteGame", {}),
 }
 

@@ -21,6 +21,15 @@ CONFIGS: list[tuple[str, dict]] = [
     ("block_v0", {"num_players": 4, "hand_size": 7}),
     ("block_v0", {"max_pip": 9, "num_players": 4, "first_seat": 2}),
     ("block_v0", {"match": True, "target": 100}),
+    # Sum 7: 2-4 players, both deals, every zero rule, match mode
+    ("sum7_v0", {}),
+    ("sum7_v0", {"num_players": 3}),
+    ("sum7_v0", {"num_players": 4}),
+    ("sum7_v0", {"deal": "seven_up", "num_players": 3, "zero_rule": "strict"}),
+    ("sum7_v0", {"deal": "seven_up", "num_players": 4, "zero_rule": "wild"}),
+    ("sum7_v0", {"zero_rule": "strict"}),
+    ("sum7_v0", {"zero_rule": "wild", "num_players": 3}),
+    ("sum7_v0", {"match": True, "target": 100, "num_players": 3}),
     # Seven-Toed Pete: single hand, double_extra_turn (P-2), match mode (P-7), fixed first leader (P-5)
     ("seven_toed_pete_v0", {}),
     ("seven_toed_pete_v0", {"double_extra_turn": True}),

@@ -1,0 +1,836 @@
+"""Domino Sum 7 (`sum7_v0`): required numbers that sum to seven, zero traps, and waiting.
+
+Rules (rules-spec section 4, seed 003, a proposed house variant; ids S-1..S-12):
+- S-1 Deal: double-six (28 tiles), 2-4 players, 7 tiles each (``deal="standard"``) or 7/6/5 for
+  2/3/4 players (``deal="seven_up"``). The rest is the market (4 players standard: no market).
+- S-2 Starter: the holder of the highest double among 1-1..6-6 must lead it (0-0 never leads). The
+  lead is the hand's 1st placement, made by the engine (it is forced); play then passes to the
+  starter's next seat. This applies to every hand, including each hand of a match.
+- S-3 No double 1-1..6-6 dealt: the holder of the heaviest zero-free tile leads it. Tie-break
+  between equal weights: the tile with the higher high half (3-6 beats 4-5; 5-6, 4-6, 3-6, 4-5 ...
+  is the full order), so exactly one tile leads. Both starter rules are public information: at the
+  deal no seat held a tile ranked above the lead (S-2: a higher double; S-3: any double 1-1..6-6 or
+  a heavier/tie-winning zero-free tile); the observation shows it in ``lacks``.
+- Required numbers: the lead (a, b) lies with a on side 0 (left) and b on side 1 (right); an open
+  side showing e requires 7 - e. A tile goes on a side only if its touching half is 7 - e; its other
+  half becomes that side's new end. The other side is unchanged (seed examples: with 5 and 3
+  required, 5-2 on the 5 keeps 5 required; 3-1 on the 3 makes 6 required).
+- S-4 Zero tiles (a 0 on either half) may be placed only from the 7th placement of the hand on
+  (the lead is placement 1, so once 6 tiles lie in the line). "Traps are live" from then on.
+- S-5 x-0 (x = 1..6) goes on a side requiring x: the x touches, the 0 faces out and closes the side.
+- S-6 0-0 may be placed on any open side, whatever it requires, and closes it.
+- S-7 ``zero_rule``: "trap" (default) is S-4..S-6 exactly. "strict": as "trap" but 0-0 has no
+  wildcard use - it can never be placed (it stays in its holder's hand: 0 pips, but that seat can
+  never go out while holding it). "wild": as "trap" but zero tiles (x-0 and 0-0) are live from the
+  start (from the 2nd placement; the lead is never a zero tile).
+- S-8 Turn: a seat with at least one legal placement places one tile OR waits (the pass action).
+  A seat with none draws from the market one tile at a time until it draws a placeable one, which it
+  must place at once (no waiting; it picks the side if the tile fits both); the other drawn tiles
+  are kept. With the market empty (or emptied by the draws) it passes.
+- S-9 Drawing is only ever forced: a seat holding a placement may not draw; the market can be drawn
+  to its last tile. A seat that draws (or is forced to pass) shows it held no placeable tile for the
+  requirements and trap state of that moment; these "lacks" are public (the ``lacks`` piece) until
+  the seat keeps an unseen drawn tile (then only the latest ones are known). A wait shows nothing
+  the observation tracks (a seat that waited had a placement, which is not recorded).
+- S-10 The hand ends at once when: both sides are closed; a tile is placed on the last open side
+  (after one side closed, any placement on the other ends the hand); a seat places its last tile; or
+  every seat passes once in succession (n consecutive passes: waits and forced passes both count,
+  any placement resets the run; a draw that ends in a placement is a placement).
+- S-11 Score: each seat's remaining pips; fewest wins; every seat tied for fewest is a winner.
+  Rewards (zero-sum, at the end of a hand): every loser pays its own remaining pips, and the winners
+  share the total equally; if all seats tie nobody pays. Integer units of 1/12 point in the state
+  (``reward_scale = 12``), so shares by 2 or 3 winners are exact.
+- S-12 Match mode (``match=True``, ``target`` default 100, ``max_hands`` default 1000): hands are
+  played as one episode; a seat's match score is the sum of its hand rewards (points won minus points
+  paid). The match ends after the first hand where some seat's score reaches ``target``; the highest
+  score leads, and the episode return of each seat IS its match score. ``max_hands`` truncates a
+  match that somehow never gets there. Unlike Draw's D-5 the next hand's starter is chosen by S-2/S-3
+  again (the rules name the starter by the tiles, not by the last hand).
+
+Forced steps (the lead, draws, forced passes, and a just-drawn tile that fits only one side) are
+taken by the engine; agents see only real decisions. With waiting allowed a seat holding a
+placement always has >= 2 actions, so only post-draw placements and passes are ever forced.
+
+Action encoding: ``Discrete(57)``. Action ``tile * 2 + side`` (0..55) places tile id ``tile``
+(tiles.py: id of (a, b), a <= b, is b*(b+1)/2 + a) on side 0 (left) or 1 (right); action 56
+(``PASS``) waits / passes. ``encode_action(a, b, side)`` / ``encode_action("pass")`` and
+``describe_action(id)`` convert.
+
+Observation (float32 vector, seat-relative: index 0 is the observing seat, r is r seats later):
+    hand         (28,)      1 where the tile is in my hand
+    played_by    (n, 28)    1 where relative seat r placed the tile (the lead included)
+    required     (2, 6)     one-hot required number 1..6 (column k = number k + 1) of side 0 / 1;
+                            zeros on a closed side
+    closed       (2,)       1 where the side is closed (by a zero trap)
+    traps_live   (1,)       1 if zero tiles may be placed now (S-4, S-7)
+    placements   (1,)       tiles in the line
+    hand_sizes   (n,)       tiles held
+    market       (1,)       tiles left in the market
+    lacks        (n, 28)    tiles the seat showed it does not hold (S-2/S-3 at the deal, S-9)
+    drawn        (n,)       tiles drawn this hand
+    passes       (1,)       passes in a row (S-10: the hand ends when it reaches n)
+    won          (n,)       points received this match (single hand: this hand)
+    paid         (n,)       points paid this match; won - paid is the match score (S-12)
+    to_move      (n,)       one-hot relative seat to act (zeros once over)
+    just_drew    (1,)       1 if the seat to act drew this turn: it holds exactly one placeable
+                            tile (the last drawn), which it must place (no waiting)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..core import (
+    ERR_ILLEGAL, ERR_OVER, ERR_RANGE, H_DONE, H_HAND, H_REWARD, H_STEPS, H_TRUNC, H_TURN, H_RNG,
+    HEADER_SIZE, OK, ConfigError, DealError, Game, check_bool, check_choice, check_int,
+)
+from ..layout import (
+    SPIN_NONE, lay_arm_end, lay_arm_open, lay_close_arm, lay_history, lay_init, lay_place_touching,
+    lay_placed, lay_size,
+)
+from ..rng import rng_below, rng_shuffle
+from ..sampling import deal_consistent
+from ..tiles import PIP_MASK, TILE_A, TILE_B, lowest_bit, mask_pips, nth_bit, popcount, tile_id, tile_name
+
+MAX_PLAYERS = 4
+NT = 28  # double-six
+FULL = (1 << NT) - 1
+PASS = 2 * NT  # the wait / pass action
+N_ACTIONS = PASS + 1
+SEVEN = 7
+UNIT = 12  # reward and score units per point (lcm of 1..3 winners sharing)
+ZERO_TILES = int(PIP_MASK[0]) & FULL
+ZR_TRAP, ZR_STRICT, ZR_WILD = 0, 1, 2
+ZERO_RULES = ("trap", "strict", "wild")
+DEALS = ("standard", "seven_up")
+HAND_SIZES = {("standard", 2): 7, ("standard", 3): 7, ("standard", 4): 7,
+              ("seven_up", 2): 7, ("seven_up", 3): 6, ("seven_up", 4): 5}
+
+# S-2/S-3 lead rank of every double-six tile: doubles 1-1..6-6 above everything, then zero-free
+# tiles by weight and high half; zero tiles never lead (rank -1)
+LEAD_RANK = np.full(NT, -1, dtype=np.int64)
+for _t in range(NT):
+    _a, _b = int(TILE_A[_t]), int(TILE_B[_t])
+    if _a == 0:
+        continue
+    LEAD_RANK[_t] = 1000 + _a if _a == _b else (_a + _b) * 8 + _b
+
+# params
+P_NP, P_HAND, P_ZERO, P_MATCH, P_TARGET, P_MAXHANDS = range(6)
+
+# state slots (after the common header)
+HANDS = HEADER_SIZE
+DECK = HANDS + MAX_PLAYERS
+DECK_POS = DECK + NT  # market = DECK[DECK_POS:NT]
+PLAYED_BY = DECK_POS + 1
+LACKS = PLAYED_BY + NT
+DRAWN = LACKS + MAX_PLAYERS
+WON = DRAWN + MAX_PLAYERS  # units of 1/UNIT point
+PAID = WON + MAX_PLAYERS
+PASSES = PAID + MAX_PLAYERS
+JUST_DREW = PASSES + 1
+STARTER = JUST_DREW + 1
+WINNERS = STARTER + 1  # bitmask of the last hand's winners (rendering)
+LAY = WINNERS + 1
+STATE_SIZE = LAY + lay_size(2)
+
+
+@dataclass(frozen=True)
+class Sum7Config:
+    """Rule parameters of Domino Sum 7 (defaults: rules-spec section 4)."""
+
+    num_players: int = 2
+    deal: str = "standard"  # S-1: "standard" (7 each) or "seven_up" (7/6/5)
+    zero_rule: str = "trap"  # S-7: "trap", "strict" or "wild"
+    match: bool = False  # S-12
+    target: int = 100
+    max_hands: int = 1000
+
+    def __post_init__(self):
+        g = "sum7"
+        check_int(g, "num_players", self.num_players, 2, MAX_PLAYERS)
+        check_choice(g, "deal", self.deal, DEALS)
+        check_choice(g, "zero_rule", self.zero_rule, ZERO_RULES)
+        check_bool(g, "match", self.match)
+        check_int(g, "target", self.target, 1)
+        check_int(g, "max_hands", self.max_hands, 1)
+
+    @property
+    def hand_size(self) -> int:
+        return HAND_SIZES[(self.deal, self.num_players)]
+
+
+# ------------------------------------------------------------------------------ kernels
+@njit(cache=True)
+def _live(s, p):
+    """Whether zero tiles may be placed now (S-4, S-7)."""
+    return p[P_ZERO] == ZR_WILD or lay_placed(s, LAY) >= 6
+
+
+@njit(cache=True)
+def _side_set(s, p, side):
+    """Tiles (bitmask over all 28) that may go on `side` now."""
+    if lay_placed(s, LAY) == 0 or not lay_arm_open(s, LAY, side):
+        return 0
+    r = SEVEN - lay_arm_end(s, LAY, side)
+    if _live(s, p):
+        m = PIP_MASK[r] & FULL  # includes the x-0 trap (0, r)
+        if p[P_ZERO] != ZR_STRICT:
+            m |= 1  # 0-0 (tile id 0) on any open side
+        return m
+    return PIP_MASK[r] & FULL & ~ZERO_TILES
+
+
+@njit(cache=True)
+def _placeable(s, p):
+    return _side_set(s, p, 0) | _side_set(s, p, 1)
+
+
+@njit(cache=True)
+def _end_hand(s, p):
+    """S-11 scoring, then the next hand (match) or the end (S-12)."""
+    n = p[P_NP]
+    best = 1 << 30
+    for k in range(n):
+        pk = mask_pips(s[HANDS + k])
+        if pk < best:
+            best = pk
+    winners = 0
+    nw = 0
+    pot = 0
+    for k in range(n):
+        pk = mask_pips(s[HANDS + k])
+        if pk == best:
+            winners |= 1 << k
+            nw += 1
+        else:
+            pot += pk
+    if nw < n:
+        share = pot * UNIT // nw
+        for k in range(n):
+            if (winners >> k) & 1:
+                s[H_REWARD + k] += share
+                s[WON + k] += share
+            else:
+                pk = mask_pips(s[HANDS + k]) * UNIT
+                s[H_REWARD + k] -= pk
+                s[PAID + k] += pk
+    s[WINNERS] = winners
+    s[H_HAND] += 1
+    over = p[P_MATCH] == 0
+    if not over:
+        for k in range(n):
+            if s[WON + k] - s[PAID + k] >= p[P_TARGET] * UNIT:
+                over = True
+        if not over and s[H_HAND] >= p[P_MAXHANDS]:
+            over = True
+            s[H_TRUNC] = 1
+    if over:
+        s[H_DONE] = 1
+        s[H_TURN] = -1
+        s[JUST_DREW] = 0
+    else:
+        _deal(s, p)
+
+
+@njit(cache=True)
+def _place(s, p, seat, t, side):
+    """Put tile t from seat's hand on side (legality checked by the caller); S-5/S-6/S-10."""
+    if TILE_A[t] == 0:  # zero tile: x-0 touches with x (0-0 with 0), the 0 faces out and closes
+        lay_place_touching(s, LAY, t, side, TILE_B[t])
+        lay_close_arm(s, LAY, side)
+    else:
+        lay_place_touching(s, LAY, t, side, SEVEN - lay_arm_end(s, LAY, side))
+    s[HANDS + seat] &= ~(1 << t)
+    s[PLAYED_BY + t] = seat
+    s[PASSES] = 0
+    s[JUST_DREW] = 0
+    if s[HANDS + seat] == 0 or not lay_arm_open(s, LAY, 1 - side):
+        _end_hand(s, p)
+    else:
+        s[H_TURN] = (seat + 1) % p[P_NP]
+
+
+@njit(cache=True)
+def _start(s, p):
+    """S-2/S-3: find the lead, record what it shows, and let the engine place it."""
+    n = p[P_NP]
+    best = -1
+    seat = -1
+    lead = -1
+    for k in range(n):
+        h = s[HANDS + k]
+        while h:
+            t = lowest_bit(h)
+            h &= h - 1
+            if LEAD_RANK[t] > best:
+                best = LEAD_RANK[t]
+                seat = k
+                lead = t
+    above = 0
+    for t in range(NT):
+        if LEAD_RANK[t] > best:
+            above |= 1 << t
+    for k in range(n):
+        s[LACKS + k] = above
+    s[STARTER] = seat
+    # the lead (placement 1) cannot close a side or end the line; a starter left without tiles
+    # (only in a hand-set deal) ends the hand in _advance
+    lay_place_touching(s, LAY, lead, 0, 0)
+    s[HANDS + seat] &= ~(1 << lead)
+    s[PLAYED_BY + lead] = seat
+    s[H_TURN] = (seat + 1) % n
+
+
+@njit(cache=True)
+def _deal(s, p):
+    n = p[P_NP]
+    hs = p[P_HAND]
+    for i in range(NT):
+        s[DECK + i] = i
+    rng_shuffle(s, H_RNG, s[DECK:DECK + NT], NT)
+    for k in range(MAX_PLAYERS):
+        s[HANDS + k] = 0
+        s[LACKS + k] = 0
+        s[DRAWN + k] = 0
+    for k in range(n):
+        h = 0
+        for i in range(hs):
+            h |= 1 << s[DECK + k * hs + i]
+        s[HANDS + k] = h
+    s[DECK_POS] = n * hs
+    _new_hand(s, p)
+
+
+@njit(cache=True)
+def _new_hand(s, p):
+    for t in range(NT):
+        s[PLAYED_BY + t] = -1
+    s[PASSES] = 0
+    s[JUST_DREW] = 0
+    lay_init(s, LAY, 2, SPIN_NONE)
+    _start(s, p)
+
+
+@njit(cache=True)
+def _advance(s, p):
+    """Take forced steps (draws, forced passes, a drawn tile that fits one side) until a real
+    decision or the end."""
+    n = p[P_NP]
+    while s[H_DONE] == 0:
+        if s[HANDS + s[STARTER]] == 0:  # the starter went out with its lead (hand-set deal)
+            _end_hand(s, p)
+            continue
+        seat = s[H_TURN]
+        hand = s[HANDS + seat]
+        m0 = hand & _side_set(s, p, 0)
+        m1 = hand & _side_set(s, p, 1)
+        c = popcount(m0) + popcount(m1)
+        if s[JUST_DREW] == 1:
+            if c > 1:
+                return
+            if m0 != 0:
+                _place(s, p, seat, lowest_bit(m0), 0)
+            else:
+                _place(s, p, seat, lowest_bit(m1), 1)
+            continue
+        if c > 0:
+            return  # place or wait: a real decision
+        pl = _placeable(s, p)
+        if s[DECK_POS] < NT:
+            kept = 0
+            got = False
+            while s[DECK_POS] < NT:
+                t = s[DECK + s[DECK_POS]]
+                s[DECK_POS] += 1
+                s[HANDS + seat] |= 1 << t
+                s[DRAWN + seat] += 1
+                if (pl >> t) & 1:
+                    got = True
+                    break
+                kept += 1
+            s[LACKS + seat] = pl if kept > 0 else (s[LACKS + seat] | pl)
+            if got:
+                s[JUST_DREW] = 1
+                continue
+        else:
+            s[LACKS + seat] |= pl
+        s[PASSES] += 1  # forced pass
+        if s[PASSES] >= n:
+            _end_hand(s, p)
+        else:
+            s[H_TURN] = (seat + 1) % n
+
+
+@njit(cache=True)
+def _reset_kernel(s, seed, p):
+    for i in range(s.shape[0]):
+        s[i] = 0
+    s[H_RNG] = seed
+    _deal(s, p)
+    _advance(s, p)
+
+
+@njit(cache=True)
+def _is_legal(s, p, a):
+    hand = s[HANDS + s[H_TURN]]
+    if a == PASS:
+        return s[JUST_DREW] == 0 and (hand & _placeable(s, p)) != 0
+    t = a >> 1
+    if (hand >> t) & 1 == 0:
+        return False
+    return (_side_set(s, p, a & 1) >> t) & 1 == 1
+
+
+@njit(cache=True)
+def _legal_set_kernel(s, p, out):
+    """Legality action by action through the step's own check (tests compare it with the mask)."""
+    out[:] = 0
+    if s[H_DONE] == 1:
+        return
+    for a in range(N_ACTIONS):
+        out[a] = 1 if _is_legal(s, p, a) else 0
+
+
+@njit(cache=True)
+def _step_kernel(s, a, p):
+    if s[H_DONE] == 1:
+        return ERR_OVER
+    if a < 0 or a >= N_ACTIONS:
+        return ERR_RANGE
+    if not _is_legal(s, p, a):
+        return ERR_ILLEGAL
+    for k in range(MAX_PLAYERS):
+        s[H_REWARD + k] = 0
+    s[H_STEPS] += 1
+    seat = s[H_TURN]
+    if a == PASS:
+        s[PASSES] += 1
+        if s[PASSES] >= p[P_NP]:
+            _end_hand(s, p)
+        else:
+            s[H_TURN] = (seat + 1) % p[P_NP]
+    else:
+        _place(s, p, seat, a >> 1, a & 1)
+    _advance(s, p)
+    return OK
+
+
+@njit(cache=True)
+def _mask_kernel(s, p, out):
+    out[:] = 0
+    if s[H_DONE] == 1:
+        return
+    hand = s[HANDS + s[H_TURN]]
+    any_ = False
+    for side in range(2):
+        m = hand & _side_set(s, p, side)
+        if m != 0:
+            any_ = True
+        while m:
+            out[lowest_bit(m) * 2 + side] = 1
+            m &= m - 1
+    if any_ and s[JUST_DREW] == 0:
+        out[PASS] = 1
+
+
+@njit(cache=True)
+def _check_kernel(s, p):
+    """Tile conservation (hands, line, market partition the set) and the state's invariants:
+    lacks agree with the hands, the run of passes is short of n, a decision has >= 2 actions."""
+    n = p[P_NP]
+    seen = 0
+    for k in range(n):
+        h = s[HANDS + k]
+        if seen & h:
+            return False
+        seen |= h
+    placed = 0
+    for t in range(NT):
+        if s[PLAYED_BY + t] >= 0:
+            if (seen >> t) & 1:
+                return False
+            seen |= 1 << t
+            placed += 1
+    if placed != lay_placed(s, LAY):
+        return False
+    for i in range(s[DECK_POS], NT):
+        t = s[DECK + i]
+        if t < 0 or t >= NT or (seen >> t) & 1:
+            return False
+        seen |= 1 << t
+    if seen != FULL:
+        return False
+    if s[H_DONE] == 1:
+        return s[H_TURN] == -1
+    mover = s[H_TURN]
+    if s[PASSES] >= n:
+        return False
+    for k in range(n):
+        bad = s[HANDS + k] & s[LACKS + k]
+        if k == mover and s[JUST_DREW] == 1:
+            # exactly the drawn tile, which fits both sides (else the engine had placed it)
+            if popcount(bad) != 1 or (bad & _side_set(s, p, 0)) == 0 or (bad & _side_set(s, p, 1)) == 0:
+                return False
+        elif bad != 0:
+            return False
+    return (s[HANDS + mover] & _placeable(s, p)) != 0
+
+
+@njit(cache=True)
+def _obs_kernel(s, p, v, out):
+    n = p[P_NP]
+    out[:] = 0
+    o = 0
+    h = s[HANDS + v]
+    while h:
+        out[o + lowest_bit(h)] = 1
+        h &= h - 1
+    o += NT
+    for t in range(NT):
+        pb = s[PLAYED_BY + t]
+        if pb >= 0:
+            out[o + ((pb - v) % n) * NT + t] = 1
+    o += n * NT
+    placed = lay_placed(s, LAY)
+    for side in range(2):
+        if placed > 0 and lay_arm_open(s, LAY, side):
+            out[o + side * 6 + SEVEN - lay_arm_end(s, LAY, side) - 1] = 1
+    o += 12
+    for side in range(2):
+        if placed > 0 and not lay_arm_open(s, LAY, side):
+            out[o + side] = 1
+    o += 2
+    out[o] = 1 if _live(s, p) else 0
+    o += 1
+    out[o] = placed
+    o += 1
+    for r in range(n):
+        out[o + r] = popcount(s[HANDS + (v + r) % n])
+    o += n
+    out[o] = NT - s[DECK_POS]
+    o += 1
+    for r in range(n):
+        m = s[LACKS + (v + r) % n]
+        while m:
+            out[o + r * NT + lowest_bit(m)] = 1
+            m &= m - 1
+    o += n * NT
+    for r in range(n):
+        out[o + r] = s[DRAWN + (v + r) % n]
+    o += n
+    out[o] = s[PASSES]
+    o += 1
+    for r in range(n):
+        out[o + r] = s[WON + (v + r) % n] / UNIT
+    o += n
+    for r in range(n):
+        out[o + r] = s[PAID + (v + r) % n] / UNIT
+    o += n
+    if s[H_DONE] == 0:
+        out[o + (s[H_TURN] - v) % n] = 1
+    o += n
+    out[o] = s[JUST_DREW]
+
+
+@njit(cache=True)
+def _sample_kernel(s, p, v, seed):
+    """Redeal every tile seat v cannot see: opponents' hands avoid their public lacks; the seat to
+    act (if not v) keeps a real decision: a just-drawn tile that fits both sides, or else at least
+    one placeable tile. Depends only on v's information (dealt deck slots are blanked)."""
+    n = p[P_NP]
+    ns = s.copy()
+    played = 0
+    for t in range(NT):
+        if s[PLAYED_BY + t] >= 0:
+            played |= 1 << t
+    unseen = FULL & ~played & ~s[HANDS + v]
+    tiles = np.empty(NT, dtype=np.int64)
+    k = 0
+    m = unseen
+    while m:
+        tiles[k] = lowest_bit(m)
+        k += 1
+        m &= m - 1
+    allowed = np.zeros(n + 1, dtype=np.int64)
+    cap = np.zeros(n + 1, dtype=np.int64)
+    for j in range(n):
+        if j != v:
+            allowed[j] = unseen & ~s[LACKS + j]
+            cap[j] = popcount(s[HANDS + j])
+    allowed[n] = unseen  # the market
+    cap[n] = NT - s[DECK_POS]
+    rng_arr = np.empty(1, dtype=np.int64)
+    rng_arr[0] = seed
+    mover = s[H_TURN]
+    active = s[H_DONE] == 0 and mover != v
+    pending = active and s[JUST_DREW] == 1
+    pl = _placeable(s, p)
+    if pending:  # the drawn tile: fits both sides (the decision is real)
+        candidates = unseen & _side_set(s, p, 0) & _side_set(s, p, 1)
+    else:  # after many rejections: reserve one placeable tile for the mover
+        candidates = unseen & pl & ~s[LACKS + mover] if active else 0
+    pool = np.empty(NT, dtype=np.int64)
+    for attempt in range(100_000):
+        reserve = pending or (active and attempt >= 200 and candidates != 0)
+        fixed = -1
+        npool = k
+        if reserve:
+            fixed = nth_bit(candidates, rng_below(rng_arr, 0, popcount(candidates)))
+            npool = 0
+            for i in range(k):
+                if tiles[i] != fixed:
+                    pool[npool] = tiles[i]
+                    npool += 1
+            cap[mover] -= 1
+        else:
+            for i in range(k):
+                pool[i] = tiles[i]
+        assign = deal_consistent(pool, npool, allowed, cap, n + 1, rng_arr)
+        if reserve:
+            cap[mover] += 1
+        if npool > 0 and assign[0] < 0:
+            continue
+        for j in range(n):
+            if j != v:
+                ns[HANDS + j] = 0
+        if fixed >= 0:
+            ns[HANDS + mover] = 1 << fixed
+        pos = s[DECK_POS]
+        for i in range(npool):
+            g = assign[i]
+            if g < n:
+                ns[HANDS + g] |= 1 << pool[i]
+            else:
+                ns[DECK + pos] = pool[i]
+                pos += 1
+        if not active or pending or (ns[HANDS + mover] & pl) != 0:
+            break
+    rng_shuffle(rng_arr, 0, ns[DECK + s[DECK_POS]:DECK + NT], NT - s[DECK_POS])
+    for i in range(s[DECK_POS]):
+        ns[DECK + i] = -1  # dealt or drawn: not part of what the seat may know
+    ns[H_RNG] = rng_arr[0]
+    return ns
+
+
+# ------------------------------------------------------------------------------ Python side
+class Sum7Game(Game):
+    """Domino Sum 7 engine bound to one config."""
+
+    _reset_kernel = staticmethod(_reset_kernel)
+    _step_kernel = staticmethod(_step_kernel)
+    _mask_kernel = staticmethod(_mask_kernel)
+    _obs_kernel = staticmethod(_obs_kernel)
+    _sample_kernel = staticmethod(_sample_kernel)
+    _legal_set_kernel = staticmethod(_legal_set_kernel)
+    _check_kernel = staticmethod(_check_kernel)
+    Config = Sum7Config
+    state_size = STATE_SIZE
+    reward_scale = float(UNIT)
+    PASS = PASS
+
+    def __init__(self, config: Sum7Config, name: str = "sum7_v0"):
+        c = config
+        self.num_players = c.num_players
+        self.n_tiles = NT
+        self.num_actions = N_ACTIONS
+        self.params = np.array(
+            [c.num_players, c.hand_size, ZERO_RULES.index(c.zero_rule), int(c.match), c.target,
+             c.max_hands],
+            dtype=np.int64,
+        )
+        super().__init__(config, name)
+
+    def obs_pieces(self):
+        n = self.num_players
+        return [
+            ("hand", (NT,)), ("played_by", (n, NT)), ("required", (2, 6)), ("closed", (2,)),
+            ("traps_live", (1,)), ("placements", (1,)), ("hand_sizes", (n,)), ("market", (1,)),
+            ("lacks", (n, NT)), ("drawn", (n,)), ("passes", (1,)), ("won", (n,)), ("paid", (n,)),
+            ("to_move", (n,)), ("just_drew", (1,)),
+        ]
+
+    def obs_high(self) -> float:
+        """Bound of every observation entry: won/paid add at most 168 points (every pip) per hand."""
+        hands = self.config.max_hands if self.config.match else 1
+        return float(max(NT, 168 * hands))
+
+    def max_decisions(self) -> int:
+        """Decisions per hand <= (placements + 1) * n: at most n - 1 passes between placements."""
+        hands = self.config.max_hands if self.config.match else 1
+        return hands * (NT + 1) * self.num_players
+
+    # ---- actions
+    def encode_action(self, a, b: int | None = None, side: int | None = None) -> int:
+        """Action id of tile (a, b) on side 0 (left) or 1 (right); ``encode_action("pass")`` (or
+        "wait") is the pass action."""
+        if isinstance(a, str):
+            if a in ("pass", "wait") and b is None and side is None:
+                return PASS
+            raise ValueError(f"{self.name}: encode_action takes (a, b, side) or 'pass'/'wait', got {a!r}")
+        if side not in (0, 1):
+            raise ValueError(f"{self.name}: side must be 0 (left) or 1 (right), got {side!r}")
+        t = tile_id(a, b)
+        if t >= NT:
+            raise ValueError(f"{self.name}: tile ({a}, {b}) is not in the double-six set")
+        return t * 2 + side
+
+    def describe_action(self, action: int) -> str:
+        if not 0 <= action < self.num_actions:
+            return f"out of range (0..{self.num_actions - 1})"
+        if action == PASS:
+            return "pass (wait)"
+        t, side = divmod(int(action), 2)
+        return f"place {tile_name(t)} on the {'left' if side == 0 else 'right'} side"
+
+    # ---- deals
+    def set_deal(self, state: np.ndarray, deal: dict) -> None:
+        """Start a hand from a given deal: {"hands": [[(a, b), ...] per seat], "market": [(a, b), ...]
+        in draw order}. Hands may have any non-empty size (a hand-set deal for tests and puzzles).
+        Tiles named nowhere go to the market after the named ones, in ascending tile id order. The
+        starter and lead follow S-2/S-3; forced steps are taken."""
+        allowed = {"hands", "market"}
+        if not isinstance(deal, dict) or set(deal) - allowed or "hands" not in deal:
+            raise DealError(f"{self.name}: a deal is a dict with keys {sorted(allowed)} ('hands' required); got {deal!r}")
+        n = self.num_players
+        hands = deal["hands"]
+        if not isinstance(hands, (list, tuple)) or len(hands) != n:
+            raise DealError(f"{self.name}: deal needs {n} hands (one per player); got {hands!r}")
+        seen: set[int] = set()
+
+        def ids(seq, where):
+            if not isinstance(seq, (list, tuple)):
+                raise DealError(f"{self.name}: {where} must be a list of tiles (a, b); got {seq!r}")
+            out = []
+            for tile in seq:
+                try:
+                    a, b = tile
+                    a, b = int(a), int(b)
+                    if min(a, b) < 0 or max(a, b) > 6:
+                        raise ValueError
+                    t = tile_id(a, b)
+                except (TypeError, ValueError):
+                    raise DealError(f"{self.name}: {where}: {tile!r} is not a double-six tile (a, b) with halves 0..6") from None
+                if t in seen:
+                    raise DealError(f"{self.name}: {where}: tile {tile!r} is dealt twice")
+                seen.add(t)
+                out.append(t)
+            return out
+
+        hand_ids = [ids(h, f"hand {k}") for k, h in enumerate(hands)]
+        if any(len(h) == 0 for h in hand_ids):
+            raise DealError(f"{self.name}: every hand needs at least one tile")
+        if all(LEAD_RANK[t] < 0 for h in hand_ids for t in h):
+            raise DealError(f"{self.name}: no hand holds a tile that can lead (a double 1-1..6-6 or a zero-free tile; S-2/S-3)")
+        market_ids = ids(deal.get("market", []), "market")
+        rest = [t for t in range(NT) if t not in seen]
+        s = state
+        s[DECK:DECK + NT] = [t for h in hand_ids for t in h] + market_ids + rest
+        for k in range(MAX_PLAYERS):
+            s[HANDS + k] = sum(1 << t for t in hand_ids[k]) if k < n else 0
+            s[LACKS + k] = 0
+            s[DRAWN + k] = 0
+            s[H_REWARD + k] = 0
+        s[DECK_POS] = sum(len(h) for h in hand_ids)
+        s[H_DONE] = 0
+        s[H_TRUNC] = 0
+        _new_hand(s, self.params)
+        _advance(s, self.params)
+
+    # ---- inspection helpers (tests, rendering)
+    def _tiles(self, mask) -> list[tuple[int, int]]:
+        return [(int(TILE_A[t]), int(TILE_B[t])) for t in range(NT) if (int(mask) >> t) & 1]
+
+    def hand(self, state, seat) -> list[tuple[int, int]]:
+        return self._tiles(state[HANDS + seat])
+
+    def lacks(self, state, seat) -> list[tuple[int, int]]:
+        return self._tiles(state[LACKS + seat])
+
+    def market(self, state) -> list[tuple[int, int]]:
+        return [(int(TILE_A[t]), int(TILE_B[t])) for t in state[DECK + state[DECK_POS]:DECK + NT]]
+
+    def required(self, state) -> tuple[int | None, int | None]:
+        """Required number of side 0 and side 1 (None where closed or before the lead)."""
+        if lay_placed(state, LAY) == 0:
+            return None, None
+        return tuple(int(SEVEN - lay_arm_end(state, LAY, a)) if lay_arm_open(state, LAY, a) else None
+                     for a in range(2))
+
+    def placements(self, state) -> int:
+        return int(lay_placed(state, LAY))
+
+    def traps_live(self, state) -> bool:
+        return bool(_live(state, self.params))
+
+    def passes(self, state) -> int:
+        return int(state[PASSES])
+
+    def just_drew(self, state) -> bool:
+        return bool(state[JUST_DREW])
+
+    def drawn(self, state) -> list[int]:
+        return [int(x) for x in state[DRAWN:DRAWN + self.num_players]]
+
+    def starter(self, state) -> int:
+        return int(state[STARTER])
+
+    def winners(self, state) -> list[int]:
+        return [k for k in range(self.num_players) if (int(state[WINNERS]) >> k) & 1]
+
+    def scores(self, state) -> list[float]:
+        """Match score per seat (points won minus points paid; S-12)."""
+        return [float(state[WON + k] - state[PAID + k]) / UNIT for k in range(self.num_players)]
+
+    def line(self, state) -> list[tuple[int, int, int]]:
+        """Placements in order as (inner half, outer half, side); the lead as (a, b, -1)."""
+        out = []
+        ends = {}
+        for t, arm in lay_history(state, LAY):
+            a, b = int(TILE_A[t]), int(TILE_B[t])
+            if not ends:
+                ends = {0: a, 1: b}
+                out.append((a, b, -1))
+                continue
+            inner = b if a == 0 else SEVEN - ends[arm]  # x-0 and 0-0 touch with their high half
+            outer = a if inner == b else b
+            ends[arm] = outer
+            out.append((inner, outer, int(arm)))
+        return out
+
+    def render_line(self, state) -> str:
+        """The line with the required number (or 'closed') at each end, e.g. ``(4) [3|1]<1|1>[6|2] (5)``."""
+        line = self.line(state)
+        if not line:
+            return "(empty)"
+        left = "".join(f"[{o}|{i}]" for i, o, a in reversed(line) if a == 0)
+        right = "".join(f"[{i}|{o}]" for i, o, a in line if a == 1)
+        a, b, _ = line[0]
+        req = self.required(state)
+        tag = ["closed" if r is None else str(r) for r in req]
+        return f"({tag[0]}) {left}<{a}|{b}>{right} ({tag[1]})"
+
+    def render(self, state: np.ndarray, seat: int) -> str:
+        s = state
+        live = "live" if self.traps_live(s) else "not yet"
+        lines = [f"{self.name}  hand {int(s[H_HAND]) + (0 if s[H_DONE] else 1)}  market {int(NT - s[DECK_POS])}  "
+                 f"placements {self.placements(s)}  zero traps {live} ({self.config.zero_rule})  "
+                 f"passes in a row {int(s[PASSES])}"]
+        req = self.required(s)
+        lines.append("required: " + " | ".join(
+            f"{name} {'closed' if r is None else r}" for name, r in zip(("left", "right"), req)))
+        lines.append("line: " + self.render_line(s))
+        for k in range(self.num_players):
+            mark = " <- to move" + (" (must place the drawn tile)" if s[JUST_DREW] else "") \
+                if (not s[H_DONE] and s[H_TURN] == k) else ""
+            lines.append(f"seat {k}: {popcount(s[HANDS + k])} tiles, drew {int(s[DRAWN + k])}{mark}")
+        lines.append(f"seat {seat} holds: " + " ".join(f"[{a}|{b}]" for a, b in self.hand(s, seat)))
+        if self.config.match:
+            lines.append(f"match scores {self.scores(s)}")
+        if s[H_DONE]:
+            w = self.winners(s)
+            pips = [mask_pips(s[HANDS + k]) for k in range(self.num_players)]
+            lines.append(f"over: remaining pips {pips}; winner(s) {w}")
+        return "\n".join(lines)
