@@ -143,20 +143,23 @@ class Game:
         """Deal a new episode into state from an integer seed."""
         type(self)._reset_kernel(state, np.int64(seed), self.params)
 
-    def step(self, state: np.ndarray, action) -> None:
-        """Apply one action of the seat to move; advance through forced steps."""
+    def action_as_int(self, action) -> int:
+        """The action as a Python int; IllegalActionError for anything but an integer."""
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
             if isinstance(action, np.ndarray) and action.shape == () and action.dtype.kind in "iu":
-                action = action.item()
-            else:
-                raise IllegalActionError(
-                    f"{self.name}: action {action!r} is not an integer; actions are ints 0..{self.num_actions - 1}",
-                    action, kind="type",
-                )
-        a = int(action)
+                return int(action.item())
+            raise IllegalActionError(
+                f"{self.name}: action {action!r} is not an integer; actions are ints 0..{self.num_actions - 1}",
+                action, kind="type",
+            )
+        return int(action)
+
+    def step(self, state: np.ndarray, action) -> None:
+        """Apply one action of the seat to move; advance through forced steps."""
+        a = self.action_as_int(action)
         code = type(self)._step_kernel(state, a, self.params)
         if code != OK:
-            self._raise_step_error(state, action, code)
+            self._raise_step_error(state, a, code)
 
     def _raise_step_error(self, state, action, code) -> None:
         if code == ERR_OVER:

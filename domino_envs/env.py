@@ -21,7 +21,7 @@ from pettingzoo import AECEnv
 
 from .core import H_DONE, H_REWARD, H_TRUNC, H_TURN, DominoError, Game, IllegalActionError
 from .registry import make_game
-from .rng import seed_from_generator
+from .rng import mix_seed
 
 ENV_KEYS = ("render_mode", "illegal_action", "illegal_reward")
 
@@ -59,8 +59,19 @@ class DominoEnv(AECEnv, EzPickle):
         self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
         self.state_space = spaces.Box(0.0, high, (n * game.obs_size,), np.float32)
         self._state = game.new_state()
-        self._rng: np.random.Generator | None = None
+        self._seed_base: int | None = None
+        self._episode = 0
         self._ready = False
+        self._rewards_nonzero = False
+        # hot-path handles: the engine's kernels and sizes, looked up once
+        cls = type(game)
+        self._params = game.params
+        self._obs_kernel = cls._obs_kernel
+        self._mask_kernel = cls._mask_kernel
+        self._step_kernel = cls._step_kernel
+        self._obs_size = game.obs_size
+        self._n_actions = game.num_actions
+        self._reward_slice = slice(H_REWARD, H_REWARD + n)
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):
@@ -72,10 +83,11 @@ class DominoEnv(AECEnv, EzPickle):
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None):
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        elif self._rng is None:
-            self._rng = np.random.default_rng()
-        self.game.reset(self._state, seed_from_generator(self._rng))
+            self._seed_base, self._episode = int(seed), 0
+        elif self._seed_base is None:  # unseeded: OS entropy, never a global RNG
+            self._seed_base, self._episode = int(np.random.SeedSequence().entropy), 0
+        self.game.reset(self._state, mix_seed(self._seed_base, self._episode))
+        self._episode += 1
         if options:
             unknown = set(options) - {"deal"}
             if unknown:  # PettingZoo's api_test passes arbitrary options: warn, do not fail
@@ -90,17 +102,19 @@ class DominoEnv(AECEnv, EzPickle):
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
         self._ready = True
+        self._rewards_nonzero = False
         self.agent_selection = self.possible_agents[0]
-        self._after_engine_step(clear=True)
+        self._after_engine_step()
 
     def observe(self, agent: str):
         if not self._ready:
             raise DominoError(f"{self.game.name}: call reset() before observe()")
         seat = self._seat_of[agent]
-        obs = self.game.observe(self._state, seat)
-        mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        if self._state[H_DONE] == 0 and self._state[H_TURN] == seat:
-            self.game.legal_mask(self._state, mask)
+        obs = np.empty(self._obs_size, dtype=np.float32)
+        self._obs_kernel(self._state, self._params, seat, obs)
+        mask = np.zeros(self._n_actions, dtype=np.int8)
+        if self._state[H_TURN] == seat:  # H_TURN is -1 once the episode is over
+            self._mask_kernel(self._state, self._params, mask)
         return {"observation": obs, "action_mask": mask}
 
     def step(self, action):
@@ -120,22 +134,28 @@ class DominoEnv(AECEnv, EzPickle):
                 f"{self.game.name}: {agent} is to act; step(None) is only for agents that are done", action
             )
         self._cumulative_rewards[agent] = 0.0
-        try:
-            self.game.step(self._state, action)
-        except IllegalActionError as err:
-            if self.illegal_action == "raise" or err.kind != "illegal":
-                raise
-            self._penalize(agent)
-            return
+        a = action if type(action) is int else self.game.action_as_int(action)
+        code = self._step_kernel(self._state, a, self._params)
+        if code:
+            try:
+                self.game._raise_step_error(self._state, a, code)
+            except IllegalActionError as err:
+                if self.illegal_action == "raise" or err.kind != "illegal":
+                    raise
+                self._penalize(agent)
+                return
         self._after_engine_step()
 
-    def _after_engine_step(self, clear: bool = False):
+    def _after_engine_step(self):
         s = self._state
-        scale = self.game.reward_scale
-        for i, a in enumerate(self.possible_agents):
-            r = 0.0 if clear else float(s[H_REWARD + i]) / scale
-            self.rewards[a] = r
-            self._cumulative_rewards[a] += r
+        rs = s[self._reward_slice].tolist()
+        if self._rewards_nonzero or any(rs):  # rewards are sparse: skip the dict writes when all 0
+            scale = self.game.reward_scale
+            for a, r in zip(self.possible_agents, rs):
+                r = r / scale
+                self.rewards[a] = r
+                self._cumulative_rewards[a] += r
+            self._rewards_nonzero = any(rs)
         if s[H_DONE]:
             done_key = self.truncations if s[H_TRUNC] else self.terminations
             for a in self.agents:

@@ -43,3 +43,13 @@ def rng_shuffle(s, slot, arr, n):
 def seed_from_generator(rng: np.random.Generator) -> int:
     """An engine seed drawn from a numpy Generator (the only way seeds enter an engine)."""
     return int(rng.integers(0, 2**63 - 1, dtype=np.int64))
+
+
+def mix_seed(base: int, counter: int) -> int:
+    """Engine seed for episode `counter` of a stream seeded with `base` (splitmix64, pure Python:
+    cheaper than building a numpy Generator per reset, and just as deterministic)."""
+    mask = (1 << 64) - 1
+    x = (int(base) * 0x9E3779B97F4A7C15 + (int(counter) + 1) * 0xD1B54A32D192ED03) & mask
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & mask
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & mask
+    return (x ^ (x >> 31)) >> 1

@@ -1,0 +1,30 @@
+"""The `domino` command: `domino bench ...`, `domino evaluate ...`, `domino games`."""
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    commands = ["bench", "evaluate", "games"]
+    if not argv or argv[0] not in commands:
+        print(f"usage: domino {{{','.join(commands)}}} ...  (got {argv[:1] or 'nothing'})", file=sys.stderr)
+        return 2
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "bench":
+        from .bench import main as bench_main
+
+        bench_main(rest)
+    elif cmd == "evaluate":
+        from training.evaluate import main as evaluate_main
+
+        evaluate_main(rest)
+    else:
+        from .registry import game_names
+
+        print("\n".join(game_names()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
