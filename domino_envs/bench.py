@@ -104,8 +104,8 @@ def _connect_four_rate(seconds: float) -> float | None:
 
 
 def _has_vector(name: str) -> bool:
+    from .dispatch import GAME_IDS
     from .registry import GAMES
-    from .vector import GAME_IDS
 
     return GAMES[name][1] in GAME_IDS
 

@@ -19,42 +19,18 @@ game per call, for whichever seat is to act in that game, in one compiled loop:
 - All arrays are numpy and reused between calls (copy what you keep); ``torch.from_numpy`` wraps
   them without copying.
 
-Every game's kernels are called through one dispatch per kernel (a branch on the game id; the
-branch costs nothing next to a step, and all games compile into one cached function).
+Every game's kernels are reached through dispatch.py (a branch on the game id, which costs
+nothing next to a step; all games compile into one cached function).
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from .core import ERR_ILLEGAL, H_DONE, H_REWARD, H_RNG, H_TRUNC, H_TURN, OK, Game, IllegalActionError
-from .games import draw
+from .core import H_DONE, H_REWARD, H_RNG, H_TRUNC, H_TURN, OK, Game, IllegalActionError
+from .dispatch import game_id, mask_one, observe_one, reset_one, step_one
 from .registry import make_game
 from .rng import rng_next, seed_from_generator
-
-# engine class name -> dispatch id (a new game adds one entry and one branch per dispatcher)
-GAME_IDS = {"DrawGame": 0}
-
-
-@njit(cache=True, inline="always")
-def _reset_one(gid, s, seed, p):
-    if gid == 0:
-        draw._reset_kernel(s, seed, p)
-
-
-@njit(cache=True, inline="always")
-def _step_one(gid, s, a, p):
-    if gid == 0:
-        return draw._step_kernel(s, a, p)
-    return -1
-
-
-@njit(cache=True, inline="always")
-def _observe_one(gid, s, p, seat, obs, mask):
-    if gid == 0:
-        draw._obs_kernel(s, p, seat, obs)
-        draw._mask_kernel(s, p, mask)
-
 
 @njit(cache=True)
 def next_episode_seed(s):
@@ -66,9 +42,10 @@ def next_episode_seed(s):
 def _vec_reset(gid, states, seeds, p, obs, masks, seats):
     g = gid
     for i in range(states.shape[0]):
-        _reset_one(g, states[i], seeds[i], p)
+        reset_one(g, states[i], seeds[i], p)
         seats[i] = states[i, H_TURN]
-        _observe_one(g, states[i], p, seats[i], obs[i], masks[i])
+        observe_one(g, states[i], p, seats[i], obs[i])
+        mask_one(g, states[i], p, masks[i])
 
 
 @njit(cache=True)
@@ -80,7 +57,7 @@ def _vec_step(gid, states, actions, p, obs, masks, seats, rewards, terminated, t
     n_final = 0
     for i in range(states.shape[0]):
         s = states[i]
-        code = _step_one(g, s, actions[i], p)
+        code = step_one(g, s, actions[i], p)
         if code != OK:
             return n_final, i, code
         for k in range(n_players):
@@ -92,9 +69,10 @@ def _vec_step(gid, states, actions, p, obs, masks, seats, rewards, terminated, t
             finals[n_final] = s
             final_index[n_final] = i
             n_final += 1
-            _reset_one(g, s, next_episode_seed(s), p)
+            reset_one(g, s, next_episode_seed(s), p)
         seats[i] = s[H_TURN]
-        _observe_one(g, s, p, seats[i], obs[i], masks[i])
+        observe_one(g, s, p, seats[i], obs[i])
+        mask_one(g, s, p, masks[i])
     return n_final, -1, 0
 
 
@@ -106,15 +84,12 @@ class VectorEnv:
             game = make_game(game, **config)
         elif config:
             raise ValueError("pass config keys with a game name, not with a Game instance")
-        cls = type(game).__name__
-        if cls not in GAME_IDS:
-            raise ValueError(f"{game.name}: no vector kernels registered for {cls}; known: {sorted(GAME_IDS)}")
         if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.game = game
         self.num_envs = int(num_envs)
         self.num_players = game.num_players
-        self._gid = GAME_IDS[cls]
+        self._gid = game_id(game)
         self._rng = np.random.default_rng(seed)
         n = self.num_envs
         self.states = np.zeros((n, game.state_size), dtype=np.int64)
@@ -171,4 +146,4 @@ def make_vec(name: str, num_envs: int, seed: int | None = None, **config) -> Vec
     return VectorEnv(name, num_envs, seed, **config)
 
 
-__all__ = ["VectorEnv", "make_vec", "next_episode_seed", "ERR_ILLEGAL"]
+__all__ = ["VectorEnv", "make_vec", "next_episode_seed"]
