@@ -11,6 +11,7 @@ GAMES: dict[str, tuple[str, str, dict]] = {
     "block_v0": ("domino_envs.games.draw", "DrawGame", {"drawing": False, "first_seat": 0}),
     "sum7_v0": ("domino_envs.games.sum7", "Sum7Game", {}),
     "seven_toed_pete_v0": ("domino_envs.games.pete", "PeteGame", {}),
+    "racehorse_v0": ("domino_envs.games.racehorse", "RacehorseGame", {}),
 }
 
 

@@ -35,6 +35,17 @@ CONFIGS: list[tuple[str, dict]] = [
     ("seven_toed_pete_v0", {"double_extra_turn": True}),
     ("seven_toed_pete_v0", {"match": True}),
     ("seven_toed_pete_v0", {"match": True, "chips_to_win": 2, "double_extra_turn": True, "first_leader": 3}),
+    # Racehorse: 2-4 players, teams, every spinner and award value, match mode, fixed first setter
+    ("racehorse_v0", {}),
+    ("racehorse_v0", {"num_players": 3}),
+    ("racehorse_v0", {"num_players": 4}),
+    ("racehorse_v0", {"num_players": 4, "teams": True}),
+    ("racehorse_v0", {"spinner": "first_double"}),
+    ("racehorse_v0", {"num_players": 3, "spinner": "all_doubles", "award": "per_five"}),
+    ("racehorse_v0", {"num_players": 4, "teams": True, "spinner": "first_double", "award": "per_five"}),
+    ("racehorse_v0", {"match": True}),
+    ("racehorse_v0", {"match": True, "num_players": 4, "teams": True, "spinner": "all_doubles", "first_setter": 2}),
+    ("racehorse_v0", {"match": True, "num_players": 3, "target": 200, "max_hands": 2}),
 ]
 
 

@@ -1,0 +1,997 @@
+"""Racehorse (`racehorse_v0`): Seven-Toed Pete, points version, a.k.a. Seven Go (rules-spec
+section 3, seed 004, Puremco's rules).
+
+Rules (T-2..T-10 are the spec's ids, T-1, T-11 and T-12 are defined here):
+- T-1 Deal and sides: double-six (28 tiles), 2-4 players, 7 tiles each; the rest is the boneyard
+  (14 / 7 / 0 tiles for 2 / 3 / 4 players). With ``teams=True`` (4 players only) seats 0 & 2 play
+  against 1 & 3: every point either partner wins is the team's, both partners show the team score,
+  and a team's pip total is both partners' pips. "Side" below means a seat, or a team with teams.
+- Score tiles: 6-4, 5-5, 5-0, 4-1, 3-2. A *special* tile is a double or a score tile.
+- T-5 Setter: random (seeded; ``first_setter`` fixes it) in hand 1; each later hand the duty starts
+  one seat after the previous hand's *nominal* setter (whoever actually set). The seat with the
+  duty must set a special tile (any one it holds). Without one: with 4 players the duty passes to
+  the next seat; with 2-3 players it draws one tile at a time until it draws a special tile (which
+  it then holds as its only special tile and must set), and with the boneyard empty the duty passes
+  on. Passing the duty, or drawing for it, is public: the seat holds no special tile (``no_special``).
+- T-4 Layout: ``spinner="none"`` (default: one line, doubles in line, they count both halves while
+  at an end), ``"first_double"`` (the first double played, the set included, is the one spinner) or
+  ``"all_doubles"`` (every double is a spinner). A spinner's branches take tiles once both its sides
+  are covered. This is the shared ``domino_envs.layout`` (SPIN_NONE / SPIN_FIRST / SPIN_ALL).
+- Count: after every placement (the set included) the sum of the open ends is computed (a lone set
+  tile counts all its pips, a double at an end both halves, a spinner 2d until both its sides are
+  covered, then only its branch ends). If it is a positive multiple of 5 the placer's side scores
+  count / 5 points at once.
+- T-2 The *tile* obliges another play, not the score: placing a special tile (double or score tile)
+  obliges the same seat to play again at once; a placement that merely makes the count score does
+  not (the seed's "if he scores or plays a double" is read as "plays a score tile or a double").
+- T-3 The set is a placement like any other: it is counted, and since it is always a special tile
+  the setter must play again at once. Obligations chain without limit. An obliged play follows the
+  normal-turn rules (must play if able, any tile on any open arm). If the seat cannot make it:
+  4 players -> its turn ends (it shows it lacks every open number); 2-3 players -> it draws until
+  it draws a playable tile and must play that tile (a drawn special tile obliges again), and if the
+  boneyard runs out (or down to the reserve, T-6) its turn ends.
+- T-7 Play is compulsory: a seat that can play must (no voluntary drawing or passing). A seat that
+  cannot play draws (2-3 players) one tile at a time until one is playable and must play it; with
+  4 players, or with nothing left to draw, it passes.
+- T-6 Last tile special, the reserve: with 2-3 players a seat whose last tile was special has an
+  empty hand and is obliged to play again, so it draws until a playable tile comes, but must leave
+  the *reserve* in the boneyard: 2 tiles with 2 players, 1 with 3. The reserve binds every draw
+  made from an empty hand (that is the only way to draw with one) and no other draw: the setter's
+  draw, a normal turn's draw and an obliged play's draw with tiles in hand may take the boneyard to
+  its last tile (the seed lists "last tiles may not be drawn" only as a variation). A seat that
+  stops at the reserve keeps what it drew (unplayable tiles) and its turn ends; one that drew
+  nothing holds no tiles, has not gone out, and is *washed up* like a 4-player seat (the boneyard
+  never grows, so it could never draw again). With 4 players a seat whose last tile is special is
+  washed up at once: no more turns, it has not gone out. The others play on.
+- Going out: playing a last tile that is neither a double nor a score tile (a "proper domino").
+  The hand ends on a proper domino, or in a block: no seat that still has turns can play or draw
+  (a seat with tiles may draw while the boneyard has any tile; the reserve only binds empty hands).
+- T-11 End of hand: every side's pip total is computed (a team's is both partners' hands; the seat
+  that went out holds 0). The side with the unique lowest total among the *eligible* sides wins and
+  scores the sum of all other sides' totals (T-8). This holds after a domino too: with teams the
+  team of the seat that went out wins only if its total (its partner's pips) is lowest.
+- T-9 A washed-up seat alone cannot win: a side is eligible only if it has a member that is not
+  washed up (a washed-up seat without teams is never eligible; a team with one washed-up partner is,
+  with the other partner's pips as its total). Washed-up seats hold 0 pips, so they pay nothing.
+- T-10 A tie for the lowest total among eligible sides scores nothing.
+- T-8 Award: ``award="per_pip"`` (default) 1 point per pip; ``"per_five"``: the total is rounded to
+  the nearest multiple of 5 (..2 down, ..3 up) and scores 1 point per 5 pips, as the count does.
+- T-12 Match: single hand by default. ``match=True`` plays hands (setter rotating, T-5) as one
+  episode until a side's score reaches ``target`` (default 61); the match ends the moment it is
+  reached, in the middle of a hand if a count does it (the hand is not finished or awarded).
+  ``max_hands`` (default 1000) truncates a match that never gets there.
+
+Forced steps are taken by the engine: draws, passes, the duty passing on, and any placement that is
+the seat's only legal action. Agents see only real decisions (>= 2 legal actions). An obliged extra
+play is the same seat acting again: ``H_TURN`` (the env's ``agent_selection``) stays on it, and the
+observation's ``extra_play`` says so. A forced placement is public (the seat was never asked), so
+the engine records what it proves: a forced play shows the seat had no other playable tile (voids
+of every open number), a forced set shows it held no other special tile.
+
+Rewards (zero-sum, ``reward_scale = 6``, points as they are won): when a side scores k points,
+without teams the scorer gets +k and every other seat -k/(n-1); with teams both partners get +k
+and both opponents -k. A seat's return is its side's points minus the average of the other
+sides' points. Points won during ``reset`` (a forced set that scores, before the first decision)
+are paid with the first step's rewards.
+
+Action encoding: ``Discrete(28 * A)`` with A arms: A = 2 (``spinner="none"``), 4
+(``"first_double"``), 16 (``"all_doubles"``: 2 line arms + 2 per spinner, 7 doubles). Action
+``tile * A + arm`` places tile id ``tile`` (tiles.py: (a, b), a <= b, has id b*(b+1)/2 + a) on arm:
+    arm 0          left end of the line; the set is always tile * A + 0
+    arm 1          right end of the line
+    arm 2k+2, 2k+3 the (k+1)-th spinner's first ("up") and second ("down") branch, open once both
+                   of its sides are covered (spinners numbered in the order they were placed)
+Arms that are not open are masked. ``encode_action(a, b, arm)`` and ``describe_action(id)`` convert.
+
+Observation (float32 vector, seat-relative: index 0 is the observing seat, r is r seats later):
+    hand         (28,)      1 where the tile is in my hand
+    played_by    (n, 28)    1 where relative seat r placed the tile
+    arm_ends     (A, 7)     one-hot pip of each open arm's end (zeros for an arm not open)
+    arm_tiles    (A,)       tiles on each arm (the set tile is on none)
+    arm_double   (A,)       1 where an open arm ends in a double lying crosswise
+    count        (1,)       the count (sum of the open ends, as scored)
+    hand_sizes   (n,)       tiles held
+    boneyard     (1,)       tiles left to draw (the reserve, T-6, is part of it)
+    voids        (n, 7)     numbers the seat showed it lacks (passed, drew, or was forced on them,
+                            and has not drawn unseen tiles since)
+    no_special   (n,)       1 if the seat showed it holds no double and no score tile
+    drawn        (n,)       tiles drawn this hand
+    washed_up    (n,)       1 if the seat is washed up (no tiles, no more turns, has not gone out)
+    scores       (n,)       match scores (a team's score on both partners)
+    to_move      (n,)       one-hot seat to act (zeros once over)
+    setter       (n,)       one-hot seat holding the set duty (zeros once the set is down)
+    extra_play   (1,)       1 if the seat to act is making an obliged extra play (T-2, T-3)
+    just_drew    (1,)       1 if the seat to act just drew: it holds exactly one playable tile (the
+                            last drawn), which it must play
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..core import (
+    ERR_ILLEGAL, ERR_OVER, ERR_RANGE, H_DONE, H_HAND, H_REWARD, H_RNG, H_STEPS, H_TRUNC, H_TURN,
+    HEADER_SIZE, MAX_SEATS, OK, ConfigError, DealError, Game, check_bool, check_choice, check_int,
+)
+from ..layout import (
+    SPIN_ALL, SPIN_FIRST, SPIN_NONE, lay_arm_double, lay_arm_end, lay_arm_len, lay_arm_open,
+    lay_can_place, lay_count, lay_history, lay_init, lay_num_arms, lay_open_pips, lay_place,
+    lay_placed, lay_playable, lay_size, render_cross,
+)
+from ..rng import rng_below, rng_shuffle
+from ..sampling import deal_consistent
+from ..tiles import PIP_MASK, TILE_A, TILE_B, lowest_bit, mask_pips, nth_bit, popcount, tile_id, tile_name
+
+MAX_PLAYERS = 4
+N_TILES = 28
+HAND_SIZE = 7
+NP1 = 7  # pips 0..6
+SPIN_MODES = {"none": SPIN_NONE, "first_double": SPIN_FIRST, "all_doubles": SPIN_ALL}
+SPIN_ARMS = {"none": 2, "first_double": 4, "all_doubles": 16}
+RESERVE = {2: 2, 3: 1, 4: 0}  # T-6
+
+SCORE_TILES = [(6, 4), (5, 5), (5, 0), (4, 1), (3, 2)]
+SCORE_MASK = sum(1 << tile_id(a, b) for a, b in SCORE_TILES)
+DOUBLE6_MASK = sum(1 << tile_id(d, d) for d in range(7))
+SPECIAL_MASK = SCORE_MASK | DOUBLE6_MASK  # 11 tiles (5-5 is both)
+FULL_MASK = (1 << N_TILES) - 1
+
+# params
+(P_NP, P_TEAMS, P_SPIN, P_ARMS, P_AWARD, P_MATCH, P_TARGET, P_MAXHANDS, P_FIRST,
+ P_RESERVE) = range(10)
+
+# state slots (after the common header)
+HANDS = HEADER_SIZE
+DECK = HANDS + MAX_PLAYERS
+DECK_POS = DECK + N_TILES  # next tile drawn is DECK[DECK_POS]
+BONE_END = DECK_POS + 1  # boneyard = DECK[DECK_POS:BONE_END]; DECK[BONE_END:28] out of play (test deals)
+PLAYED_BY = BONE_END + 1
+VOID = PLAYED_BY + N_TILES
+NOSPEC = VOID + MAX_PLAYERS  # 1: the seat showed it holds no special tile
+DRAWN = NOSPEC + MAX_PLAYERS
+WASHED = DRAWN + MAX_PLAYERS
+SCORES = WASHED + MAX_PLAYERS
+PENDING = SCORES + MAX_PLAYERS  # rewards earned during reset / set_deal, paid with the first step
+SETTER = PENDING + MAX_PLAYERS  # nominal setter of this hand (T-5)
+DUTY = SETTER + 1  # seat holding the set duty, -1 once the set is down
+EXTRA = DUTY + 1  # 1 while the seat to act owes an obliged extra play
+JUST_DREW = EXTRA + 1
+OUT_SEAT = JUST_DREW + 1  # seat that went out in the last finished hand, -1 none
+LAST_WINNER = OUT_SEAT + 1  # a seat of the side that won the last hand's award, -1 none
+LAST_AWARD = LAST_WINNER + 1  # points of that award
+LAY = LAST_AWARD + 1
+STATE_SIZE = LAY + lay_size(16)
+
+
+@dataclass(frozen=True)
+class RacehorseConfig:
+    """Rule parameters of Racehorse (defaults: rules-spec section 3)."""
+
+    num_players: int = 2
+    teams: bool = False  # 4 players only: seats 0 & 2 vs 1 & 3 (T-1)
+    spinner: str = "none"  # "none" | "first_double" | "all_doubles" (T-4)
+    award: str = "per_pip"  # "per_pip" | "per_five" (T-8)
+    match: bool = False  # play hands until a side reaches `target` (T-12)
+    target: int = 61
+    max_hands: int = 1000
+    first_setter: int | None = None  # None: random in hand 1 (T-5)
+
+    def __post_init__(self):
+        g = "racehorse"
+        check_int(g, "num_players", self.num_players, 2, MAX_PLAYERS)
+        check_bool(g, "teams", self.teams)
+        if self.teams and self.num_players != 4:
+            raise ConfigError(f"{g}: teams=True needs num_players=4 (seats 0 & 2 vs 1 & 3); got num_players={self.num_players}")
+        check_choice(g, "spinner", self.spinner, list(SPIN_MODES))
+        check_choice(g, "award", self.award, ["per_pip", "per_five"])
+        check_bool(g, "match", self.match)
+        check_int(g, "target", self.target, 1)
+        check_int(g, "max_hands", self.max_hands, 1)
+        if self.first_setter is not None:
+            check_int(g, "first_setter", self.first_setter, 0, self.num_players - 1)
+
+
+# ------------------------------------------------------------------------------ kernels
+@njit(cache=True, inline="always")
+def _is_special(t):
+    return (SPECIAL_MASK >> t) & 1 == 1
+
+
+@njit(cache=True, inline="always")
+def _boneyard(s):
+    return s[BONE_END] - s[DECK_POS]
+
+
+@njit(cache=True)
+def _new_hand_slots(s, p):
+    """Per-hand slots back to the start of a hand (hands and deck set by the caller)."""
+    for k in range(MAX_PLAYERS):
+        s[VOID + k] = 0
+        s[NOSPEC + k] = 0
+        s[DRAWN + k] = 0
+        s[WASHED + k] = 0
+    for t in range(N_TILES):
+        s[PLAYED_BY + t] = -1
+    lay_init(s, LAY, p[P_ARMS], p[P_SPIN])
+    s[EXTRA] = 0
+    s[JUST_DREW] = 0
+    s[DUTY] = s[SETTER]
+    s[H_TURN] = s[SETTER]
+
+
+@njit(cache=True)
+def _deal(s, p):
+    n = p[P_NP]
+    for i in range(N_TILES):
+        s[DECK + i] = i
+    rng_shuffle(s, H_RNG, s[DECK:DECK + N_TILES], N_TILES)
+    for k in range(MAX_PLAYERS):
+        s[HANDS + k] = 0
+    for k in range(n):
+        h = 0
+        for i in range(HAND_SIZE):
+            h |= 1 << s[DECK + k * HAND_SIZE + i]
+        s[HANDS + k] = h
+    s[DECK_POS] = n * HAND_SIZE
+    s[BONE_END] = N_TILES
+    if s[H_HAND] == 0:
+        s[SETTER] = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, n)
+    else:
+        s[SETTER] = (s[SETTER] + 1) % n  # T-5
+    _new_hand_slots(s, p)
+
+
+@njit(cache=True)
+def _side(p, k):
+    return k % 2 if p[P_TEAMS] == 1 else k
+
+
+@njit(cache=True)
+def _over(s):
+    s[H_DONE] = 1
+    s[H_TURN] = -1
+    s[EXTRA] = 0
+    s[JUST_DREW] = 0
+
+
+@njit(cache=True)
+def _add_points(s, p, seat, k):
+    """Seat's side scores k points: scores and zero-sum rewards (units of 1/6)."""
+    n = p[P_NP]
+    if p[P_TEAMS] == 1:
+        for j in range(n):
+            if j % 2 == seat % 2:
+                s[SCORES + j] += k
+                s[H_REWARD + j] += 6 * k
+            else:
+                s[H_REWARD + j] -= 6 * k
+    else:
+        s[SCORES + seat] += k
+        s[H_REWARD + seat] += 6 * k
+        share = 6 * k // (n - 1)
+        for j in range(n):
+            if j != seat:
+                s[H_REWARD + j] -= share
+
+
+@njit(cache=True)
+def _target_reached(s, p):
+    for k in range(p[P_NP]):
+        if s[SCORES + k] >= p[P_TARGET]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _end_hand(s, p, out_seat):
+    """Award the hand (T-8..T-11; out_seat went out, -1 for a block) and deal on or finish."""
+    n = p[P_NP]
+    nsides = 2 if p[P_TEAMS] == 1 else n
+    total = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    eligible = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for k in range(n):
+        sd = _side(p, k)
+        total[sd] += mask_pips(s[HANDS + k])
+        if s[WASHED + k] == 0:
+            eligible[sd] = 1
+    winner = -1
+    best = 1 << 30
+    ties = 0
+    for sd in range(nsides):
+        if eligible[sd] == 0:
+            continue
+        if total[sd] < best:
+            best = total[sd]
+            winner = sd
+            ties = 1
+        elif total[sd] == best:
+            ties += 1
+    if ties > 1:
+        winner = -1  # T-10
+    award = 0
+    if winner >= 0:
+        pips = 0
+        for sd in range(nsides):
+            if sd != winner:
+                pips += total[sd]
+        award = pips if p[P_AWARD] == 0 else (pips + 2) // 5
+        if award > 0:
+            _add_points(s, p, winner, award)
+    s[OUT_SEAT] = out_seat
+    s[LAST_WINNER] = winner
+    s[LAST_AWARD] = award
+    s[H_HAND] += 1
+    over = p[P_MATCH] == 0
+    if not over:
+        if _target_reached(s, p):
+            over = True
+        elif s[H_HAND] >= p[P_MAXHANDS]:
+            over = True
+            s[H_TRUNC] = 1
+    if over:
+        _over(s)
+    else:
+        _deal(s, p)
+
+
+@njit(cache=True)
+def _can_act(s, p, k):
+    """Whether seat k could do anything on a turn now (play, set, or draw)."""
+    if s[WASHED + k] == 1:
+        return False
+    h = s[HANDS + k]
+    if lay_placed(s, LAY) == 0:
+        if h & SPECIAL_MASK:
+            return True
+    elif lay_playable(s, LAY, h) != 0:
+        return True
+    if p[P_NP] < 4:
+        avail = _boneyard(s) - (p[P_RESERVE] if h == 0 else 0)
+        if avail > 0:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _next_active(s, p, seat):
+    n = p[P_NP]
+    for i in range(1, n + 1):
+        k = (seat + i) % n
+        if s[WASHED + k] == 0:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def _pass_turn(s, p, seat):
+    """Hand the turn on after a seat's turn; detect a block (nobody can act)."""
+    s[EXTRA] = 0
+    s[JUST_DREW] = 0
+    anyone = False
+    for k in range(p[P_NP]):
+        if _can_act(s, p, k):
+            anyone = True
+            break
+    nxt = _next_active(s, p, seat)
+    if not anyone or nxt < 0:
+        _end_hand(s, p, -1)
+        return
+    if lay_placed(s, LAY) == 0:
+        s[DUTY] = nxt
+    s[H_TURN] = nxt
+
+
+@njit(cache=True)
+def _place(s, p, seat, t, arm):
+    """Place tile t on arm; count (T-3), obligation (T-2), washed up / going out (T-6)."""
+    lay_place(s, LAY, t, arm)
+    s[HANDS + seat] &= ~(1 << t)
+    s[PLAYED_BY + t] = seat
+    s[JUST_DREW] = 0
+    s[DUTY] = -1
+    c = lay_count(s, LAY)
+    if c > 0 and c % 5 == 0:
+        _add_points(s, p, seat, c // 5)
+        if p[P_MATCH] == 1 and _target_reached(s, p):  # T-12: the moment it is reached
+            s[OUT_SEAT] = -1
+            s[LAST_WINNER] = -1
+            s[LAST_AWARD] = 0
+            s[H_HAND] += 1
+            _over(s)
+            return
+    if _is_special(t):
+        if s[HANDS + seat] == 0 and p[P_NP] == 4:
+            s[WASHED + seat] = 1  # T-6, 4 players
+            _pass_turn(s, p, seat)
+        else:
+            s[EXTRA] = 1  # same seat again
+    elif s[HANDS + seat] == 0:
+        _end_hand(s, p, seat)  # a proper domino
+    else:
+        _pass_turn(s, p, seat)
+
+
+@njit(cache=True)
+def _only_action(s, p, hand):
+    """The single legal action for `hand` (seat to act), -1 if there are several, -2 if none."""
+    A = p[P_ARMS]
+    if lay_placed(s, LAY) == 0:
+        sp = hand & SPECIAL_MASK
+        c = popcount(sp)
+        if c == 0:
+            return -2
+        if c == 1:
+            return lowest_bit(sp) * A
+        return -1
+    found = -2
+    for arm in range(lay_num_arms(s, LAY)):
+        if not lay_arm_open(s, LAY, arm):
+            continue
+        m = hand & PIP_MASK[lay_arm_end(s, LAY, arm)]
+        if m == 0:
+            continue
+        if found != -2 or (m & (m - 1)) != 0:
+            return -1
+        found = lowest_bit(m) * A + arm
+    return found
+
+
+@njit(cache=True)
+def _draw_one(s, seat):
+    t = s[DECK + s[DECK_POS]]
+    s[DECK_POS] += 1
+    s[HANDS + seat] |= 1 << t
+    s[DRAWN + seat] += 1
+    return t
+
+
+@njit(cache=True)
+def _advance(s, p):
+    """Take forced steps (draws, passes, duty passing, single placements) until a real decision."""
+    n = p[P_NP]
+    while s[H_DONE] == 0:
+        seat = s[H_TURN]
+        hand = s[HANDS + seat]
+        a = _only_action(s, p, hand)
+        if a == -1:
+            return
+        A = p[P_ARMS]
+        if a >= 0:
+            # a forced placement is public: the seat had nothing else it could place
+            if lay_placed(s, LAY) == 0:
+                s[NOSPEC + seat] = 1
+            else:
+                s[VOID + seat] |= lay_open_pips(s, LAY)
+            _place(s, p, seat, a // A, a % A)
+            continue
+        if lay_placed(s, LAY) == 0:  # the set duty without a special tile (T-5)
+            s[NOSPEC + seat] = 1
+            if n < 4:
+                got = False
+                while _boneyard(s) > 0:
+                    t = _draw_one(s, seat)
+                    if _is_special(t):
+                        got = True
+                        break
+                if got:
+                    continue  # holds exactly one special tile: a forced set
+            _pass_turn(s, p, seat)
+            continue
+        ends = lay_open_pips(s, LAY)
+        if n < 4:
+            reserve = p[P_RESERVE] if hand == 0 else 0  # T-6
+            kept = 0
+            got = False
+            while _boneyard(s) > reserve:
+                t = _draw_one(s, seat)
+                if lay_playable(s, LAY, 1 << t) != 0:
+                    got = True
+                    break
+                kept += 1
+            # what the seat showed it lacks, counting the tile it must now play as played
+            if kept > 0:
+                s[VOID + seat] = ends
+                s[NOSPEC + seat] = 0  # kept tiles are unseen and may be special
+            else:
+                s[VOID + seat] |= ends
+            if got:
+                s[JUST_DREW] = 1
+                continue
+        else:
+            s[VOID + seat] |= ends
+        if s[HANDS + seat] == 0:
+            s[WASHED + seat] = 1  # stranded at the reserve with nothing: washed up (T-6)
+        _pass_turn(s, p, seat)
+
+
+@njit(cache=True)
+def _settle_pending(s):
+    """Rewards earned before the first decision are paid with the next step's."""
+    for k in range(MAX_PLAYERS):
+        s[PENDING + k] += s[H_REWARD + k]
+    for k in range(MAX_SEATS):
+        s[H_REWARD + k] = 0
+
+
+@njit(cache=True)
+def _reset_kernel(s, seed, p):
+    for i in range(s.shape[0]):
+        s[i] = 0
+    s[H_RNG] = seed
+    s[OUT_SEAT] = -1
+    s[LAST_WINNER] = -1
+    _deal(s, p)
+    _advance(s, p)
+    _settle_pending(s)
+
+
+@njit(cache=True)
+def _is_legal(s, p, a):
+    A = p[P_ARMS]
+    t = a // A
+    arm = a % A
+    if t >= N_TILES:
+        return False
+    if (s[HANDS + s[H_TURN]] >> t) & 1 == 0:
+        return False
+    if lay_placed(s, LAY) == 0:
+        return arm == 0 and _is_special(t)
+    return lay_can_place(s, LAY, t, arm)
+
+
+@njit(cache=True)
+def _legal_set_kernel(s, p, out):
+    """Legality action by action through the step's own check (tests compare it with the mask)."""
+    out[:] = 0
+    if s[H_DONE] == 1:
+        return
+    for a in range(N_TILES * p[P_ARMS]):
+        out[a] = 1 if _is_legal(s, p, a) else 0
+
+
+@njit(cache=True)
+def _check_kernel(s, p):
+    """Tile conservation (hands, layout, boneyard, out of play partition the set) and invariants."""
+    n = p[P_NP]
+    seen = 0
+    for k in range(n):
+        h = s[HANDS + k]
+        if seen & h:
+            return False
+        seen |= h
+        if s[WASHED + k] == 1 and h != 0:
+            return False
+    for k in range(n, MAX_PLAYERS):
+        if s[HANDS + k] != 0:
+            return False
+    placed = 0
+    for t in range(N_TILES):
+        if s[PLAYED_BY + t] >= 0:
+            if (seen >> t) & 1:
+                return False
+            seen |= 1 << t
+            placed += 1
+    if placed != lay_placed(s, LAY):
+        return False
+    if s[DECK_POS] > s[BONE_END] or s[BONE_END] > N_TILES:
+        return False
+    for i in range(s[DECK_POS], N_TILES):
+        t = s[DECK + i]
+        if t < 0 or t >= N_TILES or (seen >> t) & 1:
+            return False
+        seen |= 1 << t
+    if seen != FULL_MASK:
+        return False
+    if p[P_TEAMS] == 1 and (s[SCORES] != s[SCORES + 2] or s[SCORES + 1] != s[SCORES + 3]):
+        return False
+    if s[H_DONE] == 0:
+        mover = s[H_TURN]
+        if mover < 0 or mover >= n or s[WASHED + mover] == 1:
+            return False
+        if (lay_placed(s, LAY) == 0) != (s[DUTY] == mover):
+            return False
+        if lay_placed(s, LAY) == 0 and s[EXTRA] == 1:
+            return False
+        if s[JUST_DREW] == 1 and popcount(lay_playable(s, LAY, s[HANDS + mover])) != 1:
+            return False
+        if _only_action(s, p, s[HANDS + mover]) != -1:
+            return False  # the engine stops only at real decisions
+    return True
+
+
+@njit(cache=True)
+def _step_kernel(s, a, p):
+    if s[H_DONE] == 1:
+        return ERR_OVER
+    if a < 0 or a >= N_TILES * p[P_ARMS]:
+        return ERR_RANGE
+    if not _is_legal(s, p, a):
+        return ERR_ILLEGAL
+    for k in range(MAX_SEATS):
+        s[H_REWARD + k] = 0
+    for k in range(MAX_PLAYERS):
+        s[H_REWARD + k] = s[PENDING + k]
+        s[PENDING + k] = 0
+    s[H_STEPS] += 1
+    A = p[P_ARMS]
+    _place(s, p, s[H_TURN], a // A, a % A)
+    _advance(s, p)
+    return OK
+
+
+@njit(cache=True)
+def _mask_kernel(s, p, out):
+    out[:] = 0
+    if s[H_DONE] == 1:
+        return
+    A = p[P_ARMS]
+    hand = s[HANDS + s[H_TURN]]
+    if lay_placed(s, LAY) == 0:
+        m = hand & SPECIAL_MASK
+        while m:
+            out[lowest_bit(m) * A] = 1
+            m &= m - 1
+        return
+    for arm in range(lay_num_arms(s, LAY)):
+        if lay_arm_open(s, LAY, arm):
+            m = hand & PIP_MASK[lay_arm_end(s, LAY, arm)]
+            while m:
+                out[lowest_bit(m) * A + arm] = 1
+                m &= m - 1
+
+
+@njit(cache=True)
+def _obs_kernel(s, p, v, out):
+    n = p[P_NP]
+    A = p[P_ARMS]
+    out[:] = 0
+    o = 0
+    h = s[HANDS + v]
+    while h:
+        out[o + lowest_bit(h)] = 1
+        h &= h - 1
+    o += N_TILES
+    for t in range(N_TILES):
+        pb = s[PLAYED_BY + t]
+        if pb >= 0:
+            out[o + ((pb - v) % n) * N_TILES + t] = 1
+    o += n * N_TILES
+    if lay_placed(s, LAY) > 0:
+        for arm in range(lay_num_arms(s, LAY)):
+            if lay_arm_open(s, LAY, arm):
+                out[o + arm * NP1 + lay_arm_end(s, LAY, arm)] = 1
+                out[o + A * NP1 + arm] = lay_arm_len(s, LAY, arm)
+                out[o + A * NP1 + A + arm] = lay_arm_double(s, LAY, arm)
+            else:
+                out[o + A * NP1 + arm] = lay_arm_len(s, LAY, arm)
+    o += A * NP1 + 2 * A
+    out[o] = lay_count(s, LAY)
+    o += 1
+    for r in range(n):
+        out[o + r] = popcount(s[HANDS + (v + r) % n])
+    o += n
+    out[o] = _boneyard(s)
+    o += 1
+    for r in range(n):
+        vd = s[VOID + (v + r) % n]
+        for q in range(NP1):
+            if (vd >> q) & 1:
+                out[o + r * NP1 + q] = 1
+    o += n * NP1
+    for r in range(n):
+        out[o + r] = s[NOSPEC + (v + r) % n]
+    o += n
+    for r in range(n):
+        out[o + r] = s[DRAWN + (v + r) % n]
+    o += n
+    for r in range(n):
+        out[o + r] = s[WASHED + (v + r) % n]
+    o += n
+    for r in range(n):
+        out[o + r] = s[SCORES + (v + r) % n]
+    o += n
+    if s[H_DONE] == 0:
+        out[o + (s[H_TURN] - v) % n] = 1
+    o += n
+    if s[H_DONE] == 0 and s[DUTY] >= 0:
+        out[o + (s[DUTY] - v) % n] = 1
+    o += n
+    out[o] = s[EXTRA]
+    out[o + 1] = s[JUST_DREW]
+
+
+@njit(cache=True)
+def _sample_kernel(s, p, v, seed):
+    n = p[P_NP]
+    ns = s.copy()
+    played = 0
+    for t in range(N_TILES):
+        if s[PLAYED_BY + t] >= 0:
+            played |= 1 << t
+    unseen = FULL_MASK & ~played & ~s[HANDS + v]
+    tiles = np.empty(N_TILES, dtype=np.int64)
+    k = 0
+    m = unseen
+    while m:
+        tiles[k] = lowest_bit(m)
+        k += 1
+        m &= m - 1
+    allowed = np.zeros(n + 1, dtype=np.int64)
+    cap = np.zeros(n + 1, dtype=np.int64)
+    for j in range(n):
+        if j == v:
+            continue
+        forbid = 0
+        for q in range(NP1):
+            if (s[VOID + j] >> q) & 1:
+                forbid |= PIP_MASK[q]
+        if s[NOSPEC + j] == 1:
+            forbid |= SPECIAL_MASK
+        allowed[j] = unseen & ~forbid
+        cap[j] = popcount(s[HANDS + j])
+    allowed[n] = unseen  # boneyard (and out-of-play tiles of a test deal): the rest
+    cap[n] = N_TILES - s[DECK_POS]
+    rng_arr = np.empty(1, dtype=np.int64)
+    rng_arr[0] = seed
+    mover = s[H_TURN]
+    # the seat to act just drew: it holds exactly one playable tile (the drawn one), exempt from
+    # its voids and no_special; pick it first, then deal the rest under the constraints
+    pending = s[H_DONE] == 0 and mover != v and s[JUST_DREW] == 1
+    candidates = lay_playable(s, LAY, unseen)
+    for attempt in range(100_000):
+        pool = tiles
+        npool = k
+        drawn_tile = -1
+        if pending:
+            drawn_tile = nth_bit(candidates, rng_below(rng_arr, 0, popcount(candidates)))
+            pool = np.empty(k, dtype=np.int64)
+            npool = 0
+            for i in range(k):
+                if tiles[i] != drawn_tile:
+                    pool[npool] = tiles[i]
+                    npool += 1
+            cap[mover] -= 1
+        assign = deal_consistent(pool, npool, allowed, cap, n + 1, rng_arr)
+        if pending:
+            cap[mover] += 1
+        if npool > 0 and assign[0] < 0:
+            continue
+        for j in range(n):
+            if j != v:
+                ns[HANDS + j] = 0
+        if drawn_tile >= 0:
+            ns[HANDS + mover] = 1 << drawn_tile
+        pos = s[DECK_POS]
+        for i in range(npool):
+            g = assign[i]
+            if g < n:
+                ns[HANDS + g] |= 1 << pool[i]
+            else:
+                ns[DECK + pos] = pool[i]
+                pos += 1
+        # an opponent at a decision visibly has a choice: keep only samples where it does
+        if s[H_DONE] == 1 or mover == v or _only_action(ns, p, ns[HANDS + mover]) == -1:
+            break
+    rng_shuffle(rng_arr, 0, ns[DECK + s[DECK_POS]:DECK + N_TILES], N_TILES - s[DECK_POS])
+    for i in range(s[DECK_POS]):
+        ns[DECK + i] = -1  # dealt or drawn earlier: not part of what the seat may know
+    ns[H_RNG] = rng_arr[0]
+    return ns
+
+
+# ------------------------------------------------------------------------------ Python side
+class RacehorseGame(Game):
+    """Racehorse engine bound to one config."""
+
+    _reset_kernel = staticmethod(_reset_kernel)
+    _step_kernel = staticmethod(_step_kernel)
+    _mask_kernel = staticmethod(_mask_kernel)
+    _obs_kernel = staticmethod(_obs_kernel)
+    _sample_kernel = staticmethod(_sample_kernel)
+    _legal_set_kernel = staticmethod(_legal_set_kernel)
+    _check_kernel = staticmethod(_check_kernel)
+    Config = RacehorseConfig
+    state_size = STATE_SIZE
+    reward_scale = 6.0
+
+    def __init__(self, config: RacehorseConfig, name: str = "racehorse_v0"):
+        c = config
+        self.num_players = c.num_players
+        self.n_tiles = N_TILES
+        self.num_arms = SPIN_ARMS[c.spinner]
+        self.num_actions = N_TILES * self.num_arms
+        self.params = np.array(
+            [c.num_players, int(c.teams), SPIN_MODES[c.spinner], self.num_arms,
+             0 if c.award == "per_pip" else 1, int(c.match), c.target, c.max_hands,
+             -1 if c.first_setter is None else c.first_setter, RESERVE[c.num_players]],
+            dtype=np.int64,
+        )
+        super().__init__(config, name)
+
+    def obs_pieces(self):
+        n, A = self.num_players, self.num_arms
+        return [
+            ("hand", (N_TILES,)), ("played_by", (n, N_TILES)), ("arm_ends", (A, NP1)),
+            ("arm_tiles", (A,)), ("arm_double", (A,)), ("count", (1,)), ("hand_sizes", (n,)),
+            ("boneyard", (1,)), ("voids", (n, NP1)), ("no_special", (n,)), ("drawn", (n,)),
+            ("washed_up", (n,)), ("scores", (n,)), ("to_move", (n,)), ("setter", (n,)),
+            ("extra_play", (1,)), ("just_drew", (1,)),
+        ]
+
+    def obs_high(self) -> float:
+        return float(max(self.config.target * 10, 1000))
+
+    def max_decisions(self) -> int:
+        """Every decision places a tile: at most 28 per hand."""
+        return N_TILES * (self.config.max_hands if self.config.match else 1)
+
+    # ---- actions
+    def arm_name(self, arm: int) -> str:
+        if arm == 0:
+            return "left end (arm 0; the set too)"
+        if arm == 1:
+            return "right end (arm 1)"
+        k, j = divmod(arm - 2, 2)
+        return f"spinner {k + 1}'s {'first (up)' if j == 0 else 'second (down)'} branch (arm {arm})"
+
+    def encode_action(self, a: int, b: int, arm: int = 0) -> int:
+        """Action id for placing tile (a, b) on `arm` (0 left, also the set; 1 right; 2k+2 / 2k+3
+        the (k+1)-th spinner's branches)."""
+        if isinstance(arm, bool) or not isinstance(arm, (int, np.integer)) or not 0 <= arm < self.num_arms:
+            raise ValueError(f"{self.name}: arm must be an int 0..{self.num_arms - 1} "
+                             f"(spinner={self.config.spinner!r}), got {arm!r}")
+        t = tile_id(a, b)
+        if t >= N_TILES:
+            raise ValueError(f"{self.name}: tile ({a}, {b}) is not in a double-six set")
+        return t * self.num_arms + int(arm)
+
+    def describe_action(self, action: int) -> str:
+        if not 0 <= action < self.num_actions:
+            return f"out of range (0..{self.num_actions - 1})"
+        t, arm = divmod(int(action), self.num_arms)
+        return f"play {tile_name(t)} on the {self.arm_name(arm)}"
+
+    # ---- deals
+    def set_deal(self, state: np.ndarray, deal: dict) -> None:
+        """Start a hand from a given deal: {"hands": [[(a,b),...] per seat], "boneyard": [(a,b),...]
+        in draw order, "first": seat holding the set duty (default 0, or first_setter), "scores":
+        [points per seat] (optional; with teams partners must be equal)}. Tiles named nowhere are
+        out of play (for short test hands). Forced steps are taken at once."""
+        allowed = {"hands", "boneyard", "first", "scores"}
+        if not isinstance(deal, dict) or set(deal) - allowed or "hands" not in deal:
+            raise DealError(f"{self.name}: a deal is a dict with keys {sorted(allowed)} ('hands' required); got {deal!r}")
+        n = self.num_players
+        hands = deal["hands"]
+        if not isinstance(hands, (list, tuple)) or len(hands) != n:
+            raise DealError(f"{self.name}: deal needs a list of {n} hands (one per seat); got {hands!r}")
+        bone = deal.get("boneyard", [])
+        if not isinstance(bone, (list, tuple)):
+            raise DealError(f"{self.name}: boneyard must be a list of tiles; got {bone!r}")
+        if bone and n == 4:
+            raise DealError(f"{self.name}: 4 players have no boneyard; got {len(bone)} boneyard tiles")
+        default_first = 0 if self.config.first_setter is None else self.config.first_setter
+        first = deal.get("first", default_first)
+        if isinstance(first, bool) or not isinstance(first, (int, np.integer)) or not 0 <= first < n:
+            raise DealError(f"{self.name}: first={first!r} must be a seat 0..{n - 1}")
+        scores = deal.get("scores", [0] * n)
+        if (not isinstance(scores, (list, tuple)) or len(scores) != n
+                or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0 for x in scores)):
+            raise DealError(f"{self.name}: scores must be a list of {n} non-negative ints; got {scores!r}")
+        if self.config.teams and (scores[0] != scores[2] or scores[1] != scores[3]):
+            raise DealError(f"{self.name}: with teams partners share a score (seats 0 & 2, 1 & 3); got {list(scores)}")
+        seen: set[int] = set()
+
+        def ids(seq, where):
+            if not isinstance(seq, (list, tuple)):
+                raise DealError(f"{self.name}: {where} must be a list of tiles; got {seq!r}")
+            out = []
+            for tile in seq:
+                try:
+                    a, b = tile
+                    a, b = int(a), int(b)
+                    if not (0 <= a <= 6 and 0 <= b <= 6):
+                        raise ValueError
+                    t = tile_id(a, b)
+                except (TypeError, ValueError):
+                    raise DealError(f"{self.name}: {where}: {tile!r} is not a tile (a, b) with halves 0..6") from None
+                if t in seen:
+                    raise DealError(f"{self.name}: {where}: tile {tile!r} is dealt twice")
+                seen.add(t)
+                out.append(t)
+            return out
+
+        hand_ids = [ids(h, f"hand {k}") for k, h in enumerate(hands)]
+        if any(len(h) == 0 for h in hand_ids):
+            raise DealError(f"{self.name}: every hand needs at least one tile")
+        bone_ids = ids(bone, "boneyard")
+        rest = [t for t in range(N_TILES) if t not in seen]
+        order = [t for h in hand_ids for t in h] + bone_ids + rest
+        s = state
+        rng = s[H_RNG]
+        s[:] = 0
+        s[H_RNG] = rng
+        s[OUT_SEAT] = -1
+        s[LAST_WINNER] = -1
+        s[DECK:DECK + N_TILES] = order
+        for k in range(MAX_PLAYERS):
+            s[HANDS + k] = sum(1 << t for t in hand_ids[k]) if k < n else 0
+            s[SCORES + k] = scores[k] if k < n else 0
+        s[DECK_POS] = sum(len(h) for h in hand_ids)
+        s[BONE_END] = s[DECK_POS] + len(bone_ids)
+        s[SETTER] = first
+        _new_hand_slots(s, self.params)
+        _advance(s, self.params)
+        _settle_pending(s)
+
+    # ---- inspection helpers (tests, rendering)
+    def hand(self, state, seat) -> list[tuple[int, int]]:
+        return [(int(TILE_A[t]), int(TILE_B[t])) for t in range(N_TILES) if (int(state[HANDS + seat]) >> t) & 1]
+
+    def boneyard(self, state) -> list[tuple[int, int]]:
+        return [(int(TILE_A[t]), int(TILE_B[t])) for t in state[DECK + state[DECK_POS]:DECK + state[BONE_END]]]
+
+    def scores(self, state) -> list[int]:
+        return [int(x) for x in state[SCORES:SCORES + self.num_players]]
+
+    def count(self, state) -> int:
+        return int(lay_count(state, LAY))
+
+    def open_ends(self, state) -> dict[int, int]:
+        """{arm: pip} of the open arms."""
+        return {a: int(lay_arm_end(state, LAY, a)) for a in range(int(lay_num_arms(state, LAY)))
+                if lay_arm_open(state, LAY, a)}
+
+    def line(self, state) -> list[tuple[int, int]]:
+        """Placements so far as (tile id, arm)."""
+        return [(int(t), int(a)) for t, a in lay_history(state, LAY)]
+
+    def washed_up(self, state) -> list[bool]:
+        return [bool(state[WASHED + k]) for k in range(self.num_players)]
+
+    def extra_play(self, state) -> bool:
+        return bool(state[EXTRA])
+
+    def setter(self, state) -> int:
+        """Seat holding the set duty (-1 once the set is down)."""
+        return int(state[DUTY])
+
+    def last_result(self, state) -> dict:
+        """The last finished hand: who went out (-1: block or match ended mid-hand), a seat of the
+        side that won the award (-1: none), and the award's points."""
+        return {"out": int(state[OUT_SEAT]), "winner": int(state[LAST_WINNER]), "award": int(state[LAST_AWARD])}
+
+    def render(self, state: np.ndarray, seat: int) -> str:
+        s = state
+        n = self.num_players
+        side = " (teams 0&2 vs 1&3)" if self.config.teams else ""
+        lines = [f"{self.name}{side}  hand {int(s[H_HAND]) + (0 if s[H_DONE] else 1)}  "
+                 f"boneyard {int(_boneyard(s))}  scores {self.scores(s)}  spinner={self.config.spinner}"]
+        lines.append(render_cross(s, LAY, count=self.count(s) if lay_placed(s, LAY) else None))
+        for k in range(n):
+            tags = []
+            if not s[H_DONE] and s[H_TURN] == k:
+                tags.append("to move" + (" (obliged extra play)" if s[EXTRA] else "")
+                            + (" (must play the tile just drawn)" if s[JUST_DREW] else ""))
+            if not s[H_DONE] and s[DUTY] == k:
+                tags.append("holds the set duty")
+            if s[WASHED + k]:
+                tags.append("washed up")
+            voids = [q for q in range(NP1) if (int(s[VOID + k]) >> q) & 1]
+            extra = ", no double/score tile" if s[NOSPEC + k] else ""
+            mark = ("  <- " + "; ".join(tags)) if tags else ""
+            lines.append(f"seat {k}: {popcount(s[HANDS + k])} tiles, drew {int(s[DRAWN + k])}, lacks {voids}{extra}{mark}")
+        held = " ".join(f"[{a}|{b}]" for a, b in self.hand(s, seat))
+        lines.append(f"seat {seat} holds: {held}")
+        if s[H_DONE]:
+            r = self.last_result(s)
+            if r["winner"] >= 0:
+                who = f"team {r['winner'] % 2}" if self.config.teams else f"seat {r['winner']}"
+                how = f"seat {r['out']} went out" if r["out"] >= 0 else "blocked"
+                lines.append(f"over: {how}; {who} wins the hand and scores {r['award']}")
+            elif self.config.match and any(x >= self.config.target for x in self.scores(s)):
+                lines.append(f"over: target {self.config.target} reached")
+            else:
+                lines.append("over: no award (tie for lowest, or nobody eligible)")
+        return "\n".join(lines)
