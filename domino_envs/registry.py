@@ -12,6 +12,7 @@ GAMES: dict[str, tuple[str, str, dict]] = {
     "sum7_v0": ("domino_envs.games.sum7", "Sum7Game", {}),
     "seven_toed_pete_v0": ("domino_envs.games.pete", "PeteGame", {}),
     "racehorse_v0": ("domino_envs.games.racehorse", "RacehorseGame", {}),
+    "magic7_v0": ("domino_envs.games.magic7", "Magic7Game", {}),
 }
 
 

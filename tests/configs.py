@@ -46,6 +46,14 @@ CONFIGS: list[tuple[str, dict]] = [
     ("racehorse_v0", {"match": True}),
     ("racehorse_v0", {"match": True, "num_players": 4, "teams": True, "spinner": "all_doubles", "first_setter": 2}),
     ("racehorse_v0", {"match": True, "num_players": 3, "target": 200, "max_hands": 2}),
+    # Magic-7: 2-6 players (default 4), match mode over num_games, fixed first starter (M7-7)
+    ("magic7_v0", {}),
+    ("magic7_v0", {"num_players": 2}),
+    ("magic7_v0", {"num_players": 3}),
+    ("magic7_v0", {"num_players": 5}),
+    ("magic7_v0", {"num_players": 6}),
+    ("magic7_v0", {"num_players": 3, "num_games": 3}),
+    ("magic7_v0", {"num_players": 6, "num_games": 2, "first_seat": 5}),
 ]
 
 

@@ -1,0 +1,1068 @@
+"""Magic-7 (`magic7_v0`): the Poker Domino game of four suit rows grown from the 7s.
+
+Rules (rules-spec section 5, seed 000). Ids M7-1..M7-9 name the resolutions; M7-2, 3, 4, 6 and 7
+come from the spec, M7-1, 5, 8 and 9 are defined here.
+
+- Set: 54 tiles, the 52 cards (4 suits x ranks A=1..K=13) and 2 jokers. Tile ids:
+  ``card = suit * 13 + (rank - 1)`` with suits 0 clubs (C), 1 diamonds (D), 2 hearts (H),
+  3 spades (S), so 0 = AC, 6 = 7C, 12 = KC, 13 = AD ... 51 = KS; 52 and 53 are the jokers.
+  A hand is an int64 bitmask over these ids (bit 53 is the highest used).
+- 2-6 players (default 4). Deal: 2p 25 each (pile 4), 3p 16 (6), 4p 12 (6), 5p 9 (9), 6p 8 (6).
+  The undealt tiles are the pile, drawn from in shuffled order.
+- M7-1 (sevens and turn order): at setup every 7 in a hand is put face up by its holder and starts
+  its suit's row (``played_by`` shows who). A 7 in the pile stays there; whoever draws it places
+  it at once as that draw's placement. So a 7 is never held, killed, nor a joker's target. Play
+  passes to seat (i+1) mod n (the seed's "counter clockwise").
+- Rows grow from the 7 down to A and up to K, one rank at a time; A is next to 2 only (M7: A is
+  never next to K). A row whose 7 is not out takes nothing.
+- Starter (M7-7): random (seeded) in game 1 (``first_seat`` fixes it); later games: the seat that
+  went out; if nobody did, the lowest penalty of that game, ties going to the first tied seat in
+  turn order counted from that game's starter (starter included).
+- Playable card: a card one rank below a row's lowest or one above its highest, on a row whose 7
+  is out, at an end not covered by an unfilled joker. Jokers never count as playable (M7-3).
+- A turn is exactly one of:
+  1. play a playable card;
+  2. play a joker on the empty slot next to a row end (M7-4, M7-5). Its target card (that suit and
+     rank) is placed on the joker at once, out of turn, by whoever holds it live - the joker player
+     included. A killed target: the joker is wasted and covers that end for good. A target in the
+     pile: the end stays covered until someone draws it, and the drawer places it at once. Either
+     way the turn then passes to the joker player's successor (M7-4);
+  3. draw one tile - only with no playable card and a non-empty pile. A drawn card that is
+     playable, a drawn 7, or a drawn pending joker target is placed at once; anything else (a
+     joker too) is kept; the turn ends either way (M7-6);
+  4. kill one live tile face down - only with no playable card and an empty pile (M7-9);
+  5. pass - only when holding no live tiles (always forced).
+- M7-5 (jokers): a joker may be played whenever its slot exists - with or without a playable
+  card, whatever the pile holds. A slot exists at an end of a row whose 7 is out, below a low end
+  above A or above a high end below K, when that end is not already covered by an unfilled
+  joker. The two jokers are identical: the joker played is the lowest joker id held. Once its
+  target lies on it the joker is filled and the end moves on past the target. The joker move
+  completes (its target placed or the end covered) before the end is checked: if the joker was
+  the player's last tile, that player went out (even if the target's holder also emptied their
+  hand, which then scores 0 too); otherwise a holder whose last tile was the target went out.
+- M7-9 (kills): with no playable card and an empty pile a seat must kill one of its live tiles
+  (it may play a joker instead, if it holds one with a slot). Any live tile may be killed, a joker
+  too ("kill a joker" is one action: the two jokers are alike). A killed tile is dead for good: it
+  stays in the hand for scoring, so its row can never grow past it (a kill can block a row), and
+  a joker aimed at it is wasted (M7-4).
+- M7-8 (the end): the game ends at once when any seat holds no tiles at all, live or killed
+  (checked after every placement, an out-of-turn target placement included: that holder went
+  out); otherwise when no seat holds a live tile. The pass of a seat with only killed tiles is
+  forced, as is any other lone legal action (the engine takes it).
+- Penalty (Table-1): A=1, 2..10 face value, J=11, Q=12, K=13, joker=20, for every tile left in hand,
+  killed ones included; the seat that went out holds nothing and scores 0. Table-1's A=1 wins
+  over the strategy note's "Ace of Spades ... 15 points" (M7-2). Lowest total wins.
+- Match: ``num_games`` games (default 1) are one episode; penalties add up.
+
+Hidden information: opponents' live tiles, which tiles anyone killed (only the counts are shown),
+the pile's contents, and whether an unfilled joker's target is killed or in the pile. Public:
+rows, jokers and who played what, live/killed counts, pile size, draws, penalties, and the cards a
+seat's live hand is known to lack (``lacks``: a seat that drew or killed had no playable card
+then; a kept draw resets it, since the kept tile is unseen - a relaxation that keeps every
+current constraint but drops "at most one of the earlier lacks came back").
+
+Rewards (zero-sum, at the end of each game): seat k gets ``mean(penalties) - penalty_k``, i.e.
+``sum(penalties) - n * penalty_k`` in integer units with ``reward_scale = n`` (num_players).
+Over a match the rewards add up to ``mean(totals) - total_k``.
+
+Action encoding: ``Discrete(115)``, fixed for every player count.
+
+    id         action
+    0..51      play card id c (suit * 13 + rank - 1)
+    52..59     play a joker on slot 52 + 2 * suit + end (end 0: below the low end, 1: above the
+               high end). The slot is named by its row end, not by suit x rank: at most 8 slots
+               exist at any time and the rank is implied by the end, so no id is ever unusable
+               because of the rank.
+    60         draw one tile from the pile
+    61..112    kill card id c = action - 61
+    113        kill a joker
+    114        pass (only with no live tiles; the engine always takes it)
+
+``encode_action("play", "9H")``, ``encode_action("joker", "H", "low")``, ``encode_action("draw")``,
+``encode_action("kill", "3C")`` / ``("kill", "JK")``, ``encode_action("pass")``;
+``describe_action(id)`` gives the meaning.
+
+Observation (float32 vector, seat-relative: r = 0 is the observing seat, r seats later after):
+
+    hand            (4, 13)    my live cards (suit, rank - 1)
+    hand_jokers     (1,)       my live jokers
+    killed          (4, 13)    my killed cards
+    killed_jokers   (1,)       my killed jokers
+    rows            (4, 13)    1 where a card lies in the rows
+    row_ends        (4, 2)     lowest and highest rank of each row (0, 0 while its 7 is not out)
+    jokers          (4, 13)    1 where a joker lies (filled or not)
+    covered         (4, 2)     1 where a row end (low, high) is covered by an unfilled joker
+    played_by       (n, 52)    1 where relative seat r placed the card (7s at setup included)
+    jokers_played   (n,)       jokers played by relative seat r
+    live_counts     (n,)       live tiles held
+    killed_counts   (n,)       killed tiles held
+    drawn           (n,)       tiles drawn this game
+    lacks           (n, 52)    cards relative seat r's live hand is known to lack
+    pile            (1,)       tiles left in the pile
+    penalties       (n,)       penalty totals of the finished games of the match
+    last_penalties  (n,)       penalties of the last finished game
+    games_played    (1,)       games finished so far
+    to_move         (n,)       one-hot relative seat to act (zeros once over)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..core import (
+    ERR_ILLEGAL, ERR_OVER, ERR_RANGE, H_DONE, H_HAND, H_REWARD, H_RNG, H_STEPS, H_TURN,
+    HEADER_SIZE, MAX_SEATS, OK, DealError, Game, check_int,
+)
+from ..rng import rng_below, rng_shuffle
+from ..sampling import deal_consistent
+from ..tiles import lowest_bit, popcount
+
+MAX_PLAYERS = 6
+N_TILES = 54
+N_CARDS = 52
+JOKER0 = 52
+JOKER1 = 53
+SUITS = "CDHS"
+SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+ALL_MASK = (1 << N_TILES) - 1
+CARD_MASK = (1 << N_CARDS) - 1
+JOKER_MASK = (1 << JOKER0) | (1 << JOKER1)
+SEVENS_MASK = sum(1 << (su * 13 + 6) for su in range(4))
+
+PENALTY = np.array([r + 1 for su in range(4) for r in range(13)] + [20, 20], dtype=np.int64)
+
+DEAL_TABLE = {2: 25, 3: 16, 4: 12, 5: 9, 6: 8}
+
+# actions
+A_JOKER = 52
+A_DRAW = 60
+A_KILL = 61
+A_KILL_JOKER = 113
+A_PASS = 114
+NUM_ACTIONS = 115
+
+# params
+P_NP, P_HAND, P_GAMES, P_FIRST = range(4)
+
+# state slots (after the common header)
+LIVE = HEADER_SIZE                 # MAX_SEATS live-tile masks
+KILLED = LIVE + MAX_SEATS          # MAX_SEATS killed-tile masks
+PILE = KILLED + MAX_SEATS          # N_TILES: deal order; pile = PILE[PILE_POS:PILE_END]
+PILE_POS = PILE + N_TILES
+PILE_END = PILE_POS + 1
+OUT = PILE_END + 1                 # tiles out of play (only hand-set deals name fewer than 54)
+LO = OUT + 1                       # 4: lowest rank per row (0 while the 7 is not out)
+HI = LO + 4                        # 4: highest rank per row
+COVER = HI + 4                     # 8: suit*2+end -> target card of an unfilled joker there, or -1
+JOKER_AT = COVER + 8               # mask over card ids of the slots where a joker lies
+PLAYED_BY = JOKER_AT + 1           # N_CARDS: seat that placed the card, -1 if not placed
+JPLAYED = PLAYED_BY + N_CARDS      # MAX_SEATS: jokers played
+DRAWN = JPLAYED + MAX_SEATS        # MAX_SEATS: tiles drawn this game
+LACK = DRAWN + MAX_SEATS           # MAX_SEATS: cards the seat's live hand is known to lack
+NKILL = LACK + MAX_SEATS           # kill events this game
+KSEAT = NKILL + 1                  # N_TILES: seat of the i-th kill
+KMASK = KSEAT + N_TILES            # N_TILES: what the i-th killed tile cannot be (public)
+PEN_TOTAL = KMASK + N_TILES        # MAX_SEATS: match penalty totals
+LAST_PEN = PEN_TOTAL + MAX_SEATS   # MAX_SEATS: penalties of the last finished game
+STARTER = LAST_PEN + MAX_SEATS     # starter of the current game
+WENT_OUT = STARTER + 1             # seat that went out in the last finished game, -1 if none
+STATE_SIZE = WENT_OUT + 1
+
+
+@dataclass(frozen=True)
+class Magic7Config:
+    """Rule parameters of Magic-7 (defaults: rules-spec section 5)."""
+
+    num_players: int = 4
+    num_games: int = 1
+    first_seat: int | None = None  # None: random starter in game 1 (M7-7)
+
+    def __post_init__(self):
+        g = "magic7"
+        check_int(g, "num_players", self.num_players, 2, MAX_PLAYERS)
+        check_int(g, "num_games", self.num_games, 1, 1000)
+        if self.first_seat is not None:
+            check_int(g, "first_seat", self.first_seat, 0, self.num_players - 1)
+
+
+# ------------------------------------------------------------------------------ kernels
+@njit(cache=True)
+def _penalty(mask):
+    total = 0
+    while mask:
+        total += PENALTY[lowest_bit(mask)]
+        mask &= mask - 1
+    return total
+
+
+@njit(cache=True)
+def _slot_card(s, su, e):
+    """Card id of the open position at end e (0 low, 1 high) of row su, -1 if there is none."""
+    lo = s[LO + su]
+    if lo == 0 or s[COVER + 2 * su + e] >= 0:
+        return -1
+    if e == 0:
+        return su * 13 + lo - 2 if lo > 1 else -1
+    hi = s[HI + su]
+    return su * 13 + hi if hi < 13 else -1
+
+
+@njit(cache=True)
+def _playable(s):
+    """Mask of the card positions open for play (also the joker slots' targets)."""
+    m = 0
+    for su in range(4):
+        for e in range(2):
+            c = _slot_card(s, su, e)
+            if c >= 0:
+                m |= 1 << c
+    return m
+
+
+@njit(cache=True)
+def _pending(s):
+    """Mask of the targets of unfilled jokers."""
+    m = 0
+    for i in range(8):
+        if s[COVER + i] >= 0:
+            m |= 1 << s[COVER + i]
+    return m
+
+
+@njit(cache=True)
+def _lay(s, c, k):
+    """Seat k places card c on its row."""
+    su = c // 13
+    r = c % 13 + 1
+    if r == 7:
+        s[LO + su] = 7
+        s[HI + su] = 7
+    elif r < 7:
+        s[LO + su] = r
+        if s[COVER + 2 * su] == c:
+            s[COVER + 2 * su] = -1
+    else:
+        s[HI + su] = r
+        if s[COVER + 2 * su + 1] == c:
+            s[COVER + 2 * su + 1] = -1
+    s[PLAYED_BY + c] = k
+
+
+@njit(cache=True)
+def _deal(s, p, first):
+    """Shuffle and deal a new game; the 7s in hand go out; `first` is to act."""
+    n = p[P_NP]
+    hs = p[P_HAND]
+    for i in range(N_TILES):
+        s[PILE + i] = i
+    rng_shuffle(s, H_RNG, s[PILE:PILE + N_TILES], N_TILES)
+    for k in range(MAX_SEATS):
+        s[LIVE + k] = 0
+    for k in range(n):
+        h = 0
+        for i in range(hs):
+            h |= 1 << s[PILE + k * hs + i]
+        s[LIVE + k] = h
+    s[PILE_POS] = n * hs
+    s[PILE_END] = N_TILES
+    s[OUT] = 0
+    _setup(s, p, first)
+
+
+@njit(cache=True)
+def _setup(s, p, first):
+    """Clear the per-game state (hands and pile already set) and put the 7s out (M7-1)."""
+    for k in range(MAX_SEATS):
+        s[KILLED + k] = 0
+        s[JPLAYED + k] = 0
+        s[DRAWN + k] = 0
+        s[LACK + k] = 0
+    for su in range(4):
+        s[LO + su] = 0
+        s[HI + su] = 0
+    for i in range(8):
+        s[COVER + i] = -1
+    s[JOKER_AT] = 0
+    for c in range(N_CARDS):
+        s[PLAYED_BY + c] = -1
+    s[NKILL] = 0
+    for i in range(N_TILES):
+        s[KSEAT + i] = 0
+        s[KMASK + i] = 0
+    for k in range(p[P_NP]):
+        sev = s[LIVE + k] & SEVENS_MASK
+        s[LIVE + k] &= ~SEVENS_MASK
+        while sev:
+            _lay(s, lowest_bit(sev), k)
+            sev &= sev - 1
+    s[STARTER] = first
+    s[H_TURN] = first
+    s[H_DONE] = 0
+
+
+@njit(cache=True)
+def _end_game(s, p, out_seat):
+    """Score the game (out_seat: who went out, -1 if nobody did); deal the next or finish."""
+    n = p[P_NP]
+    tot = 0
+    for k in range(n):
+        pk = _penalty(s[LIVE + k] | s[KILLED + k])
+        s[LAST_PEN + k] = pk
+        s[PEN_TOTAL + k] += pk
+        tot += pk
+    for k in range(n):
+        s[H_REWARD + k] += tot - n * s[LAST_PEN + k]
+    s[WENT_OUT] = out_seat
+    s[H_HAND] += 1
+    if s[H_HAND] >= p[P_GAMES]:
+        s[H_DONE] = 1
+        s[H_TURN] = -1
+        return
+    first = out_seat
+    if first < 0:  # M7-7: lowest penalty, ties to the first in turn order from the starter
+        best = 1 << 30
+        for i in range(n):
+            k = (s[STARTER] + i) % n
+            if s[LAST_PEN + k] < best:
+                best = s[LAST_PEN + k]
+                first = k
+    _deal(s, p, first)
+
+
+@njit(cache=True)
+def _count_legal(s, p):
+    """(number of legal actions, the action if exactly one) for the seat to act."""
+    seat = s[H_TURN]
+    h = s[LIVE + seat]
+    if h == 0:
+        return 1, A_PASS
+    pm = _playable(s)
+    can = h & pm
+    has_j = (h & JOKER_MASK) != 0
+    nslots = popcount(pm) if has_j else 0
+    if can != 0:
+        c = popcount(can) + nslots
+        return c, (lowest_bit(can) if c == 1 else -1)
+    if s[PILE_POS] < s[PILE_END]:
+        c = 1 + nslots
+        return c, (A_DRAW if c == 1 else -1)
+    cards = h & CARD_MASK
+    c = popcount(cards) + (1 if has_j else 0) + nslots
+    if c == 1:
+        return 1, (A_KILL + lowest_bit(cards) if cards != 0 else A_KILL_JOKER)
+    return c, -1
+
+
+@njit(cache=True)
+def _is_legal(s, p, a):
+    seat = s[H_TURN]
+    h = s[LIVE + seat]
+    pm = _playable(s)
+    can = h & pm
+    if a < N_CARDS:
+        return ((can >> a) & 1) == 1
+    if a < A_DRAW:
+        return (h & JOKER_MASK) != 0 and _slot_card(s, (a - A_JOKER) // 2, (a - A_JOKER) % 2) >= 0
+    if a == A_DRAW:
+        return h != 0 and can == 0 and s[PILE_POS] < s[PILE_END]
+    if a < A_KILL_JOKER:
+        return can == 0 and s[PILE_POS] == s[PILE_END] and ((h >> (a - A_KILL)) & 1) == 1
+    if a == A_KILL_JOKER:
+        return can == 0 and s[PILE_POS] == s[PILE_END] and (h & JOKER_MASK) != 0
+    return h == 0
+
+
+@njit(cache=True)
+def _finish_turn(s, p, seat):
+    """After seat's turn: end the game if someone is out or no live tile is left, else pass on."""
+    n = p[P_NP]
+    if (s[LIVE + seat] | s[KILLED + seat]) == 0:
+        _end_game(s, p, seat)
+        return
+    anyone = False
+    for k in range(n):
+        if s[LIVE + k] != 0:
+            anyone = True
+    if not anyone:
+        _end_game(s, p, -1)
+        return
+    s[H_TURN] = (seat + 1) % n
+
+
+@njit(cache=True)
+def _apply(s, p, a):
+    """Carry out legal action a of the seat to act (turn passing and game end included)."""
+    seat = s[H_TURN]
+    n = p[P_NP]
+    if a < N_CARDS:
+        s[LIVE + seat] &= ~(1 << a)
+        _lay(s, a, seat)
+    elif a < A_DRAW:
+        su = (a - A_JOKER) // 2
+        e = (a - A_JOKER) % 2
+        c = _slot_card(s, su, e)
+        jk = JOKER0 if (s[LIVE + seat] >> JOKER0) & 1 else JOKER1
+        s[LIVE + seat] &= ~(1 << jk)
+        s[JOKER_AT] |= 1 << c
+        s[JPLAYED + seat] += 1
+        holder = -1
+        for k in range(n):
+            if (s[LIVE + k] >> c) & 1:
+                holder = k
+        if holder >= 0:  # M7-4: placed at once, out of turn
+            s[LIVE + holder] &= ~(1 << c)
+            _lay(s, c, holder)
+        else:  # in the pile (pending) or killed (wasted): the end is covered
+            s[COVER + 2 * su + e] = c
+        # M7-5: a joker that was its player's last tile: that player went out (the move completes
+        # first); M7-8: a holder whose last tile was the target went out
+        if (s[LIVE + seat] | s[KILLED + seat]) != 0 and holder >= 0 and (s[LIVE + holder] | s[KILLED + holder]) == 0:
+            _end_game(s, p, holder)
+            return
+    elif a == A_DRAW:
+        pm = _playable(s)
+        t = s[PILE + s[PILE_POS]]
+        s[PILE_POS] += 1
+        s[DRAWN + seat] += 1
+        if t < N_CARDS and (t % 13 == 6 or ((pm >> t) & 1) == 1 or ((_pending(s) >> t) & 1) == 1):
+            _lay(s, t, seat)  # M7-6: a playable draw, a 7 or a joker's target goes out at once
+            s[LACK + seat] |= pm
+        else:
+            s[LIVE + seat] |= 1 << t
+            s[LACK + seat] = pm  # the kept tile is unseen: earlier lacks no longer hold
+    elif a < A_PASS:
+        if a == A_KILL_JOKER:
+            t = JOKER0 if (s[LIVE + seat] >> JOKER0) & 1 else JOKER1
+        else:
+            t = a - A_KILL
+        s[LIVE + seat] &= ~(1 << t)
+        s[KILLED + seat] |= 1 << t
+        s[LACK + seat] |= _playable(s)
+        i = s[NKILL]
+        s[KSEAT + i] = seat
+        s[KMASK + i] = s[LACK + seat] | _pending(s) | SEVENS_MASK
+        s[NKILL] = i + 1
+    _finish_turn(s, p, seat)
+
+
+@njit(cache=True)
+def _advance(s, p):
+    """Take every lone legal action (forced passes, draws, kills, plays) until a real decision."""
+    while s[H_DONE] == 0:
+        c, a = _count_legal(s, p)
+        if c != 1:
+            return
+        _apply(s, p, a)
+
+
+@njit(cache=True)
+def _reset_kernel(s, seed, p):
+    for i in range(s.shape[0]):
+        s[i] = 0
+    s[H_RNG] = seed
+    s[WENT_OUT] = -1
+    first = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, p[P_NP])
+    _deal(s, p, first)
+    _advance(s, p)
+
+
+@njit(cache=True)
+def _step_kernel(s, a, p):
+    if s[H_DONE] == 1:
+        return ERR_OVER
+    if a < 0 or a >= NUM_ACTIONS:
+        return ERR_RANGE
+    if not _is_legal(s, p, a):
+        return ERR_ILLEGAL
+    for k in range(MAX_SEATS):
+        s[H_REWARD + k] = 0
+    s[H_STEPS] += 1
+    _apply(s, p, a)
+    _advance(s, p)
+    return OK
+
+
+@njit(cache=True)
+def _mask_kernel(s, p, out):
+    out[:] = 0
+    if s[H_DONE] == 1:
+        return
+    seat = s[H_TURN]
+    h = s[LIVE + seat]
+    if h == 0:
+        out[A_PASS] = 1
+        return
+    pm = _playable(s)
+    can = h & pm
+    if h & JOKER_MASK:
+        for su in range(4):
+            for e in range(2):
+                if _slot_card(s, su, e) >= 0:
+                    out[A_JOKER + 2 * su + e] = 1
+    if can:
+        while can:
+            out[lowest_bit(can)] = 1
+            can &= can - 1
+    elif s[PILE_POS] < s[PILE_END]:
+        out[A_DRAW] = 1
+    else:
+        cards = h & CARD_MASK
+        while cards:
+            out[A_KILL + lowest_bit(cards)] = 1
+            cards &= cards - 1
+        if h & JOKER_MASK:
+            out[A_KILL_JOKER] = 1
+
+
+@njit(cache=True)
+def _legal_set_kernel(s, p, out):
+    """Legality action by action through the step's own check (tests compare it with the mask)."""
+    out[:] = 0
+    if s[H_DONE] == 1:
+        return
+    for a in range(NUM_ACTIONS):
+        out[a] = 1 if _is_legal(s, p, a) else 0
+
+
+@njit(cache=True)
+def _check_code(s, p):
+    """0 if fine, else the number of the broken check. Tile conservation (hands, kills, pile, rows, jokers, out of play partition the 54 tiles)
+    and the row, joker, lack and turn invariants."""
+    n = p[P_NP]
+    seen = 0
+    for k in range(MAX_SEATS):
+        lv = s[LIVE + k]
+        kd = s[KILLED + k]
+        if k >= n:
+            if lv != 0 or kd != 0:
+                return 1
+            continue
+        if lv < 0 or kd < 0 or ((lv | kd) >> N_TILES) != 0:
+            return 2
+        if (lv & kd) or (seen & (lv | kd)):
+            return 3
+        if (lv | kd) & SEVENS_MASK:
+            return 4  # M7-1: a 7 is never held
+        if lv & s[LACK + k]:
+            return 5
+        seen |= lv | kd
+    pos = s[PILE_POS]
+    end = s[PILE_END]
+    if pos < 0 or pos > end or end > N_TILES:
+        return 6
+    for i in range(pos, end):
+        t = s[PILE + i]
+        if t < 0 or t >= N_TILES or (seen >> t) & 1:
+            return 7
+        seen |= 1 << t
+    if pos < end:
+        for k in range(n):
+            if s[KILLED + k] != 0:
+                return 8  # kills only happen with an empty pile
+    if seen & s[OUT]:
+        return 9
+    seen |= s[OUT]
+    placed = 0
+    for su in range(4):
+        lo = s[LO + su]
+        hi = s[HI + su]
+        if lo == 0:
+            if hi != 0:
+                return 10
+        elif not (1 <= lo <= 7 and 7 <= hi <= 13):
+            return 11
+        for r in range(1, 14):
+            c = su * 13 + r - 1
+            inrow = lo != 0 and lo <= r <= hi
+            if inrow != (s[PLAYED_BY + c] >= 0):
+                return 12
+            if inrow:
+                placed |= 1 << c
+    if seen & placed:
+        return 13
+    seen |= placed
+    pend = _pending(s)
+    if s[JOKER_AT] & ~(placed | pend):
+        return 14
+    for su in range(4):
+        for e in range(2):
+            c = s[COVER + 2 * su + e]
+            if c < 0:
+                continue
+            if c // 13 != su or ((s[JOKER_AT] >> c) & 1) == 0:
+                return 15
+            r = c % 13 + 1
+            if (e == 0 and r != s[LO + su] - 1) or (e == 1 and r != s[HI + su] + 1):
+                return 16
+            for k in range(n):
+                if (s[LIVE + k] >> c) & 1:
+                    return 17
+    jokers_away = popcount(JOKER_MASK & ~seen)
+    if jokers_away != popcount(s[JOKER_AT]):
+        return 18
+    seen |= JOKER_MASK
+    if seen != ALL_MASK:
+        return 19
+    nk = 0
+    for k in range(n):
+        kc = 0
+        for i in range(s[NKILL]):
+            if s[KSEAT + i] == k:
+                kc += 1
+        if kc != popcount(s[KILLED + k]):
+            return 20
+        nk += kc
+    if nk != s[NKILL]:
+        return 21
+    if s[H_DONE] == 0 and not (0 <= s[H_TURN] < n):
+        return 22
+    if s[H_DONE] == 1 and s[H_TURN] != -1:
+        return 23
+    return 0
+
+
+@njit(cache=True)
+def _check_kernel(s, p):
+    """Tile conservation and state invariants (see _check_code)."""
+    return _check_code(s, p) == 0
+
+
+@njit(cache=True)
+def _obs_kernel(s, p, v, out):
+    n = p[P_NP]
+    out[:] = 0
+    o = 0
+    h = s[LIVE + v]
+    m = h & CARD_MASK
+    while m:
+        out[o + lowest_bit(m)] = 1
+        m &= m - 1
+    o += N_CARDS
+    out[o] = popcount(h & JOKER_MASK)
+    o += 1
+    kd = s[KILLED + v]
+    m = kd & CARD_MASK
+    while m:
+        out[o + lowest_bit(m)] = 1
+        m &= m - 1
+    o += N_CARDS
+    out[o] = popcount(kd & JOKER_MASK)
+    o += 1
+    for c in range(N_CARDS):
+        if s[PLAYED_BY + c] >= 0:
+            out[o + c] = 1
+    o += N_CARDS
+    for su in range(4):
+        out[o + 2 * su] = s[LO + su]
+        out[o + 2 * su + 1] = s[HI + su]
+    o += 8
+    m = s[JOKER_AT]
+    while m:
+        out[o + lowest_bit(m)] = 1
+        m &= m - 1
+    o += N_CARDS
+    for i in range(8):
+        if s[COVER + i] >= 0:
+            out[o + i] = 1
+    o += 8
+    for c in range(N_CARDS):
+        pb = s[PLAYED_BY + c]
+        if pb >= 0:
+            out[o + ((pb - v) % n) * N_CARDS + c] = 1
+    o += n * N_CARDS
+    for r in range(n):
+        out[o + r] = s[JPLAYED + (v + r) % n]
+    o += n
+    for r in range(n):
+        out[o + r] = popcount(s[LIVE + (v + r) % n])
+    o += n
+    for r in range(n):
+        out[o + r] = popcount(s[KILLED + (v + r) % n])
+    o += n
+    for r in range(n):
+        out[o + r] = s[DRAWN + (v + r) % n]
+    o += n
+    for r in range(n):
+        m = s[LACK + (v + r) % n] & CARD_MASK
+        while m:
+            c = lowest_bit(m)
+            if s[PLAYED_BY + c] < 0:
+                out[o + r * N_CARDS + c] = 1
+            m &= m - 1
+    o += n * N_CARDS
+    out[o] = s[PILE_END] - s[PILE_POS]
+    o += 1
+    for r in range(n):
+        out[o + r] = s[PEN_TOTAL + (v + r) % n]
+    o += n
+    for r in range(n):
+        out[o + r] = s[LAST_PEN + (v + r) % n]
+    o += n
+    out[o] = s[H_HAND]
+    o += 1
+    if s[H_DONE] == 0:
+        out[o + (s[H_TURN] - v) % n] = 1
+
+
+@njit(cache=True)
+def _sample_kernel(s, p, v, seed):
+    """Redeal what seat v cannot see: opponents' live and killed tiles and the pile.
+
+    Constraints (all public): live counts, killed counts, pile size; a live hand holds none of its
+    seat's `lacks`, no 7 and no unfilled joker's target; the i-th killed tile avoids the mask
+    recorded at that kill (its seat's lacks then, the pending targets then, the 7s); an opponent
+    to act has at least two legal actions (rejection). Jokers are relabelled canonically (they are
+    alike): v's live ones take the lowest free ids, then v's killed ones, then the unseen ones."""
+    n = p[P_NP]
+    ns = s.copy()
+    rng_arr = np.empty(1, dtype=np.int64)
+    rng_arr[0] = seed
+    placed = 0
+    for c in range(N_CARDS):
+        if s[PLAYED_BY + c] >= 0:
+            placed |= 1 << c
+    # jokers, canonically
+    free_j = JOKER_MASK & ~s[OUT]
+    unseen_j = 0
+    for k in range(n):
+        if k != v:
+            unseen_j += popcount((s[LIVE + k] | s[KILLED + k]) & JOKER_MASK)
+    for i in range(s[PILE_POS], s[PILE_END]):
+        if s[PILE + i] >= N_CARDS:
+            unseen_j += 1
+    vl = popcount(s[LIVE + v] & JOKER_MASK)
+    vk = popcount(s[KILLED + v] & JOKER_MASK)
+    ids = np.empty(2, dtype=np.int64)
+    nid = 0
+    m = free_j
+    while m:
+        ids[nid] = lowest_bit(m)
+        nid += 1
+        m &= m - 1
+    vlive = s[LIVE + v] & ~JOKER_MASK
+    vkill = s[KILLED + v] & ~JOKER_MASK
+    j = 0
+    for _ in range(vl):
+        vlive |= 1 << ids[j]
+        j += 1
+    for _ in range(vk):
+        vkill |= 1 << ids[j]
+        j += 1
+    unseen = CARD_MASK & ~placed & ~s[OUT] & ~s[LIVE + v] & ~s[KILLED + v]
+    for _ in range(unseen_j):
+        unseen |= 1 << ids[j]
+        j += 1
+    tiles = np.empty(N_TILES, dtype=np.int64)
+    nt = 0
+    m = unseen
+    while m:
+        tiles[nt] = lowest_bit(m)
+        nt += 1
+        m &= m - 1
+    # groups: live hands 0..n-1, one per opponent kill, the pile last
+    nkill = s[NKILL]
+    ng = n + nkill + 1
+    allowed = np.zeros(ng, dtype=np.int64)
+    cap = np.zeros(ng, dtype=np.int64)
+    gseat = np.full(ng, -1, dtype=np.int64)
+    banned = _pending(s) | SEVENS_MASK
+    for k in range(n):
+        if k != v:
+            allowed[k] = unseen & ~s[LACK + k] & ~banned
+            cap[k] = popcount(s[LIVE + k])
+    g = n
+    for i in range(nkill):
+        if s[KSEAT + i] != v:
+            allowed[g] = unseen & ~s[KMASK + i]
+            cap[g] = 1
+            gseat[g] = s[KSEAT + i]
+            g += 1
+    pile_g = g
+    ng = g + 1
+    allowed[pile_g] = unseen
+    cap[pile_g] = s[PILE_END] - s[PILE_POS]
+    mover = s[H_TURN]
+    pile_tiles = np.empty(N_TILES, dtype=np.int64)
+    for attempt in range(20_000):
+        assign = deal_consistent(tiles, nt, allowed, cap, ng, rng_arr)
+        if nt > 0 and assign[0] < 0:
+            continue
+        for k in range(n):
+            ns[LIVE + k] = 0
+            ns[KILLED + k] = 0
+        ns[LIVE + v] = vlive
+        ns[KILLED + v] = vkill
+        npile = 0
+        for i in range(nt):
+            gi = assign[i]
+            t = tiles[i]
+            if gi < n:
+                ns[LIVE + gi] |= 1 << t
+            elif gi == pile_g:
+                pile_tiles[npile] = t
+                npile += 1
+            else:
+                ns[KILLED + gseat[gi]] |= 1 << t
+        rng_shuffle(rng_arr, 0, pile_tiles, npile)
+        for i in range(s[PILE_POS]):
+            ns[PILE + i] = -1  # dealt or drawn: not part of what the seat may know
+        for i in range(npile):
+            ns[PILE + s[PILE_POS] + i] = pile_tiles[i]
+        for i in range(s[PILE_END], N_TILES):
+            ns[PILE + i] = -1
+        if s[H_DONE] == 1 or mover == v:
+            break
+        c, _a = _count_legal(ns, p)
+        if c >= 2:  # an opponent stopped at a decision visibly has a choice
+            break
+    ns[H_RNG] = rng_arr[0]
+    return ns
+
+
+# ------------------------------------------------------------------------------ Python side
+def card_id(name) -> int:
+    """Tile id of a card name ('AC', '10H', 'QS', 'JK' = the first joker) or an int id 0..53."""
+    if isinstance(name, (int, np.integer)) and not isinstance(name, (bool, np.bool_)):
+        if 0 <= int(name) < N_TILES:
+            return int(name)
+        raise ValueError(f"tile id {name!r} is outside 0..{N_TILES - 1}")
+    if not isinstance(name, str):
+        raise ValueError(f"{name!r} is not a card name like 'AC', '10H', 'QS' or 'JK'")
+    u = name.strip().upper()
+    if u in ("JK", "JOKER"):
+        return JOKER0
+    if len(u) >= 2 and u[-1] in SUITS and u[:-1] in RANKS:
+        return SUITS.index(u[-1]) * 13 + RANKS.index(u[:-1])
+    raise ValueError(f"{name!r} is not a card name like 'AC', '10H', 'QS' or 'JK'")
+
+
+def tile_name(t: int) -> str:
+    """'7H', 'AS', 'JK' ..."""
+    t = int(t)
+    if t >= N_CARDS:
+        return "JK"
+    return RANKS[t % 13] + SUITS[t // 13]
+
+
+def _mask_names(mask: int) -> list[str]:
+    return [tile_name(t) for t in range(N_TILES) if (int(mask) >> t) & 1]
+
+
+class Magic7Game(Game):
+    """Magic-7 engine bound to one config (see the module docstring for rules and encodings)."""
+
+    _reset_kernel = staticmethod(_reset_kernel)
+    _step_kernel = staticmethod(_step_kernel)
+    _mask_kernel = staticmethod(_mask_kernel)
+    _obs_kernel = staticmethod(_obs_kernel)
+    _sample_kernel = staticmethod(_sample_kernel)
+    _legal_set_kernel = staticmethod(_legal_set_kernel)
+    _check_kernel = staticmethod(_check_kernel)
+    Config = Magic7Config
+    state_size = STATE_SIZE
+    num_actions = NUM_ACTIONS
+
+    def __init__(self, config: Magic7Config, name: str = "magic7_v0"):
+        c = config
+        self.num_players = c.num_players
+        self.reward_scale = float(c.num_players)  # integer units: sum(pen) - n * pen_k
+        self.params = np.array(
+            [c.num_players, DEAL_TABLE[c.num_players], c.num_games,
+             -1 if c.first_seat is None else c.first_seat],
+            dtype=np.int64,
+        )
+        super().__init__(config, name)
+
+    def obs_pieces(self):
+        n = self.num_players
+        return [
+            ("hand", (4, 13)), ("hand_jokers", (1,)), ("killed", (4, 13)), ("killed_jokers", (1,)),
+            ("rows", (4, 13)), ("row_ends", (4, 2)), ("jokers", (4, 13)), ("covered", (4, 2)),
+            ("played_by", (n, N_CARDS)), ("jokers_played", (n,)), ("live_counts", (n,)),
+            ("killed_counts", (n,)), ("drawn", (n,)), ("lacks", (n, N_CARDS)), ("pile", (1,)),
+            ("penalties", (n,)), ("last_penalties", (n,)), ("games_played", (1,)), ("to_move", (n,)),
+        ]
+
+    def obs_high(self) -> float:
+        # all 54 tiles but the 7s are worth 4 * (91 - 7) + 40 = 376 penalty points
+        return float(max(376 * self.config.num_games, 100))
+
+    def max_decisions(self) -> int:
+        # per game: <= 48 card plays + 54 draws + 54 kills + 2 jokers (passes are forced)
+        return 160 * self.config.num_games
+
+    # ---- actions
+    def encode_action(self, kind: str, what=None, end=None) -> int:
+        """Action id: ("play", card), ("joker", suit, "low"|"high"|0|1), ("draw",),
+        ("kill", card or "JK"), ("pass",). Cards by name ('9H') or id."""
+        if kind == "play":
+            c = card_id(what)
+            if c >= N_CARDS:
+                raise ValueError(f"{self.name}: a joker is not played as a card; use ('joker', suit, end)")
+            return c
+        if kind == "joker":
+            su = SUITS.index(what.upper()) if isinstance(what, str) and what.upper() in SUITS else what
+            if not isinstance(su, (int, np.integer)) or not 0 <= su < 4:
+                raise ValueError(f"{self.name}: joker suit {what!r} must be one of {list(SUITS)} or 0..3")
+            e = {"low": 0, "high": 1, 0: 0, 1: 1}.get(end)
+            if e is None:
+                raise ValueError(f"{self.name}: joker end {end!r} must be 'low', 'high', 0 or 1")
+            return A_JOKER + 2 * int(su) + e
+        if kind == "draw":
+            return A_DRAW
+        if kind == "kill":
+            c = card_id(what)
+            return A_KILL_JOKER if c >= N_CARDS else A_KILL + c
+        if kind == "pass":
+            return A_PASS
+        raise ValueError(f"{self.name}: action kind {kind!r} must be one of ['play', 'joker', 'draw', 'kill', 'pass']")
+
+    def describe_action(self, action: int) -> str:
+        a = int(action)
+        if not 0 <= a < NUM_ACTIONS:
+            return f"out of range (0..{NUM_ACTIONS - 1})"
+        if a < N_CARDS:
+            return f"play {tile_name(a)}"
+        if a < A_DRAW:
+            su, e = divmod(a - A_JOKER, 2)
+            return f"joker on the {'low' if e == 0 else 'high'} end of {SUIT_NAMES[su]}"
+        if a == A_DRAW:
+            return "draw"
+        if a < A_KILL_JOKER:
+            return f"kill {tile_name(a - A_KILL)}"
+        if a == A_KILL_JOKER:
+            return "kill a joker"
+        return "pass"
+
+    # ---- deals
+    def set_deal(self, state: np.ndarray, deal: dict) -> None:
+        """Start a game from a given deal: {"hands": [[card, ...] per seat], "pile": [card, ...] in
+        draw order, "first": seat}. Cards by name ('7H', '10S', 'JK' for a joker; 'JK' twice is
+        both jokers) or id. Tiles named nowhere are out of play. 7s in hands go out at once."""
+        allowed = {"hands", "pile", "first"}
+        if not isinstance(deal, dict) or set(deal) - allowed or "hands" not in deal:
+            raise DealError(f"{self.name}: a deal is a dict with keys {sorted(allowed)} ('hands' required); got {deal!r}")
+        n = self.num_players
+        hands = deal["hands"]
+        if not isinstance(hands, (list, tuple)) or len(hands) != n:
+            raise DealError(f"{self.name}: deal has {len(hands) if isinstance(hands, (list, tuple)) else hands!r} hands; this game has {n} players")
+        pile = deal.get("pile", [])
+        if not isinstance(pile, (list, tuple)):
+            raise DealError(f"{self.name}: pile must be a list of cards in draw order; got {pile!r}")
+        first = deal.get("first", 0 if self.config.first_seat is None else self.config.first_seat)
+        if isinstance(first, (bool, np.bool_)) or not isinstance(first, (int, np.integer)) or not 0 <= first < n:
+            raise DealError(f"{self.name}: first={first!r} must be a seat 0..{n - 1}")
+        seen: set[int] = set()
+
+        def ids(seq, where):
+            if not isinstance(seq, (list, tuple)):
+                raise DealError(f"{self.name}: {where} must be a list of cards; got {seq!r}")
+            out = []
+            for name in seq:
+                try:
+                    t = card_id(name)
+                except ValueError as err:
+                    raise DealError(f"{self.name}: {where}: {err}") from None
+                if t == JOKER0 and t in seen and isinstance(name, str):
+                    t = JOKER1  # the second 'JK'
+                if t in seen:
+                    raise DealError(f"{self.name}: {where}: {name!r} is dealt twice")
+                seen.add(t)
+                out.append(t)
+            return out
+
+        hand_ids = [ids(h, f"hand {k}") for k, h in enumerate(hands)]
+        for k, h in enumerate(hand_ids):
+            if not any(t % 13 != 6 or t >= N_CARDS for t in h):
+                raise DealError(f"{self.name}: hand {k} needs at least one tile besides 7s")
+        pile_ids = ids(pile, "pile")
+        s = state
+        order = [t for h in hand_ids for t in h] + pile_ids
+        s[PILE:PILE + N_TILES] = -1
+        s[PILE:PILE + len(order)] = order
+        s[PILE_POS] = sum(len(h) for h in hand_ids)
+        s[PILE_END] = len(order)
+        for k in range(MAX_SEATS):
+            s[LIVE + k] = sum(1 << t for t in hand_ids[k]) if k < n else 0
+        s[OUT] = ALL_MASK & ~sum(1 << t for t in seen)
+        _setup(s, self.params, first)
+        _advance(s, self.params)
+
+    # ---- inspection helpers (tests, rendering)
+    def hand(self, state, seat) -> list[str]:
+        return _mask_names(state[LIVE + seat])
+
+    def killed(self, state, seat) -> list[str]:
+        return _mask_names(state[KILLED + seat])
+
+    def pile(self, state) -> list[str]:
+        return [tile_name(t) for t in state[PILE + state[PILE_POS]:PILE + state[PILE_END]]]
+
+    def rows(self, state) -> list[tuple[int, int]]:
+        """(lowest, highest) rank of each suit's row, (0, 0) while its 7 is not out."""
+        return [(int(state[LO + su]), int(state[HI + su])) for su in range(4)]
+
+    def covered(self, state) -> dict[tuple[str, str], str]:
+        """{(suit letter, 'low'|'high'): target card} of the ends covered by unfilled jokers."""
+        out = {}
+        for i in range(8):
+            if state[COVER + i] >= 0:
+                out[(SUITS[i // 2], "low" if i % 2 == 0 else "high")] = tile_name(state[COVER + i])
+        return out
+
+    def played_by(self, state, card) -> int:
+        return int(state[PLAYED_BY + card_id(card)])
+
+    def penalties(self, state) -> list[int]:
+        """Match penalty totals."""
+        return [int(x) for x in state[PEN_TOTAL:PEN_TOTAL + self.num_players]]
+
+    def last_penalties(self, state) -> list[int]:
+        return [int(x) for x in state[LAST_PEN:LAST_PEN + self.num_players]]
+
+    def render(self, state: np.ndarray, seat: int) -> str:
+        s = state
+        n = self.num_players
+        game_no = int(s[H_HAND]) + (0 if s[H_DONE] else 1)
+        lines = [f"{self.name}  game {game_no}/{self.config.num_games}  pile {int(s[PILE_END] - s[PILE_POS])}  "
+                 f"penalties {self.penalties(s)}"]
+        for su in range(4):
+            lo, hi = int(s[LO + su]), int(s[HI + su])
+            if lo == 0:
+                lines.append(f"{SUIT_NAMES[su]:>8}: (7 not out)")
+                continue
+            cells = []
+            if s[COVER + 2 * su] >= 0:
+                cells.append(f"[JK>{tile_name(s[COVER + 2 * su])}]")
+            for r in range(lo, hi + 1):
+                c = su * 13 + r - 1
+                cells.append(RANKS[r - 1] + ("*" if (int(s[JOKER_AT]) >> c) & 1 else ""))
+            if s[COVER + 2 * su + 1] >= 0:
+                cells.append(f"[JK>{tile_name(s[COVER + 2 * su + 1])}]")
+            lines.append(f"{SUIT_NAMES[su]:>8}: " + " ".join(cells))
+        lines.append("  (* = card lying on a joker; [JK>x] = joker waiting for x, which is in the pile or killed)")
+        for k in range(n):
+            mark = " <- to move" if (not s[H_DONE] and s[H_TURN] == k) else ""
+            lines.append(f"seat {k}: {popcount(s[LIVE + k])} live, {popcount(s[KILLED + k])} killed, "
+                         f"drew {int(s[DRAWN + k])}, jokers played {int(s[JPLAYED + k])}{mark}")
+        h = int(s[LIVE + seat])
+        parts = []
+        for su in range(4):
+            cards = [RANKS[r] for r in range(13) if (h >> (su * 13 + r)) & 1]
+            parts.append(f"{SUITS[su]}: {' '.join(cards) if cards else '-'}")
+        nj = popcount(h & JOKER_MASK)
+        lines.append(f"seat {seat} holds: " + " | ".join(parts) + (f" | jokers: {nj}" if nj else ""))
+        if s[KILLED + seat]:
+            lines.append(f"seat {seat} killed: {' '.join(self.killed(s, seat))}")
+        if s[H_DONE]:
+            w = int(s[WENT_OUT])
+            lines.append(("over: " + (f"seat {w} went out" if w >= 0 else "nobody went out"))
+                         + f"; last game's penalties {self.last_penalties(s)}")
+        return "\n".join(lines)
+
+
+__all__ = ["Magic7Config", "Magic7Game", "card_id", "tile_name"]
