@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 MAX_PIP = 9
 MAX_TILES = (MAX_PIP + 1) * (MAX_PIP + 2) // 2  # 55
@@ -70,20 +71,25 @@ for _i in range(64):
     _DEBRUIJN_TABLE[((((1 << _i) * _DEBRUIJN) & 0xFFFFFFFFFFFFFFFF) >> 58) & 63] = _i
 
 
+# No multiplications that can overflow here: numba emits int64 `mul nsw`, so a wrapping product
+# is undefined behaviour and LLVM may fold comparisons of the result wrongly (it did: a De Bruijn
+# `lowest_bit` inlined into `f(...) == -1` in the Pete engine compared true for a result of 108).
 @njit(cache=True, inline="always")
 def popcount(x):
     """Number of set bits of a non-negative int64 (bit 63 clear)."""
     x = x - ((x >> 1) & 0x5555555555555555)
     x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    return (x * 0x0101010101010101) >> 56 & 0xFF
+    x = x + (x >> 8)
+    x = x + (x >> 16)
+    x = x + (x >> 32)
+    return x & 0x7F
 
 
 @njit(cache=True, inline="always")
 def lowest_bit(x):
-    """Index of the lowest set bit of x (x != 0)."""
-    b = x & -x
-    return _DEBRUIJN_TABLE[((b * _DEBRUIJN) >> 58) & 63]
+    """Index of the lowest set bit of x (x != 0): LLVM's cttz, no overflowing arithmetic."""
+    return np.int64(trailing_zeros(x))
 
 
 @njit(cache=True)
@@ -103,3 +109,19 @@ def nth_bit(mask, k):
     for _ in range(k):
         mask &= mask - 1
     return lowest_bit(mask)
+
+
+# BYTE_BITS[b, i] = bit i of byte b, as float32: expands a bitmask 8 entries at a time
+BYTE_BITS = np.array([[(b >> i) & 1 for i in range(8)] for b in range(256)], dtype=np.float32)
+
+
+@njit(cache=True, inline="always")
+def expand_bits(m, out, o, nbits):
+    """out[o + i] = bit i of m for i < nbits (the observation kernels' workhorse)."""
+    full = nbits >> 3
+    for k in range(full):
+        row = BYTE_BITS[(m >> (8 * k)) & 255]
+        for i in range(8):
+            out[o + 8 * k + i] = row[i]
+    for i in range(8 * full, nbits):
+        out[o + i] = (m >> i) & 1
