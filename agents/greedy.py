@@ -1,0 +1,43 @@
+"""Greedy baseline: shed the heaviest tile (most penalty) first - the seeds' own tip.
+
+"Try to play your high value dominoes as soon as possible, in that way, even if your opponent
+wins the round, he wont score too many points" (seed 002). Every game here scores what is left
+in hand, so one rule serves all five: among the legal actions pick the one that sheds the most
+pips / penalty points (agents/actions.py `weight`). Magic-7's non-shedding moves rank below any
+shedding one: a draw scores 0, a kill scores minus the penalty it locks in (kill the cheapest),
+Sum 7's wait ranks below every placement (greedy never waits). Ties are broken at random with
+the agent's own seeded Generator. It reads only the action mask; no observation is needed.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .actions import KILL, PASS, action_table, magic7_penalty
+
+
+class GreedyAgent:
+    """Heaviest tile / most penalty shed first, random tie-break (see module doc)."""
+
+    name = "greedy"
+
+    def __init__(self, game, seed: int | None = None):
+        self.game = game
+        table = action_table(game)
+        score = table.weight.copy()
+        for a in np.flatnonzero(table.kind == KILL):
+            score[a] = -magic7_penalty(int(table.tile[a]))
+        score[table.kind == PASS] = -1000.0
+        self._score = score
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("GreedyAgent.act: the action mask has no legal action")
+        s = self._score[legal]
+        best = legal[s == s.max()]
+        return int(best[self._rng.integers(best.size)]) if best.size > 1 else int(best[0])

@@ -1,0 +1,403 @@
+"""Fair evaluation of agents on duplicate deals: `domino evaluate` and `evaluate(...)`.
+
+Why duplicate deals: in a domino hand the deal decides most of the result, so comparing two agents
+on independent deals needs many thousands of hands to see a small skill gap. Here every deal is
+played once for each seat the agent under test (the *focal* agent) can occupy, on the very same
+tiles, so the luck of the deal is shared out evenly.
+
+Design (decisions the issue left open):
+- A matchup (A, B) in an n-player game plays, for each deal d, n hands: A in seat k and a copy of
+  B in every other seat, k = 0..n-1. With 2 players this is the classic "swap seats" duplicate;
+  with more players it measures A against a table of B's, so A's *fair share* of wins is 1/n.
+  (B against a table of A's is the separate matchup (B, A); with 2 players both come out of the
+  same hands and are computed once.)
+- Deal d is the engine seed ``mix_seed(seed, d)`` (domino_envs.rng): the same seed gives the same
+  deal (tests check it, also through ``env.reset(seed=...)``, whose first episode uses
+  ``mix_seed(seed, 0)``). Agents are reseeded before every hand from a separate stream keyed on
+  (seed, matchup, deal, rotation, seat), so a whole table is deterministic for a given seed.
+- Hands run on the engine directly (``make_game``: reset/step/observe/legal_mask on one state
+  row), not the AEC env, for speed; an agent still only receives ``act(observation, mask)``.
+  Agents that search declare ``searches = True`` and get ``observe_state(state, seat)`` right
+  before each of their decisions; the PIMC agent uses it only through ``sample_hidden``.
+- A hand's *return* for a seat is the sum of its rewards over the episode (all games are
+  zero-sum). The *winners* of a hand are the seats with the highest return; ties share one win
+  (each of w tied seats gets 1/w), so every hand hands out exactly one win.
+- Statistics are per deal: the focal agent's win share and mean return averaged over the n
+  rotations of a deal, then mean and 95% interval over deals, normal approximation
+  (mean +- 1.96 * sd / sqrt(deals), sd with ddof=1; the win interval clipped to [0, 1]). The deal
+  is the independent unit - the rotations of one deal are paired, which is the point of the
+  design - so a Wilson interval over hands (which assumes independent hands) would be wrong here.
+- Per-agent summary: the focal agent's per-deal values pooled over all its matchups.
+
+Output: a printed table, Markdown (``--markdown FILE``) and JSON (``--json FILE``); a tqdm
+progress bar on stderr for runs over a few thousand hands (``--no-progress`` turns it off).
+
+    domino evaluate --game draw_v0 --agents random greedy heuristic --deals 2000 --seed 0
+    domino evaluate --game sum7_v0 --agents random greedy heuristic pimc:n=16 \
+        --pairs greedy:random heuristic:random heuristic:greedy pimc:heuristic --deals 2000
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from agents.registry import agent_names, make_agent, parse_spec
+from domino_envs.core import H_DONE, H_TURN
+from domino_envs.registry import game_names, make_game
+from domino_envs.rng import mix_seed
+
+Z95 = 1.959963984540054
+PROGRESS_MIN_HANDS = 2000  # bar shown for runs longer than this (unless disabled)
+_AGENT_STREAM = 0x5EED_A6E7
+
+
+def _config_value(text: str):
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "none":
+        return None
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+# ------------------------------------------------------------------------------ one hand
+def play_hand(game, state, agents, engine_seed: int, agent_seeds) -> np.ndarray:
+    """Play one episode from `engine_seed` with agents[k] in seat k; return each seat's return."""
+    n = game.num_players
+    game.reset(state, engine_seed)
+    for agent, s in zip(agents, agent_seeds):
+        agent.reset(int(s))
+    totals = np.zeros(n, dtype=np.float64)
+    searching = [bool(getattr(a, "searches", False)) for a in agents]
+    if state[H_DONE]:
+        totals += game.rewards(state)
+        return totals
+    n_actions = game.num_actions
+    while not state[H_DONE]:
+        seat = int(state[H_TURN])
+        obs = game.observe(state, seat)
+        mask = game.legal_mask(state, np.zeros(n_actions, dtype=np.int8))
+        agent = agents[seat]
+        if searching[seat]:
+            agent.observe_state(state, seat)
+        action = agent.act(obs, mask)
+        if not (0 <= int(action) < n_actions) or not mask[int(action)]:
+            raise RuntimeError(f"{game.name}: agent {getattr(agent, 'name', agent)!r} in seat {seat} chose "
+                               f"illegal action {action!r} ({game.describe_action(int(action))}); "
+                               f"legal: {np.flatnonzero(mask).tolist()}")
+        game.step(state, int(action))
+        totals += game.rewards(state)
+    return totals
+
+
+def win_shares(totals: np.ndarray) -> np.ndarray:
+    """Each seat's share of the hand's one win: 1/w for each of the w seats with the top return."""
+    top = totals.max()
+    winners = np.isclose(totals, top, rtol=0.0, atol=1e-9)
+    return winners / winners.sum()
+
+
+# ------------------------------------------------------------------------------ statistics
+@dataclass
+class Stat:
+    """Mean and 95% normal interval of per-deal values."""
+
+    mean: float
+    lo: float
+    hi: float
+    n: int
+
+    @classmethod
+    def of(cls, values, clip: tuple[float, float] | None = None) -> "Stat":
+        v = np.asarray(values, dtype=np.float64)
+        n = int(v.size)
+        if n == 0:
+            return cls(math.nan, math.nan, math.nan, 0)
+        m = float(v.mean())
+        half = Z95 * float(v.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
+        lo, hi = m - half, m + half
+        if clip is not None:
+            lo, hi = max(lo, clip[0]), min(hi, clip[1])
+        return cls(m, lo, hi, n)
+
+    def as_dict(self) -> dict:
+        return {"mean": self.mean, "lo": self.lo, "hi": self.hi}
+
+
+@dataclass
+class Matchup:
+    """Focal agent vs a table of copies of the opponent: per-deal win shares and returns."""
+
+    focal: str
+    opponent: str
+    win: np.ndarray
+    reward: np.ndarray
+    seconds: float = 0.0
+
+    @property
+    def win_stat(self) -> Stat:
+        return Stat.of(self.win, (0.0, 1.0))
+
+    @property
+    def reward_stat(self) -> Stat:
+        return Stat.of(self.reward)
+
+
+@dataclass
+class Report:
+    game: str
+    config: dict
+    num_players: int
+    deals: int
+    seed: int
+    agents: list[str]
+    matchups: dict[tuple[str, str], Matchup] = field(default_factory=dict)
+
+    @property
+    def fair_share(self) -> float:
+        return 1.0 / self.num_players
+
+    def summary(self) -> dict[str, dict]:
+        out = {}
+        for a in self.agents:
+            ms = [m for (f, _), m in self.matchups.items() if f == a]
+            if not ms:
+                continue
+            win = Stat.of(np.concatenate([m.win for m in ms]), (0.0, 1.0))
+            rew = Stat.of(np.concatenate([m.reward for m in ms]))
+            out[a] = {"win": win, "reward": rew, "deals": win.n, "opponents": [m.opponent for m in ms]}
+        return out
+
+    # ---------------------------------------------------------------- output
+    def to_json(self) -> dict:
+        return {
+            "game": self.game, "config": self.config, "num_players": self.num_players,
+            "deals": self.deals, "seed": self.seed, "agents": self.agents,
+            "fair_share": self.fair_share,
+            "interval": "95% normal interval over deals (mean +- 1.96 sd/sqrt(deals))",
+            "summary": {a: {"win_rate": s["win"].as_dict(), "reward": s["reward"].as_dict(),
+                            "deals": s["deals"], "opponents": s["opponents"]}
+                        for a, s in self.summary().items()},
+            "matchups": [{"agent": m.focal, "opponent": m.opponent, "deals": int(m.win.size),
+                          "win_rate": m.win_stat.as_dict(), "reward": m.reward_stat.as_dict()}
+                         for m in self.matchups.values()],
+        }
+
+    def _rows(self):
+        rows = []
+        for m in self.matchups.values():
+            w, r = m.win_stat, m.reward_stat
+            rows.append((m.focal, m.opponent, w, r, w.n))
+        return rows
+
+    def table(self) -> str:
+        n = self.num_players
+        head = (f"{self.game} ({n} players, config {self.config or 'default'}): {self.deals} duplicate deals, "
+                f"seed {self.seed}; fair share of wins {self.fair_share:.3f}")
+        lines = [head, "", "matchups (agent in each seat in turn, copies of the opponent elsewhere):"]
+        fmt = "{:<22} {:<22} {:>7} {:>17} {:>9} {:>21} {:>7}"
+        lines.append(fmt.format("agent", "opponent", "win", "95% CI", "reward", "95% CI", "deals"))
+        for f, o, w, r, d in self._rows():
+            lines.append(fmt.format(f, o, f"{w.mean:.3f}", f"[{w.lo:.3f}, {w.hi:.3f}]", f"{r.mean:+.2f}",
+                                    f"[{r.lo:+.2f}, {r.hi:+.2f}]", d))
+        lines += ["", "per agent (pooled over its matchups):"]
+        fmt2 = "{:<22} {:>7} {:>17} {:>9} {:>21} {:>7}"
+        lines.append(fmt2.format("agent", "win", "95% CI", "reward", "95% CI", "deals"))
+        for a, s in self.summary().items():
+            w, r = s["win"], s["reward"]
+            lines.append(fmt2.format(a, f"{w.mean:.3f}", f"[{w.lo:.3f}, {w.hi:.3f}]", f"{r.mean:+.2f}",
+                                     f"[{r.lo:+.2f}, {r.hi:+.2f}]", s["deals"]))
+        matrix = self.matrix_lines(markdown=False)
+        if matrix:
+            lines += ["", "head-to-head win rate (row agent vs a table of column agents):"] + matrix
+        return "\n".join(lines)
+
+    def matrix_lines(self, markdown: bool) -> list[str]:
+        names = [a for a in self.agents if any(a in k for k in self.matchups)]
+        if len(names) < 2:
+            return []
+        cell = {}
+        for (f, o), m in self.matchups.items():
+            cell[(f, o)] = f"{m.win_stat.mean:.3f}"
+        if markdown:
+            out = ["| agent \\ opponent | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+            for a in names:
+                out.append(f"| {a} | " + " | ".join(cell.get((a, b), "-") for b in names) + " |")
+            return out
+        w = max(12, max(len(x) for x in names) + 2)
+        out = [" " * w + "".join(f"{b:>{w}}" for b in names)]
+        for a in names:
+            out.append(f"{a:<{w}}" + "".join(f"{cell.get((a, b), '-'):>{w}}" for b in names))
+        return out
+
+    def markdown(self) -> str:
+        n = self.num_players
+        lines = [f"### {self.game}", "",
+                 f"{n} players, config {self.config or 'default'}, {self.deals} duplicate deals per matchup, "
+                 f"seed {self.seed}. Fair share of wins: {self.fair_share:.3f}. Intervals: 95%, normal over deals.",
+                 "",
+                 "| agent | opponent(s) | win rate | 95% CI | reward / hand | 95% CI | deals |",
+                 "|---|---|---|---|---|---|---|"]
+        for f, o, w, r, d in self._rows():
+            lines.append(f"| {f} | {o} | {w.mean:.3f} | [{w.lo:.3f}, {w.hi:.3f}] | {r.mean:+.2f} | "
+                         f"[{r.lo:+.2f}, {r.hi:+.2f}] | {d} |")
+        matrix = self.matrix_lines(markdown=True)
+        if matrix:
+            lines += ["", "Head-to-head win rate (row agent vs a table of column agents):", ""] + matrix
+        return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------ runs
+def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, matchup_index: int,
+                progress=None) -> tuple[Matchup, Matchup | None]:
+    """Duplicate-deal matchup focal vs copies of opp. With 2 players also returns opp's view."""
+    n = game.num_players
+    focal = [make_agent(focal_spec, game) for _ in range(n)]
+    opp = [make_agent(opp_spec, game) for _ in range(n)]
+    state = game.new_state()
+    win = np.zeros(deals)
+    rew = np.zeros(deals)
+    owin = np.zeros(deals)
+    orew = np.zeros(deals)
+    t0 = time.perf_counter()
+    for d in range(deals):
+        engine_seed = mix_seed(seed, d)
+        for k in range(n):
+            seats = [focal[j] if j == k else opp[j] for j in range(n)]
+            base = ((matchup_index * deals + d) * n + k) * n
+            agent_seeds = [mix_seed(seed ^ _AGENT_STREAM, base + j) for j in range(n)]
+            totals = play_hand(game, state, seats, engine_seed, agent_seeds)
+            shares = win_shares(totals)
+            win[d] += shares[k] / n
+            rew[d] += totals[k] / n
+            if n == 2:
+                owin[d] += shares[1 - k] / n
+                orew[d] += totals[1 - k] / n
+            if progress is not None:
+                progress.update(1)
+    secs = time.perf_counter() - t0
+    mine = Matchup(focal_spec, opp_spec, win, rew, secs)
+    theirs = Matchup(opp_spec, focal_spec, owin, orew, secs) if n == 2 else None
+    return mine, theirs
+
+
+def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, config: dict | None = None,
+             pairs: list[tuple[str, str]] | None = None, progress: bool | None = None) -> Report:
+    """Run duplicate-deal matchups and return a Report (see module doc).
+
+    pairs: (focal, opponent) agent specs to play; default every ordered pair of `agents` (with 2
+    players each unordered pair is played once and read both ways).
+    """
+    config = dict(config or {})
+    if game_name not in game_names():
+        raise ValueError(f"unknown game {game_name!r}; registered games: {game_names()}")
+    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
+        raise ValueError(f"deals={deals!r} must be a positive integer")
+    if len(agents) != len(set(agents)):
+        raise ValueError(f"agents {agents} name the same spec twice; give each agent spec once")
+    game = make_game(game_name, **config)
+    for spec in agents:
+        make_agent(spec, game)  # fail fast on a bad spec, before any hand is played
+    if pairs is None:
+        pairs = [(a, b) for i, a in enumerate(agents) for b in agents[i + 1:]]
+        if game.num_players > 2:
+            pairs += [(b, a) for a, b in pairs]
+    else:
+        for f, o in pairs:
+            for x in (f, o):
+                if x not in agents:
+                    raise ValueError(f"pair ({f!r}, {o!r}): {x!r} is not one of the agents {agents}")
+            if f == o:
+                raise ValueError(f"pair ({f!r}, {o!r}) pits an agent against itself; pick two different agents")
+    n = game.num_players
+    report = Report(game_name, config, n, int(deals), int(seed), list(agents))
+    total = len(pairs) * deals * n
+    bar = None
+    if progress is None:
+        progress = total > PROGRESS_MIN_HANDS and sys.stderr.isatty()
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, unit="hand", desc=f"{game_name}", file=sys.stderr, leave=False)
+    try:
+        for i, (f, o) in enumerate(pairs):
+            if (f, o) in report.matchups:
+                continue
+            mine, theirs = run_matchup(game, f, o, deals, seed, i, bar)
+            report.matchups[(f, o)] = mine
+            if theirs is not None and (o, f) not in report.matchups:
+                report.matchups[(o, f)] = theirs
+    finally:
+        if bar is not None:
+            bar.close()
+    return report
+
+
+# ------------------------------------------------------------------------------ CLI
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="domino evaluate",
+        description="Pit agents on duplicate deals (same seeded deals, seats rotated) and report win rates "
+                    "and mean rewards with 95% intervals.")
+    p.add_argument("--game", default="draw_v0", help=f"one of {game_names()}")
+    p.add_argument("--agents", nargs="+", default=["random", "greedy", "heuristic"],
+                   help=f"agent specs NAME[:key=value,...], NAME in {agent_names()}")
+    p.add_argument("--pairs", nargs="+", default=None, metavar="FOCAL:OPPONENT",
+                   help="matchups to play as focal@opponent or focal/opponent pairs of agent specs (default: all)")
+    p.add_argument("--deals", type=int, default=200, help="duplicate deals per matchup")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--config", nargs="*", default=[], metavar="KEY=VALUE", help="game config keys")
+    p.add_argument("--markdown", default=None, metavar="FILE", help="also write the Markdown table here")
+    p.add_argument("--json", default=None, metavar="FILE", help="also write the JSON report here")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def _parse_pair(text: str, agents: list[str]) -> tuple[str, str]:
+    for sep in ("@", "/"):
+        if sep in text:
+            f, o = text.split(sep, 1)
+            return f, o
+    # agent specs may contain ':' themselves; accept 'a:b' when both halves are agent specs
+    for i, ch in enumerate(text):
+        if ch == ":" and text[:i] in agents and text[i + 1:] in agents:
+            return text[:i], text[i + 1:]
+    raise ValueError(f"--pairs {text!r}: write FOCAL@OPPONENT (or FOCAL:OPPONENT) with both in --agents {agents}")
+
+
+def main(argv: list[str] | None = None) -> Report:
+    args = build_parser().parse_args(argv)
+    config = {}
+    for item in args.config:
+        key, eq, value = item.partition("=")
+        if not eq:
+            raise SystemExit(f"--config {item!r}: write KEY=VALUE")
+        config[key] = _config_value(value)
+    for spec in args.agents:
+        parse_spec(spec)
+    pairs = None if args.pairs is None else [_parse_pair(t, args.agents) for t in args.pairs]
+    report = evaluate(args.game, args.agents, args.deals, args.seed, config, pairs,
+                      progress=False if args.no_progress else None)
+    print(report.table())
+    if args.markdown:
+        with open(args.markdown, "w") as fh:
+            fh.write(report.markdown())
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump(report.to_json(), fh, indent=2)
+    return report
+
+
+if __name__ == "__main__":
+    main()
