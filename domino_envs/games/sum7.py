@@ -7,8 +7,8 @@ Rules (rules-spec section 4, seed 003, a proposed house variant; ids S-1..S-12):
   lead is the hand's 1st placement, made by the engine (it is forced); play then passes to the
   starter's next seat. This applies to every hand, including each hand of a match.
 - S-3 No double 1-1..6-6 dealt: the holder of the heaviest zero-free tile leads it. Tie-break
-  between equal weights: the tile with the higher high half (3-6 beats 4-5; 5-6, 4-6, 3-6, 4-5 ...
-  is the full order), so exactly one tile leads. Both starter rules are public information: at the
+  between equal weights: the tile with the higher high half (3-6 beats 4-5: the order runs 5-6, 4-6, 3-6,
+  4-5, 2-6, 3-5, 1-6, 2-5, 3-4, ...), so exactly one tile leads. Both starter rules are public information: at the
   deal no seat held a tile ranked above the lead (S-2: a higher double; S-3: any double 1-1..6-6 or
   a heavier/tie-winning zero-free tile); the observation shows it in ``lacks``.
 - Required numbers: the lead (a, b) lies with a on side 0 (left) and b on side 1 (right); an open
@@ -50,6 +50,17 @@ Rules (rules-spec section 4, seed 003, a proposed house variant; ids S-1..S-12):
 Forced steps (the lead, draws, forced passes, and a just-drawn tile that fits only one side) are
 taken by the engine; agents see only real decisions. With waiting allowed a seat holding a
 placement always has >= 2 actions, so only post-draw placements and passes are ever forced.
+
+The line lives in the shared layout (layout.py, no spinner): the arms store the pip each side
+*shows*; the sum-7 rule is applied here (a side showing e takes a tile with a 7 - e) and the tile
+is laid with ``lay_place_touching`` (the touching half is named, not matched) and a trap closes
+its arm with ``lay_close_arm``.
+
+sample_hidden redeals every unseen tile so that opponents avoid their public ``lacks``, the seat
+to act (if another seat) keeps a real decision (a just-drawn tile that fits both sides and
+nothing else placeable, or at least one placeable tile), and the market gets the rest. It is a
+sound relaxation, not the full posterior: "this seat waited, so it held a placement then" and
+"at most k of its tiles can be ones it drew after its lacks were recorded" are not enforced.
 
 Action encoding: ``Discrete(57)``. Action ``tile * 2 + side`` (0..55) places tile id ``tile``
 (tiles.py: id of (a, b), a <= b, is b*(b+1)/2 + a) on side 0 (left) or 1 (right); action 56
