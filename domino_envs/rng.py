@@ -26,8 +26,9 @@ def rng_next(s, slot):
 
 @njit(cache=True, inline="always")
 def rng_below(s, slot, n):
-    """Uniform integer in [0, n) (n >= 1) from the stream at s[slot]."""
-    return np.int64((rng_next(s, slot) >> np.uint64(11)) % np.uint64(n))
+    """Uniform integer in [0, n) (1 <= n < 2**32) from the stream at s[slot] (multiply-shift,
+    no division: bias below 2**-32 for the small n used here)."""
+    return np.int64(((rng_next(s, slot) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
 @njit(cache=True)

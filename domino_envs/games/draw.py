@@ -63,8 +63,8 @@ from ..layout import (
 from ..rng import rng_below, rng_shuffle
 from ..sampling import deal_consistent
 from ..tiles import (
-    MAX_TILES, PIP_MASK, TILE_A, TILE_B, lowest_bit, mask_pips, nth_bit, num_tiles, popcount, tile_id,
-    tile_name,
+    MAX_TILES, PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit, mask_pips, nth_bit, num_tiles, popcount,
+    tile_id, tile_name,
 )
 
 MAX_PLAYERS = 4
@@ -85,7 +85,8 @@ LAST_PLACER = SCORES + MAX_PLAYERS
 LAST_WINNER = LAST_PLACER + 1
 FIRST_SEAT = LAST_WINNER + 1
 JUST_DREW = FIRST_SEAT + 1  # 1 while the seat to act holds a tile it just drew and must play
-LAY = JUST_DREW + 1
+PLAYED_MASK = JUST_DREW + 1  # per seat: bitmask of the tiles it placed this hand
+LAY = PLAYED_MASK + MAX_PLAYERS
 STATE_SIZE = LAY + lay_size(2)
 
 DEFAULT_HAND = {(6, 2): 7, (6, 3): 5, (6, 4): 5, (9, 2): 9, (9, 3): 7, (9, 4): 7}
@@ -136,6 +137,7 @@ def _deal(s, p):
         s[HANDS + k] = 0
         s[VOID + k] = 0
         s[DRAWN + k] = 0
+        s[PLAYED_MASK + k] = 0
     for k in range(n):
         h = 0
         for i in range(hs):
@@ -203,12 +205,13 @@ def _place(s, p, seat, t, arm):
     lay_place(s, LAY, t, arm)
     s[HANDS + seat] &= ~(1 << t)
     s[PLAYED_BY + t] = seat
+    s[PLAYED_MASK + seat] |= 1 << t
     s[LAST_PLACER] = seat
     s[JUST_DREW] = 0
     if s[HANDS + seat] == 0:
         _end_hand(s, p, seat)
     else:
-        s[H_TURN] = (seat + 1) % p[P_NP]
+        s[H_TURN] = seat + 1 if seat + 1 < p[P_NP] else 0
 
 
 @njit(cache=True)
@@ -277,7 +280,7 @@ def _advance(s, p):
         if not _anyone_can_play(s, p):
             _end_hand(s, p, -1)
             continue
-        s[H_TURN] = (seat + 1) % n
+        s[H_TURN] = seat + 1 if seat + 1 < n else 0
 
 
 @njit(cache=True)
@@ -377,41 +380,31 @@ def _obs_kernel(s, p, v, out):
     n = p[P_NP]
     nt = p[P_NTILES]
     np1 = p[P_MAXPIP] + 1
-    out[:] = 0
     o = 0
-    h = s[HANDS + v]
-    while h:
-        out[o + lowest_bit(h)] = 1
-        h &= h - 1
+    expand_bits(s[HANDS + v], out, o, nt)
     o += nt
-    for t in range(nt):
-        pb = s[PLAYED_BY + t]
-        if pb >= 0:
-            out[o + ((pb - v) % n) * nt + t] = 1
-    o += n * nt
-    if lay_placed(s, LAY) > 0:
-        out[o + lay_arm_end(s, LAY, 0)] = 1
-        out[o + np1 + lay_arm_end(s, LAY, 1)] = 1
+    for r in range(n):
+        j = v + r if v + r < n else v + r - n
+        expand_bits(s[PLAYED_MASK + j], out, o, nt)
+        o += nt
+    placed = lay_placed(s, LAY) > 0
+    e0 = 1 << lay_arm_end(s, LAY, 0) if placed else 0
+    e1 = 1 << lay_arm_end(s, LAY, 1) if placed else 0
+    expand_bits(e0, out, o, np1)
+    expand_bits(e1, out, o + np1, np1)
     o += 2 * np1
     for r in range(n):
-        out[o + r] = popcount(s[HANDS + (v + r) % n])
-    o += n
-    out[o] = s[BONE_END] - s[DECK_POS]
-    o += 1
-    for r in range(n):
-        vd = s[VOID + (v + r) % n]
-        for q in range(np1):
-            if (vd >> q) & 1:
-                out[o + r * np1 + q] = 1
-    o += n * np1
-    for r in range(n):
-        out[o + r] = s[DRAWN + (v + r) % n]
-    o += n
-    for r in range(n):
-        out[o + r] = s[SCORES + (v + r) % n]
-    o += n
+        j = v + r if v + r < n else v + r - n
+        out[o + r] = popcount(s[HANDS + j])
+        expand_bits(s[VOID + j], out, o + n + 1 + r * np1, np1)
+        out[o + n + 1 + n * np1 + r] = s[DRAWN + j]
+        out[o + n + 1 + n * np1 + n + r] = s[SCORES + j]
+        out[o + n + 1 + n * np1 + 2 * n + r] = 0
+    out[o + n] = s[BONE_END] - s[DECK_POS]
+    o += n + 1 + n * np1 + 2 * n
     if s[H_DONE] == 0:
-        out[o + (s[H_TURN] - v) % n] = 1
+        t = s[H_TURN] - v
+        out[o + (t if t >= 0 else t + n)] = 1
     o += n
     out[o] = s[JUST_DREW]
 
@@ -596,6 +589,7 @@ class DrawGame(Game):
             s[HANDS + k] = sum(1 << t for t in hand_ids[k]) if k < n else 0
             s[VOID + k] = 0
             s[DRAWN + k] = 0
+            s[PLAYED_MASK + k] = 0
         s[DECK_POS] = sum(len(h) for h in hand_ids)
         s[BONE_END] = s[DECK_POS] + len(bone_ids)
         s[PLAYED_BY:PLAYED_BY + MAX_TILES] = -1
