@@ -94,3 +94,14 @@ def action_table(game) -> ActionTable:
         kind[114] = PASS
         return ActionTable("magic7", 0, kind, tile, arm, weight)
     raise ValueError(f"{getattr(game, 'name', cls)}: no action table for engine {cls}; known engines: {list(KNOWN_ENGINES)}")
+
+
+def greedy_scores(table: ActionTable) -> np.ndarray:
+    """The greedy preference of every action: weight shed; a kill scores minus the penalty it
+    locks in (kill the cheapest); a pass / wait ranks below everything (used by GreedyAgent and
+    by PIMC's greedy rollouts)."""
+    score = table.weight.astype(np.float64).copy()
+    for a in np.flatnonzero(table.kind == KILL):
+        score[a] = -magic7_penalty(int(table.tile[a]))
+    score[table.kind == PASS] = -1000.0
+    return score

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .actions import KILL, PASS, action_table, magic7_penalty
+from .actions import action_table, greedy_scores
 
 
 class GreedyAgent:
@@ -22,12 +22,7 @@ class GreedyAgent:
 
     def __init__(self, game, seed: int | None = None):
         self.game = game
-        table = action_table(game)
-        score = table.weight.copy()
-        for a in np.flatnonzero(table.kind == KILL):
-            score[a] = -magic7_penalty(int(table.tile[a]))
-        score[table.kind == PASS] = -1000.0
-        self._score = score
+        self._score = greedy_scores(action_table(game))
         self._rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:

@@ -1,0 +1,257 @@
+"""PIMC: Perfect-Information Monte Carlo search, the strong baseline.
+
+At each decision with more than one legal action the agent samples N full states that its seat
+cannot tell apart from the real one (``game.sample_hidden(state, seat, rng)``: every unseen tile
+redealt consistently with what the seat knows), and from each sample plays every legal action
+followed by a fast rollout to the end of the episode in the compiled engine. The action with the
+best mean win share (or return, see `objective`) for its seat wins (random tie-break). All actions share the same N samples and,
+per sample, the same rollout random stream (common random numbers), so their differences are
+measured with far less noise than independent rollouts would give.
+
+Information boundary: the harness calls ``observe_state(state, seat)`` right before each decision
+of an agent that declares ``searches = True``. That hook immediately turns the live state into N
+``sample_hidden`` draws and keeps only those; the agent never reads the state in any other way,
+and its choice is therefore a function of (observation, mask, public information, seed) - the
+tests check it gives the same choice when handed a resampled state of the same seat.
+
+Parameters:
+    n         samples (determinizations) per decision (default 32)
+    rollout   "greedy" (heaviest-tile policy of agents/greedy.py with epsilon exploration,
+              default) or "random" (uniform legal actions)
+    epsilon   probability of a uniform random action in a greedy rollout (default 0.1)
+    objective "win" (default): the best mean win share (ties shared, as the harness scores a
+              hand), mean return breaking ties; "return": the best mean return, win share
+              breaking ties
+
+Speed: the rollouts run in one numba function per call. For engines that dispatch.py knows
+(``GAME_IDS``) that function is compiled once and cached on disk (``cache=True``); for the other
+engines a closure over the engine's own kernels is compiled once per process (numba cannot cache
+a function that captures other compiled functions). If the dispatch path fails to compile (say
+dispatch.py is mid-change) the agent warns once and uses the closure instead.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numba
+import numpy as np
+from numba import njit
+
+from domino_envs.core import H_DONE, H_REWARD
+from domino_envs.dispatch import GAME_IDS, mask_one, step_one
+from domino_envs.rng import rng_below, rng_next, seed_from_generator
+
+from .actions import action_table, greedy_scores
+
+ROLLOUTS = {"random": 0, "greedy": 1}
+MAX_ROLLOUT_STEPS = 2000
+
+
+@njit(cache=True)
+def _policy(mask, kind, eps, weight, rng):
+    """An action from int8 `mask`: uniform (kind 0) or epsilon-greedy on `weight` (kind 1)."""
+    count = 0
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            count += 1
+    if count == 0:
+        return -1
+    explore = kind == 0
+    if not explore and eps > 0.0:
+        u = np.float64(rng_next(rng, 0) >> np.uint64(11)) / 9007199254740992.0
+        explore = u < eps
+    if explore:
+        k = rng_below(rng, 0, count)
+        for a in range(mask.shape[0]):
+            if mask[a]:
+                if k == 0:
+                    return a
+                k -= 1
+    best = -1
+    best_w = -1e300
+    ties = 0
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            w = weight[a]
+            if w > best_w:
+                best_w = w
+                best = a
+                ties = 1
+            elif w == best_w:  # reservoir tie-break
+                ties += 1
+                if rng_below(rng, 0, ties) == 0:
+                    best = a
+    return best
+
+
+@njit(cache=True)
+def _score(tot, n_players, seat, out, j):
+    """Add seat's win share (1/w if among the w seats with the top return) and return to out[j]."""
+    top = tot[0]
+    for k in range(1, n_players):
+        if tot[k] > top:
+            top = tot[k]
+    if tot[seat] == top:
+        w = 0
+        for k in range(n_players):
+            if tot[k] == top:
+                w += 1
+        out[j, 0] += 1.0 / w
+    out[j, 1] += tot[seat]
+
+
+@njit(cache=True)
+def _search_dispatch(gid, samples, p, seat, legal, seeds, kind, eps, weight, n_actions, n_players, out):
+    """out[j] = sums over samples of (seat's win share, seat's return) after legal[j] then a rollout."""
+    mask = np.zeros(n_actions, dtype=np.int8)
+    tot = np.zeros(n_players, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.int64)
+    for i in range(samples.shape[0]):
+        for j in range(legal.shape[0]):
+            s = samples[i].copy()
+            rng[0] = seeds[i]
+            if step_one(gid, s, legal[j], p) != 0:
+                out[j, 0] = -1e300  # cannot happen for a legal action on a consistent sample
+                continue
+            for k in range(n_players):
+                tot[k] = s[H_REWARD + k]
+            steps = 0
+            while s[H_DONE] == 0 and steps < MAX_ROLLOUT_STEPS:
+                mask_one(gid, s, p, mask)
+                a = _policy(mask, kind, eps, weight, rng)
+                if a < 0:
+                    break
+                step_one(gid, s, a, p)
+                for k in range(n_players):
+                    tot[k] += s[H_REWARD + k]
+                steps += 1
+            _score(tot, n_players, seat, out, j)
+
+
+def _build_closure(step_kernel, mask_kernel):
+    """The same search loop over one engine's kernels (engines dispatch.py does not know yet)."""
+
+    @njit
+    def search(samples, p, seat, legal, seeds, kind, eps, weight, n_actions, n_players, out):
+        mask = np.zeros(n_actions, dtype=np.int8)
+        tot = np.zeros(n_players, dtype=np.int64)
+        rng = np.zeros(1, dtype=np.int64)
+        for i in range(samples.shape[0]):
+            for j in range(legal.shape[0]):
+                s = samples[i].copy()
+                rng[0] = seeds[i]
+                if step_kernel(s, legal[j], p) != 0:
+                    out[j, 0] = -1e300
+                    continue
+                for k in range(n_players):
+                    tot[k] = s[H_REWARD + k]
+                steps = 0
+                while s[H_DONE] == 0 and steps < MAX_ROLLOUT_STEPS:
+                    mask_kernel(s, p, mask)
+                    a = _policy(mask, kind, eps, weight, rng)
+                    if a < 0:
+                        break
+                    step_kernel(s, a, p)
+                    for k in range(n_players):
+                        tot[k] += s[H_REWARD + k]
+                    steps += 1
+                _score(tot, n_players, seat, out, j)
+
+    return search
+
+
+_CLOSURES: dict[str, object] = {}
+_DISPATCH_FAILED: set[str] = set()
+
+
+class PIMCAgent:
+    """Perfect-Information Monte Carlo search over `sample_hidden` determinizations (module doc)."""
+
+    name = "pimc"
+    searches = True
+
+    def __init__(self, game, seed: int | None = None, n: int = 32, rollout: str = "greedy",
+                 epsilon: float = 0.1, objective: str = "win"):
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise ValueError(f"PIMCAgent: n={n!r} must be a positive integer (samples per decision)")
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"PIMCAgent: rollout={rollout!r} is not allowed; allowed values: {list(ROLLOUTS)}")
+        if not isinstance(epsilon, (int, float)) or not 0.0 <= float(epsilon) <= 1.0:
+            raise ValueError(f"PIMCAgent: epsilon={epsilon!r} must be a number in [0, 1]")
+        if objective not in ("win", "return"):
+            raise ValueError(f"PIMCAgent: objective={objective!r} is not allowed; allowed values: ['win', 'return']")
+        self.objective = objective
+        self.game = game
+        self.n = int(n)
+        self.rollout = rollout
+        self.epsilon = float(epsilon)
+        self._weight = greedy_scores(action_table(game))
+        self._rng = np.random.default_rng(seed)
+        self._samples: np.ndarray | None = None
+        self._seat = -1
+        cls = type(game).__name__
+        self._search = None
+        if cls in GAME_IDS and cls not in _DISPATCH_FAILED:
+            gid = GAME_IDS[cls]
+            self._search = lambda *args: _search_dispatch(gid, *args)
+
+    def _closure(self):
+        cls = type(self.game).__name__
+        if cls not in _CLOSURES:
+            _CLOSURES[cls] = _build_closure(type(self.game)._step_kernel, type(self.game)._mask_kernel)
+        return _CLOSURES[cls]
+
+    def _run_search(self, *args) -> None:
+        if self._search is not None:
+            try:
+                self._search(*args)
+                return
+            except numba.core.errors.NumbaError as err:  # dispatch.py mid-change: use the engine's own kernels
+                cls = type(self.game).__name__
+                _DISPATCH_FAILED.add(cls)
+                warnings.warn(f"PIMCAgent: compiled dispatch failed for {cls} ({str(err).splitlines()[0][:200]}); "
+                              "falling back to a per-process compiled closure over the engine's kernels")
+                self._search = None
+                args[-1][:] = 0.0
+        self._closure()(*args)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        self._samples = None
+
+    def observe_state(self, state: np.ndarray, seat: int) -> None:
+        """Turn the live state into N determinizations for `seat` at once; keep nothing else."""
+        g = self.game
+        self._seat = int(seat)
+        self._samples = np.stack([g.sample_hidden(state, self._seat, self._rng) for _ in range(self.n)])
+
+    def action_values(self, action_mask: np.ndarray):
+        """(legal actions, (mean win share, mean return) of each) from the last observe_state's samples."""
+        legal = np.flatnonzero(action_mask).astype(np.int64)
+        if self._samples is None:
+            raise RuntimeError("PIMCAgent: observe_state(state, seat) must be called before each decision "
+                               "(the evaluation harness does this for agents with searches = True)")
+        seeds = np.array([seed_from_generator(self._rng) for _ in range(self.n)], dtype=np.int64)
+        out = np.zeros((legal.size, 2), dtype=np.float64)
+        self._run_search(self._samples, self.game.params, np.int64(self._seat), legal, seeds,
+                     np.int64(ROLLOUTS[self.rollout]), self.epsilon, self._weight,
+                     np.int64(self.game.num_actions), np.int64(self.game.num_players), out)
+        win = out[:, 0] / self.n
+        ret = out[:, 1] / self.n / type(self.game).reward_scale
+        return legal, (win, ret)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.flatnonzero(action_mask)
+        if legal.size == 0:
+            raise ValueError("PIMCAgent.act: the action mask has no legal action")
+        if legal.size == 1:
+            self._samples = None
+            return int(legal[0])
+        legal, (win, ret) = self.action_values(action_mask)
+        self._samples = None
+        primary, secondary = (win, ret) if self.objective == "win" else (ret, win)
+        top = legal[primary >= primary.max() - 1e-9]
+        sec = secondary[primary >= primary.max() - 1e-9]
+        best = top[sec >= sec.max() - 1e-9]
+        return int(best[self._rng.integers(best.size)]) if best.size > 1 else int(best[0])
