@@ -55,11 +55,22 @@ come from the spec, M7-1, 5, 8 and 9 are defined here.
 - Match: ``num_games`` games (default 1) are one episode; penalties add up.
 
 Hidden information: opponents' live tiles, which tiles anyone killed (only the counts are shown),
-the pile's contents, and whether an unfilled joker's target is killed or in the pile. Public:
-rows, jokers and who played what, live/killed counts, pile size, draws, penalties, and the cards a
-seat's live hand is known to lack (``lacks``: a seat that drew or killed had no playable card
-then; a kept draw resets it, since the kept tile is unseen - a relaxation that keeps every
-current constraint but drops "at most one of the earlier lacks came back").
+the pile's contents, and whether an unfilled joker's target is killed or in the pile (no flag is
+shown; note the rules themselves let a careful player infer it: kills need an empty pile, so while
+the pile is non-empty an unfilled target is in it, and once the pile is empty it must be killed).
+Public: rows, jokers and who played what, live/killed counts, pile size, draws, penalties, and
+the cards a seat's live hand is known to lack (``lacks``: a seat that drew or killed had no
+playable card then; a kept draw resets it, since the kept tile is unseen - a relaxation that keeps
+every current constraint but drops "at most one of the earlier lacks came back"). Tiles a
+hand-set deal leaves out (``set_deal``) are out of play and known to all.
+
+``sample_hidden`` redeals opponents' live tiles, every opponent's killed tiles and the pile with
+``deal_consistent``: each live hand keeps its count and avoids its seat's lacks, the 7s (never
+held) and unfilled joker targets (never live); the i-th killed tile avoids what its seat was known
+to lack at that kill, the targets pending then and the 7s (so a wasted target goes to a kill made
+before its joker); the pile keeps its size and is reshuffled. An opponent stopped at a decision is
+resampled until it has two or more legal actions. Jokers are relabelled canonically (they are
+alike), and consumed pile slots are blanked, so the sample depends only on the seat's information.
 
 Rewards (zero-sum, at the end of each game): seat k gets ``mean(penalties) - penalty_k``, i.e.
 ``sum(penalties) - n * penalty_k`` in integer units with ``reward_scale = n`` (num_players).
