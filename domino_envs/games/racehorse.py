@@ -71,8 +71,9 @@ of every open number), a forced set shows it held no other special tile.
 Rewards (zero-sum, ``reward_scale = 6``, points as they are won): when a side scores k points,
 without teams the scorer gets +k and every other seat -k/(n-1); with teams both partners get +k
 and both opponents -k. A seat's return is its side's points minus the average of the other
-sides' points. Points won during ``reset`` (a forced set that scores, before the first decision)
-are paid with the first step's rewards.
+sides' points. Points won during ``reset`` / ``set_deal`` (forced plays before the first decision,
+e.g. a forced set that scores) are paid with the first step's rewards; if the whole hand was forced
+and the game is over at reset they stay in the header's rewards, which the env reports at reset.
 
 Action encoding: ``Discrete(28 * A)`` with A arms: A = 2 (``spinner="none"``), 4
 (``"first_double"``), 16 (``"all_doubles"``: 2 line arms + 2 per spinner, 7 doubles). Action
@@ -508,7 +509,10 @@ def _advance(s, p):
 
 @njit(cache=True)
 def _settle_pending(s):
-    """Rewards earned before the first decision are paid with the next step's."""
+    """Rewards earned before the first decision are paid with the next step's (if the game is
+    already over, no step follows: they stay in the header, where the env reads them at reset)."""
+    if s[H_DONE] == 1:
+        return
     for k in range(MAX_PLAYERS):
         s[PENDING + k] += s[H_REWARD + k]
     for k in range(MAX_SEATS):
@@ -956,6 +960,10 @@ class RacehorseGame(Game):
     def setter(self, state) -> int:
         """Seat holding the set duty (-1 once the set is down)."""
         return int(state[DUTY])
+
+    def nominal_setter(self, state) -> int:
+        """The seat whose turn it is to hold the set duty this hand (T-5), whoever actually set."""
+        return int(state[SETTER])
 
     def last_result(self, state) -> dict:
         """The last finished hand: who went out (-1: block or match ended mid-hand), a seat of the
