@@ -669,3 +669,82 @@ def test_render_shows_the_cross_and_the_seat_states():
     play(g, s, 5, 5)
     text = g.render(s, 0)
     assert "{5|5}" in text and "obliged extra play" in text and "count 10" in text
+
+
+# ----------------------------------------------------------------------------- random hands, refereed
+@pytest.mark.parametrize("kw", [
+    {}, {"num_players": 3}, {"num_players": 4}, {"num_players": 4, "teams": True, "award": "per_five"},
+    {"spinner": "first_double", "num_players": 3}, {"spinner": "all_doubles", "num_players": 4, "teams": True},
+])
+def test_random_hands_refereed_from_the_final_state(kw):
+    """Random single hands, each checked after the end against the rules, recomputed in Python from
+    the final state: count points per placement (replaying the layout), the award (T-8..T-11), the
+    ending (a proper domino, or nobody able to play or draw), washed-up seats, draw bookkeeping."""
+    from domino_envs.layout import lay_count, lay_init, lay_place, lay_size
+
+    g = game(**kw)
+    n = g.num_players
+    side = (lambda k: k % 2) if g.config.teams else (lambda k: k)
+    nsides = 2 if g.config.teams else n
+    s = g.new_state()
+    rng = np.random.default_rng(99)
+    seen = {"out": 0, "block": 0, "washed": 0, "tie": 0}
+    for seed in range(400):
+        g.reset(s, seed)
+        while not g.is_over(s):
+            legal_ids = np.flatnonzero(g.legal_mask(s))
+            g.step(s, int(legal_ids[rng.integers(legal_ids.size)]))
+        # count points, placement by placement
+        scratch = np.zeros(lay_size(g.num_arms), dtype=np.int64)
+        lay_init(scratch, 0, g.num_arms, int(g.params[rh.P_SPIN]))
+        points = [0] * nsides
+        for t, arm in g.line(s):
+            lay_place(scratch, 0, t, arm)
+            c = lay_count(scratch, 0)
+            if c > 0 and c % 5 == 0:
+                points[side(int(s[rh.PLAYED_BY + t]))] += c // 5
+        hands = [int(s[rh.HANDS + k]) for k in range(n)]
+        washed = g.washed_up(s)
+        total = [0] * nsides
+        eligible = [False] * nsides
+        for k in range(n):
+            total[side(k)] += sum(int(TILE_A[t] + TILE_B[t]) for t in range(28) if (hands[k] >> t) & 1)
+            eligible[side(k)] |= not washed[k]
+        best = min((total[d] for d in range(nsides) if eligible[d]), default=None)  # None: all washed up
+        winners = [d for d in range(nsides) if eligible[d] and total[d] == best]
+        res = g.last_result(s)
+        if len(winners) == 1:
+            w = winners[0]
+            pips = sum(total) - total[w]
+            award = pips if g.config.award == "per_pip" else (pips + 2) // 5
+            assert side(res["winner"]) == w and res["award"] == award
+            points[w] += award
+        else:
+            assert res["winner"] == -1 and res["award"] == 0
+            seen["tie"] += 1
+        assert [g.scores(s)[k] for k in range(n)] == [points[side(k)] for k in range(n)], seed
+        line = g.line(s)
+        if res["out"] >= 0:  # a proper domino: the last tile placed was the seat's last, not special
+            seen["out"] += 1
+            t_last = line[-1][0]
+            assert hands[res["out"]] == 0 and not washed[res["out"]]
+            assert int(s[rh.PLAYED_BY + t_last]) == res["out"] and not (SPECIAL_MASK >> t_last) & 1
+        else:  # a block: no seat with turns can play or draw
+            seen["block"] += 1
+            ends = set(g.open_ends(s).values())
+            bone = len(g.boneyard(s))
+            for k in range(n):
+                if washed[k]:
+                    continue
+                assert not any((hands[k] >> t) & 1 and (TILE_A[t] in ends or TILE_B[t] in ends) for t in range(28))
+                assert n == 4 or bone == 0 or (hands[k] == 0 and bone <= rh.RESERVE[n])
+        for k in range(n):
+            if washed[k]:
+                seen["washed"] += 1
+                assert hands[k] == 0
+                mine = [t for t, _ in line if int(s[rh.PLAYED_BY + t]) == k]
+                if n == 4:
+                    assert (SPECIAL_MASK >> mine[-1]) & 1  # washed up by a special last tile
+        drawn = obs(g, s, 0)["drawn"].sum()
+        assert drawn + len(g.boneyard(s)) == 28 - 7 * n
+    assert seen["out"] > 0 and seen["block"] > 0
