@@ -206,13 +206,14 @@ class Report:
         head = (f"{self.game} ({n} players, config {self.config or 'default'}): {self.deals} duplicate deals, "
                 f"seed {self.seed}; fair share of wins {self.fair_share:.3f}")
         lines = [head, "", "matchups (agent in each seat in turn, copies of the opponent elsewhere):"]
-        fmt = "{:<22} {:<22} {:>7} {:>17} {:>9} {:>21} {:>7}"
+        nw = max([22] + [len(a) + 1 for a in self.agents])
+        fmt = "{:<%d} {:<%d} {:>7} {:>17} {:>9} {:>21} {:>7}" % (nw, nw)
         lines.append(fmt.format("agent", "opponent", "win", "95% CI", "reward", "95% CI", "deals"))
         for f, o, w, r, d in self._rows():
             lines.append(fmt.format(f, o, f"{w.mean:.3f}", f"[{w.lo:.3f}, {w.hi:.3f}]", f"{r.mean:+.2f}",
                                     f"[{r.lo:+.2f}, {r.hi:+.2f}]", d))
         lines += ["", "per agent (pooled over its matchups):"]
-        fmt2 = "{:<22} {:>7} {:>17} {:>9} {:>21} {:>7}"
+        fmt2 = "{:<%d} {:>7} {:>17} {:>9} {:>21} {:>7}" % nw
         lines.append(fmt2.format("agent", "win", "95% CI", "reward", "95% CI", "deals"))
         for a, s in self.summary().items():
             w, r = s["win"], s["reward"]
