@@ -1,4 +1,4 @@
-"""Dealing unseen tiles consistently with what a seat knows (the core of every `sample_hidden`).
+"""Dealing tiles: the shuffled deal at reset, and redealing unseen tiles consistently with what a seat knows (the core of every `sample_hidden`).
 
 A seat that cannot see some tiles knows how many sit in each hidden place (each opponent's hand,
 the boneyard, out of play ...) and, from the public history, which tiles some places cannot hold
@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit
 
 from .rng import rng_below, rng_shuffle
+from .tiles import lowest_bit, nth_bit, popcount
 
 
 @njit(cache=True)
@@ -98,3 +99,83 @@ def deal_consistent(tiles, n_tiles, allowed, capacity, n_groups, rng_arr):
                 out[k] = assign[i]
                 break
     return out
+
+
+@njit(cache=True)
+def shuffle_and_deal(s, rng_slot, deck_off, n_tiles, hands_off, n_seats, hand_size):
+    """Shuffle tile ids 0..n_tiles-1 into s[deck_off:] with the row's stream and deal hand_size
+    tiles to each seat's bitmask s[hands_off + k] from the front; returns the next deck index."""
+    for i in range(n_tiles):
+        s[deck_off + i] = i
+    rng_shuffle(s, rng_slot, s[deck_off:deck_off + n_tiles], n_tiles)
+    for k in range(n_seats):
+        h = 0
+        for i in range(hand_size):
+            h |= 1 << s[deck_off + k * hand_size + i]
+        s[hands_off + k] = h
+    return n_seats * hand_size
+
+
+@njit(cache=True)
+def mask_to_array(mask, out):
+    """Write the set bits of mask into out (ascending); return how many."""
+    k = 0
+    while mask:
+        out[k] = lowest_bit(mask)
+        k += 1
+        mask &= mask - 1
+    return k
+
+
+@njit(cache=True)
+def redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, hands_off, deck_off, deck_pos,
+                   fixed_seat, candidates, pool):
+    """One consistent redeal of tiles[:k] into ns, for the line games' `sample_hidden`.
+
+    Groups 0..n-1 are the seats (the observer `v` has capacity 0), group n the stock (boneyard,
+    market, out of play), written into ns[deck_off + deck_pos:]. If fixed_seat >= 0 that seat
+    first gets one tile drawn uniformly from `candidates` (a tile it just drew and must play, say)
+    and the rest is dealt under the constraints. `pool` is scratch of len >= k. False if this
+    attempt found no consistent deal (try again: the stream has moved on)."""
+    fixed = -1
+    npool = k
+    if fixed_seat >= 0:
+        fixed = nth_bit(candidates, rng_below(rng_arr, 0, popcount(candidates)))
+        npool = 0
+        for i in range(k):
+            if tiles[i] != fixed:
+                pool[npool] = tiles[i]
+                npool += 1
+        cap[fixed_seat] -= 1
+    else:
+        for i in range(k):
+            pool[i] = tiles[i]
+    assign = deal_consistent(pool, npool, allowed, cap, n + 1, rng_arr)
+    if fixed_seat >= 0:
+        cap[fixed_seat] += 1
+    if npool > 0 and assign[0] < 0:
+        return False
+    for j in range(n):
+        if j != v:
+            ns[hands_off + j] = 0
+    if fixed >= 0:
+        ns[hands_off + fixed_seat] = 1 << fixed
+    pos = deck_pos
+    for i in range(npool):
+        g = assign[i]
+        if g < n:
+            ns[hands_off + g] |= 1 << pool[i]
+        else:
+            ns[deck_off + pos] = pool[i]
+            pos += 1
+    return True
+
+
+@njit(cache=True)
+def finish_redeal(ns, rng_arr, rng_slot, deck_off, deck_pos, n_tiles):
+    """Shuffle the redealt stock, blank the deck slots dealt earlier (not the seat's knowledge)
+    and give the sample a fresh random stream."""
+    rng_shuffle(rng_arr, 0, ns[deck_off + deck_pos:deck_off + n_tiles], n_tiles - deck_pos)
+    for i in range(deck_pos):
+        ns[deck_off + i] = -1
+    ns[rng_slot] = rng_arr[0]

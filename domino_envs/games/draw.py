@@ -46,7 +46,6 @@ Observation (float32 vector, seat-relative: index 0 is the observing seat, r is 
 """
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,10 +59,10 @@ from ..layout import (
     SPIN_NONE, lay_arm_end, lay_can_place, lay_history, lay_init, lay_open_pips, lay_place,
     lay_placed, lay_playable, lay_size, render_line,
 )
-from ..rng import rng_below, rng_shuffle
-from ..sampling import deal_consistent
+from ..rng import rng_below
+from ..sampling import finish_redeal, mask_to_array, redeal_attempt, shuffle_and_deal
 from ..tiles import (
-    MAX_TILES, PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit, mask_pips, nth_bit, num_tiles, popcount,
+    MAX_TILES, PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit, mask_pips, num_tiles, popcount,
     tile_id, tile_name,
 )
 
@@ -130,20 +129,12 @@ def _deal(s, p):
     n = p[P_NP]
     nt = p[P_NTILES]
     hs = p[P_HAND]
-    for i in range(nt):
-        s[DECK + i] = i
-    rng_shuffle(s, H_RNG, s[DECK:DECK + nt], nt)
     for k in range(MAX_PLAYERS):
         s[HANDS + k] = 0
         s[VOID + k] = 0
         s[DRAWN + k] = 0
         s[PLAYED_MASK + k] = 0
-    for k in range(n):
-        h = 0
-        for i in range(hs):
-            h |= 1 << s[DECK + k * hs + i]
-        s[HANDS + k] = h
-    s[DECK_POS] = n * hs
+    s[DECK_POS] = shuffle_and_deal(s, H_RNG, DECK, nt, HANDS, n, hs)
     s[BONE_END] = nt if p[P_DRAW] == 1 else n * hs
     for t in range(MAX_TILES):
         s[PLAYED_BY + t] = -1
@@ -421,12 +412,7 @@ def _sample_kernel(s, p, v, seed):
     full = (1 << nt) - 1
     unseen = full & ~played & ~s[HANDS + v]
     tiles = np.empty(nt, dtype=np.int64)
-    k = 0
-    m = unseen
-    while m:
-        tiles[k] = lowest_bit(m)
-        k += 1
-        m &= m - 1
+    k = mask_to_array(unseen, tiles)
     allowed = np.zeros(n + 1, dtype=np.int64)
     cap = np.zeros(n + 1, dtype=np.int64)
     for j in range(n):
@@ -444,47 +430,18 @@ def _sample_kernel(s, p, v, seed):
     rng_arr[0] = seed
     mover = s[H_TURN]
     # the seat to act just drew: it holds exactly one playable tile (the drawn one), which is
-    # exempt from its voids; pick it first, then deal the rest under the voids
+    # exempt from its voids; it gets that tile first, the rest is dealt under the voids
     pending = s[H_DONE] == 0 and mover != v and s[JUST_DREW] == 1
     candidates = lay_playable(s, LAY, unseen)
+    pool = np.empty(nt, dtype=np.int64)
     for attempt in range(100_000):
-        pool = tiles
-        npool = k
-        drawn_tile = -1
-        if pending:
-            drawn_tile = nth_bit(candidates, rng_below(rng_arr, 0, popcount(candidates)))
-            pool = np.empty(k, dtype=np.int64)
-            npool = 0
-            for i in range(k):
-                if tiles[i] != drawn_tile:
-                    pool[npool] = tiles[i]
-                    npool += 1
-            cap[mover] -= 1
-        assign = deal_consistent(pool, npool, allowed, cap, n + 1, rng_arr)
-        if pending:
-            cap[mover] += 1
-        if npool > 0 and assign[0] < 0:
+        if not redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, HANDS, DECK, s[DECK_POS],
+                              mover if pending else -1, candidates, pool):
             continue
-        for j in range(n):
-            if j != v:
-                ns[HANDS + j] = 0
-        if drawn_tile >= 0:
-            ns[HANDS + mover] = 1 << drawn_tile
-        pos = s[DECK_POS]
-        for i in range(npool):
-            g = assign[i]
-            if g < n:
-                ns[HANDS + g] |= 1 << pool[i]
-            else:
-                ns[DECK + pos] = pool[i]
-                pos += 1
         # an opponent at a decision visibly has a choice: keep only samples where it does
         if s[H_DONE] == 1 or mover == v or _only_action(ns, ns[HANDS + mover]) == -1:
             break
-    rng_shuffle(rng_arr, 0, ns[DECK + s[DECK_POS]:DECK + nt], nt - s[DECK_POS])
-    for i in range(s[DECK_POS]):
-        ns[DECK + i] = -1  # dealt long ago: not part of what the seat may know
-    ns[H_RNG] = rng_arr[0]
+    finish_redeal(ns, rng_arr, H_RNG, DECK, s[DECK_POS], nt)
     return ns
 
 

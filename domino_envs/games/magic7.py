@@ -127,7 +127,7 @@ from ..core import (
     HEADER_SIZE, MAX_SEATS, OK, DealError, Game, check_int,
 )
 from ..rng import rng_below, rng_shuffle
-from ..sampling import deal_consistent
+from ..sampling import deal_consistent, shuffle_and_deal
 from ..tiles import lowest_bit, popcount
 
 MAX_PLAYERS = 6
@@ -268,17 +268,9 @@ def _deal(s, p, first):
     """Shuffle and deal a new game; the 7s in hand go out; `first` is to act."""
     n = p[P_NP]
     hs = p[P_HAND]
-    for i in range(N_TILES):
-        s[PILE + i] = i
-    rng_shuffle(s, H_RNG, s[PILE:PILE + N_TILES], N_TILES)
     for k in range(MAX_SEATS):
         s[LIVE + k] = 0
-    for k in range(n):
-        h = 0
-        for i in range(hs):
-            h |= 1 << s[PILE + k * hs + i]
-        s[LIVE + k] = h
-    s[PILE_POS] = n * hs
+    s[PILE_POS] = shuffle_and_deal(s, H_RNG, PILE, N_TILES, LIVE, n, hs)
     s[PILE_END] = N_TILES
     s[OUT] = 0
     _setup(s, p, first)

@@ -121,9 +121,9 @@ from ..layout import (
     lay_can_place, lay_count, lay_history, lay_init, lay_num_arms, lay_open_pips, lay_place,
     lay_placed, lay_playable, lay_size, render_cross,
 )
-from ..rng import rng_below, rng_shuffle
-from ..sampling import deal_consistent
-from ..tiles import PIP_MASK, TILE_A, TILE_B, lowest_bit, mask_pips, nth_bit, popcount, tile_id, tile_name
+from ..rng import rng_below
+from ..sampling import finish_redeal, mask_to_array, redeal_attempt, shuffle_and_deal
+from ..tiles import PIP_MASK, TILE_A, TILE_B, lowest_bit, mask_pips, popcount, tile_id, tile_name
 
 MAX_PLAYERS = 4
 N_TILES = 28
@@ -225,17 +225,9 @@ def _new_hand_slots(s, p):
 @njit(cache=True)
 def _deal(s, p):
     n = p[P_NP]
-    for i in range(N_TILES):
-        s[DECK + i] = i
-    rng_shuffle(s, H_RNG, s[DECK:DECK + N_TILES], N_TILES)
     for k in range(MAX_PLAYERS):
         s[HANDS + k] = 0
-    for k in range(n):
-        h = 0
-        for i in range(HAND_SIZE):
-            h |= 1 << s[DECK + k * HAND_SIZE + i]
-        s[HANDS + k] = h
-    s[DECK_POS] = n * HAND_SIZE
+    s[DECK_POS] = shuffle_and_deal(s, H_RNG, DECK, N_TILES, HANDS, n, HAND_SIZE)
     s[BONE_END] = N_TILES
     if s[H_HAND] == 0:
         s[SETTER] = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, n)
@@ -716,12 +708,7 @@ def _sample_kernel(s, p, v, seed):
             played |= 1 << t
     unseen = FULL_MASK & ~played & ~s[HANDS + v]
     tiles = np.empty(N_TILES, dtype=np.int64)
-    k = 0
-    m = unseen
-    while m:
-        tiles[k] = lowest_bit(m)
-        k += 1
-        m &= m - 1
+    k = mask_to_array(unseen, tiles)
     allowed = np.zeros(n + 1, dtype=np.int64)
     cap = np.zeros(n + 1, dtype=np.int64)
     for j in range(n):
@@ -741,47 +728,18 @@ def _sample_kernel(s, p, v, seed):
     rng_arr[0] = seed
     mover = s[H_TURN]
     # the seat to act just drew: it holds exactly one playable tile (the drawn one), exempt from
-    # its voids and no_special; pick it first, then deal the rest under the constraints
+    # its voids and no_special; it gets that tile first, the rest is dealt under the constraints
     pending = s[H_DONE] == 0 and mover != v and s[JUST_DREW] == 1
     candidates = lay_playable(s, LAY, unseen)
+    pool = np.empty(N_TILES, dtype=np.int64)
     for attempt in range(100_000):
-        pool = tiles
-        npool = k
-        drawn_tile = -1
-        if pending:
-            drawn_tile = nth_bit(candidates, rng_below(rng_arr, 0, popcount(candidates)))
-            pool = np.empty(k, dtype=np.int64)
-            npool = 0
-            for i in range(k):
-                if tiles[i] != drawn_tile:
-                    pool[npool] = tiles[i]
-                    npool += 1
-            cap[mover] -= 1
-        assign = deal_consistent(pool, npool, allowed, cap, n + 1, rng_arr)
-        if pending:
-            cap[mover] += 1
-        if npool > 0 and assign[0] < 0:
+        if not redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, HANDS, DECK, s[DECK_POS],
+                              mover if pending else -1, candidates, pool):
             continue
-        for j in range(n):
-            if j != v:
-                ns[HANDS + j] = 0
-        if drawn_tile >= 0:
-            ns[HANDS + mover] = 1 << drawn_tile
-        pos = s[DECK_POS]
-        for i in range(npool):
-            g = assign[i]
-            if g < n:
-                ns[HANDS + g] |= 1 << pool[i]
-            else:
-                ns[DECK + pos] = pool[i]
-                pos += 1
         # an opponent at a decision visibly has a choice: keep only samples where it does
         if s[H_DONE] == 1 or mover == v or _only_action(ns, p, ns[HANDS + mover]) == -1:
             break
-    rng_shuffle(rng_arr, 0, ns[DECK + s[DECK_POS]:DECK + N_TILES], N_TILES - s[DECK_POS])
-    for i in range(s[DECK_POS]):
-        ns[DECK + i] = -1  # dealt or drawn earlier: not part of what the seat may know
-    ns[H_RNG] = rng_arr[0]
+    finish_redeal(ns, rng_arr, H_RNG, DECK, s[DECK_POS], N_TILES)
     return ns
 
 

@@ -95,15 +95,14 @@ from numba import njit
 
 from ..core import (
     ERR_ILLEGAL, ERR_OVER, ERR_RANGE, H_DONE, H_HAND, H_REWARD, H_STEPS, H_TRUNC, H_TURN, H_RNG,
-    HEADER_SIZE, OK, ConfigError, DealError, Game, check_bool, check_choice, check_int,
+    HEADER_SIZE, OK, DealError, Game, check_bool, check_choice, check_int,
 )
 from ..layout import (
     SPIN_NONE, lay_arm_end, lay_arm_open, lay_close_arm, lay_history, lay_init, lay_place_touching,
     lay_placed, lay_size,
 )
-from ..rng import rng_below, rng_shuffle
-from ..sampling import deal_consistent
-from ..tiles import PIP_MASK, TILE_A, TILE_B, lowest_bit, mask_pips, nth_bit, popcount, tile_id, tile_name
+from ..sampling import finish_redeal, mask_to_array, redeal_attempt, shuffle_and_deal
+from ..tiles import PIP_MASK, TILE_A, TILE_B, lowest_bit, mask_pips, popcount, tile_id, tile_name
 
 MAX_PLAYERS = 4
 NT = 28  # double-six
@@ -299,19 +298,11 @@ def _start(s, p):
 def _deal(s, p):
     n = p[P_NP]
     hs = p[P_HAND]
-    for i in range(NT):
-        s[DECK + i] = i
-    rng_shuffle(s, H_RNG, s[DECK:DECK + NT], NT)
     for k in range(MAX_PLAYERS):
         s[HANDS + k] = 0
         s[LACKS + k] = 0
         s[DRAWN + k] = 0
-    for k in range(n):
-        h = 0
-        for i in range(hs):
-            h |= 1 << s[DECK + k * hs + i]
-        s[HANDS + k] = h
-    s[DECK_POS] = n * hs
+    s[DECK_POS] = shuffle_and_deal(s, H_RNG, DECK, NT, HANDS, n, hs)
     _new_hand(s, p)
 
 
@@ -559,12 +550,7 @@ def _sample_kernel(s, p, v, seed):
             played |= 1 << t
     unseen = FULL & ~played & ~s[HANDS + v]
     tiles = np.empty(NT, dtype=np.int64)
-    k = 0
-    m = unseen
-    while m:
-        tiles[k] = lowest_bit(m)
-        k += 1
-        m &= m - 1
+    k = mask_to_array(unseen, tiles)
     allowed = np.zeros(n + 1, dtype=np.int64)
     cap = np.zeros(n + 1, dtype=np.int64)
     for j in range(n):
@@ -586,43 +572,12 @@ def _sample_kernel(s, p, v, seed):
     pool = np.empty(NT, dtype=np.int64)
     for attempt in range(100_000):
         reserve = pending or (active and attempt >= 200 and candidates != 0)
-        fixed = -1
-        npool = k
-        if reserve:
-            fixed = nth_bit(candidates, rng_below(rng_arr, 0, popcount(candidates)))
-            npool = 0
-            for i in range(k):
-                if tiles[i] != fixed:
-                    pool[npool] = tiles[i]
-                    npool += 1
-            cap[mover] -= 1
-        else:
-            for i in range(k):
-                pool[i] = tiles[i]
-        assign = deal_consistent(pool, npool, allowed, cap, n + 1, rng_arr)
-        if reserve:
-            cap[mover] += 1
-        if npool > 0 and assign[0] < 0:
+        if not redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, HANDS, DECK, s[DECK_POS],
+                              mover if reserve else -1, candidates, pool):
             continue
-        for j in range(n):
-            if j != v:
-                ns[HANDS + j] = 0
-        if fixed >= 0:
-            ns[HANDS + mover] = 1 << fixed
-        pos = s[DECK_POS]
-        for i in range(npool):
-            g = assign[i]
-            if g < n:
-                ns[HANDS + g] |= 1 << pool[i]
-            else:
-                ns[DECK + pos] = pool[i]
-                pos += 1
         if not active or pending or (ns[HANDS + mover] & pl) != 0:
             break
-    rng_shuffle(rng_arr, 0, ns[DECK + s[DECK_POS]:DECK + NT], NT - s[DECK_POS])
-    for i in range(s[DECK_POS]):
-        ns[DECK + i] = -1  # dealt or drawn: not part of what the seat may know
-    ns[H_RNG] = rng_arr[0]
+    finish_redeal(ns, rng_arr, H_RNG, DECK, s[DECK_POS], NT)
     return ns
 
 
