@@ -98,8 +98,25 @@ def build_config(config_cls, game_name: str, defaults: dict, kwargs: dict):
     return config_cls(**merged)
 
 
+KERNELS = ("_reset_kernel", "_step_kernel", "_mask_kernel", "_obs_kernel", "_sample_kernel",
+           "_legal_set_kernel", "_check_kernel")
+
+
 class Game:
-    """Base class binding a game's compiled kernels to the engine contract (see module doc)."""
+    """Base class binding a game's compiled kernels to the engine contract (see module doc).
+
+    A game module defines its kernels at module level and its engine class as
+    ``class MyGame(Game, kernels=globals())``, which binds every kernel of `KERNELS`.
+    """
+
+    def __init_subclass__(cls, kernels: dict | None = None, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if kernels is not None:
+            missing = [k for k in KERNELS if k not in kernels]
+            if missing:
+                raise TypeError(f"{cls.__name__}: the game module lacks kernels {missing}")
+            for k in KERNELS:
+                setattr(cls, k, staticmethod(kernels[k]))
 
     name: ClassVar[str] = "game"
     reward_scale: ClassVar[float] = 1.0  # rewards in the header are integers / reward_scale

@@ -446,16 +446,9 @@ def _sample_kernel(s, p, v, seed):
 
 
 # ------------------------------------------------------------------------------ Python side
-class DrawGame(Game):
+class DrawGame(Game, kernels=globals()):
     """Draw Game / Block Game engine bound to one config."""
 
-    _reset_kernel = staticmethod(_reset_kernel)
-    _step_kernel = staticmethod(_step_kernel)
-    _mask_kernel = staticmethod(_mask_kernel)
-    _obs_kernel = staticmethod(_obs_kernel)
-    _sample_kernel = staticmethod(_sample_kernel)
-    _legal_set_kernel = staticmethod(_legal_set_kernel)
-    _check_kernel = staticmethod(_check_kernel)
     Config = DrawConfig
     state_size = STATE_SIZE
 

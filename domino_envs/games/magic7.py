@@ -855,16 +855,9 @@ def _mask_names(mask: int) -> list[str]:
     return [tile_name(t) for t in range(N_TILES) if (int(mask) >> t) & 1]
 
 
-class Magic7Game(Game):
+class Magic7Game(Game, kernels=globals()):
     """Magic-7 engine bound to one config (see the module docstring for rules and encodings)."""
 
-    _reset_kernel = staticmethod(_reset_kernel)
-    _step_kernel = staticmethod(_step_kernel)
-    _mask_kernel = staticmethod(_mask_kernel)
-    _obs_kernel = staticmethod(_obs_kernel)
-    _sample_kernel = staticmethod(_sample_kernel)
-    _legal_set_kernel = staticmethod(_legal_set_kernel)
-    _check_kernel = staticmethod(_check_kernel)
     Config = Magic7Config
     state_size = STATE_SIZE
     num_actions = NUM_ACTIONS

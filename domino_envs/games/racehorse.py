@@ -744,16 +744,9 @@ def _sample_kernel(s, p, v, seed):
 
 
 # ------------------------------------------------------------------------------ Python side
-class RacehorseGame(Game):
+class RacehorseGame(Game, kernels=globals()):
     """Racehorse engine bound to one config."""
 
-    _reset_kernel = staticmethod(_reset_kernel)
-    _step_kernel = staticmethod(_step_kernel)
-    _mask_kernel = staticmethod(_mask_kernel)
-    _obs_kernel = staticmethod(_obs_kernel)
-    _sample_kernel = staticmethod(_sample_kernel)
-    _legal_set_kernel = staticmethod(_legal_set_kernel)
-    _check_kernel = staticmethod(_check_kernel)
     Config = RacehorseConfig
     state_size = STATE_SIZE
     reward_scale = 6.0

@@ -582,16 +582,9 @@ def _sample_kernel(s, p, v, seed):
 
 
 # ------------------------------------------------------------------------------ Python side
-class Sum7Game(Game):
+class Sum7Game(Game, kernels=globals()):
     """Domino Sum 7 engine bound to one config."""
 
-    _reset_kernel = staticmethod(_reset_kernel)
-    _step_kernel = staticmethod(_step_kernel)
-    _mask_kernel = staticmethod(_mask_kernel)
-    _obs_kernel = staticmethod(_obs_kernel)
-    _sample_kernel = staticmethod(_sample_kernel)
-    _legal_set_kernel = staticmethod(_legal_set_kernel)
-    _check_kernel = staticmethod(_check_kernel)
     Config = Sum7Config
     state_size = STATE_SIZE
     reward_scale = float(UNIT)
