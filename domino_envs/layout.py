@@ -56,8 +56,9 @@ def _hist(s, L):
 
 @njit(cache=True)
 def lay_init(s, L, max_arms, spin_mode):
-    """Empty layout."""
-    n = _HDR + 4 * max_arms + 4 * ((max_arms - 2) // 2) + MAX_TILES
+    """Empty layout. The history slots are left as they are: only entries below `placed` are
+    ever read, and not clearing them keeps a reset from touching cold cache lines."""
+    n = _HDR + 4 * max_arms + 4 * ((max_arms - 2) // 2)
     for i in range(n):
         s[L + i] = 0
     s[L + _CENTER] = -1

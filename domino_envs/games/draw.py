@@ -72,12 +72,12 @@ MAX_PLAYERS = 4
 P_NP, P_MAXPIP, P_NTILES, P_HAND, P_DRAW, P_MATCH, P_TARGET, P_FIRST, P_MAXHANDS = range(9)
 
 # state slots (after the common header)
+# hot slots first (touched every step); the deck and the layout's history (touched once per
+# draw / placement, never cleared) last, so a batch of rows keeps only hot cache lines busy
 HANDS = HEADER_SIZE
-DECK = HANDS + MAX_PLAYERS
-DECK_POS = DECK + MAX_TILES  # next tile drawn is DECK[DECK_POS]
+DECK_POS = HANDS + MAX_PLAYERS  # next tile drawn is DECK[DECK_POS]
 BONE_END = DECK_POS + 1  # boneyard = DECK[DECK_POS:BONE_END]; DECK[BONE_END:n_tiles] out of play
-PLAYED_BY = BONE_END + 1
-VOID = PLAYED_BY + MAX_TILES
+VOID = BONE_END + 1
 DRAWN = VOID + MAX_PLAYERS
 SCORES = DRAWN + MAX_PLAYERS
 LAST_PLACER = SCORES + MAX_PLAYERS
@@ -86,7 +86,9 @@ FIRST_SEAT = LAST_WINNER + 1
 JUST_DREW = FIRST_SEAT + 1  # 1 while the seat to act holds a tile it just drew and must play
 PLAYED_MASK = JUST_DREW + 1  # per seat: bitmask of the tiles it placed this hand
 LAY = PLAYED_MASK + MAX_PLAYERS
-STATE_SIZE = LAY + lay_size(2)
+DECK = LAY + lay_size(2)
+STATE_SIZE = DECK + MAX_TILES
+HOT_SIZE = LAY  # reset clears [0, HOT_SIZE); lay_init clears the layout's own hot slots
 
 DEFAULT_HAND = {(6, 2): 7, (6, 3): 5, (6, 4): 5, (9, 2): 9, (9, 3): 7, (9, 4): 7}
 
@@ -136,8 +138,6 @@ def _deal(s, p):
         s[PLAYED_MASK + k] = 0
     s[DECK_POS] = shuffle_and_deal(s, H_RNG, DECK, nt, HANDS, n, hs)
     s[BONE_END] = nt if p[P_DRAW] == 1 else n * hs
-    for t in range(MAX_TILES):
-        s[PLAYED_BY + t] = -1
     lay_init(s, LAY, 2, SPIN_NONE)
     if s[H_HAND] == 0:
         first = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, n)
@@ -195,7 +195,6 @@ def _end_hand(s, p, out_seat):
 def _place(s, p, seat, t, arm):
     lay_place(s, LAY, t, arm)
     s[HANDS + seat] &= ~(1 << t)
-    s[PLAYED_BY + t] = seat
     s[PLAYED_MASK + seat] |= 1 << t
     s[LAST_PLACER] = seat
     s[JUST_DREW] = 0
@@ -276,7 +275,7 @@ def _advance(s, p):
 
 @njit(cache=True)
 def _reset_kernel(s, seed, p):
-    for i in range(s.shape[0]):
+    for i in range(HOT_SIZE):  # the deck is rewritten by the deal, the history by placements
         s[i] = 0
     s[H_RNG] = seed
     s[LAST_PLACER] = -1
@@ -316,12 +315,12 @@ def _check_kernel(s, p):
             return False
         seen |= h
     placed = 0
-    for t in range(nt):
-        if s[PLAYED_BY + t] >= 0:
-            if (seen >> t) & 1:
-                return False
-            seen |= 1 << t
-            placed += 1
+    for k in range(p[P_NP]):
+        m = s[PLAYED_MASK + k]
+        if seen & m:
+            return False
+        seen |= m
+        placed += popcount(m)
     if placed != lay_placed(s, LAY):
         return False
     for i in range(s[DECK_POS], nt):
@@ -406,9 +405,8 @@ def _sample_kernel(s, p, v, seed):
     nt = p[P_NTILES]
     ns = s.copy()
     played = 0
-    for t in range(nt):
-        if s[PLAYED_BY + t] >= 0:
-            played |= 1 << t
+    for k in range(n):
+        played |= s[PLAYED_MASK + k]
     full = (1 << nt) - 1
     unseen = full & ~played & ~s[HANDS + v]
     tiles = np.empty(nt, dtype=np.int64)
@@ -542,7 +540,6 @@ class DrawGame(Game, kernels=globals()):
             s[PLAYED_MASK + k] = 0
         s[DECK_POS] = sum(len(h) for h in hand_ids)
         s[BONE_END] = s[DECK_POS] + len(bone_ids)
-        s[PLAYED_BY:PLAYED_BY + MAX_TILES] = -1
         lay_init(s, LAY, 2, SPIN_NONE)
         s[FIRST_SEAT] = first
         s[JUST_DREW] = 0
