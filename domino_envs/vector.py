@@ -11,7 +11,9 @@ game per call, for whichever seat is to act in that game, in one compiled loop:
 - ``rewards``: float32 ``[num_envs, num_players]``: every seat's reward from that step (a seat's
   return is the sum of its column, whoever acted).
 - A finished game is reset at once inside the same call (its next deal seeded from its own
-  random stream, so a vector env is determined by its seed and the actions); ``terminated`` /
+  random stream, so a vector env is determined by its seed and the actions; a deal that forced
+  moves alone would play to the end, which random deals essentially never produce, is skipped
+  and dealt again, since it holds no decision to learn from); ``terminated`` /
   ``truncated`` flag it; the returned observation is already the new game's.
   ``info["final_states"]`` holds copies of the finished games' last state rows (from which
   ``venv.game.observe(row, seat)`` gives any seat's final observation), ``info["final_index"]``
@@ -43,6 +45,8 @@ def _vec_reset(gid, states, seeds, p, obs, masks, seats):
     g = gid
     for i in range(states.shape[0]):
         reset_one(g, states[i], seeds[i], p)
+        while states[i, H_DONE] == 1:  # a deal played out by forced moves alone: deal again
+            reset_one(g, states[i], next_episode_seed(states[i]), p)
         seats[i] = states[i, H_TURN]
         observe_one(g, states[i], p, seats[i], obs[i])
         mask_one(g, states[i], p, masks[i])
@@ -70,6 +74,8 @@ def _vec_step(gid, states, actions, p, obs, masks, seats, rewards, terminated, t
             final_index[n_final] = i
             n_final += 1
             reset_one(g, s, next_episode_seed(s), p)
+            while s[H_DONE] == 1:  # a deal played out by forced moves alone: deal again
+                reset_one(g, s, next_episode_seed(s), p)
         seats[i] = s[H_TURN]
         observe_one(g, s, p, seats[i], obs[i])
         mask_one(g, s, p, masks[i])
