@@ -9,6 +9,8 @@ All numbers come from one run on one machine, single-threaded, so the ratios are
   legal action each step (observation and mask built every step).
 - Vector env: decisions per second of `VectorEnv.step` (observations and masks written for every
   game) at batch 1, 1024 and 16384; the random legal actions are chosen outside the timer.
+- Start-up: a fresh process importing, building, resetting and stepping `draw_v0`, with the
+  numba cache warm and with an empty one (cold compile).
 - Peers, when installed (`pip install domino-envs[bench]`): PettingZoo's `connect_four_v3`
   through the same AEC loop, and OpenSpiel's `python_block_dominoes` calling
   `observation_tensor` for the player to act at every decision.
@@ -103,6 +105,34 @@ def _connect_four_rate(seconds: float) -> float | None:
     return _aec_rate(connect_four_v3.env(), seconds)
 
 
+_STARTUP_SCRIPT = """
+import time; t0 = time.perf_counter()
+import numpy as np, domino_envs
+env = domino_envs.make({name!r}); env.reset(seed=0)
+obs, *_ = env.last(); env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+print(time.perf_counter() - t0)
+"""
+
+
+def _startup_seconds(name: str, cold: bool) -> float:
+    """Seconds for a fresh process to import, build, reset and step an env (cold: empty cache)."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    env = dict(os.environ)
+    with tempfile.TemporaryDirectory() as tmp:
+        if cold:
+            env["NUMBA_CACHE_DIR"] = tmp
+        else:  # make sure the package's own cache is filled first
+            subprocess.run([sys.executable, "-c", _STARTUP_SCRIPT.format(name=name)], env=env,
+                           check=True, capture_output=True)
+        out = subprocess.run([sys.executable, "-c", _STARTUP_SCRIPT.format(name=name)], env=env,
+                             check=True, capture_output=True, text=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
 def _has_vector(name: str) -> bool:
     from .dispatch import GAME_IDS
     from .registry import GAMES
@@ -122,6 +152,10 @@ def run(games: list[str], seconds: float) -> dict:
         for b in BATCHES:
             row[f"vector_batch_{b}_decisions_per_s"] = _vector_rate(name, b, seconds) if _has_vector(name) else None
         results["games"][name] = row
+    results["startup_seconds"] = {
+        "draw_v0_warm_cache": _startup_seconds("draw_v0", cold=False),
+        "draw_v0_cold_compile": _startup_seconds("draw_v0", cold=True),
+    }
     _connect_four_rate(0.2)
     results["peers"]["pettingzoo_connect_four_v3_decisions_per_s"] = _connect_four_rate(seconds)
     results["peers"]["openspiel_python_block_dominoes_decisions_per_s"] = _openspiel_rate(seconds)
@@ -156,6 +190,8 @@ def print_table(results: dict) -> None:
         print(f"{label:<48}{_fmt(rate):>16}" if rate else f"{label:<48}{'not installed':>16}")
     for key, ratio in results["ratios"].items():
         print(f"{key:<60}{ratio:>8.1f}x")
+    for key, secs in results.get("startup_seconds", {}).items():
+        print(f"fresh process to a stepped env, {key:<36}{secs:>8.2f}s")
 
 
 def main(argv: list[str] | None = None) -> dict:
