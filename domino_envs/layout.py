@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .tiles import MAX_TILES, PIP_MASK, TILE_A, TILE_B
+from .tiles import MAX_TILES, PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit, popcount
 
 SPIN_NONE = 0
 SPIN_FIRST = 1
@@ -121,6 +121,69 @@ def lay_playable(s, L, hand):
         if s[_arm(L, a) + 3] == 1:
             m |= PIP_MASK[s[_arm(L, a)]]
     return hand & m
+
+
+@njit(cache=True, inline="always")
+def lay_fill_mask(s, L, hand, lead, stride, out):
+    """Set out[t * stride + a] = 1 for every tile t of `hand` that fits open arm a; while the layout
+    is empty, out[t * stride] = 1 for every tile of ``hand & lead`` (the lead goes on arm 0). Only
+    sets entries: the caller zeroes `out` first. (The action mask of the line games.)"""
+    if s[L + _PLACED] == 0:
+        m = hand & lead
+        while m:
+            out[lowest_bit(m) * stride] = 1
+            m &= m - 1
+        return
+    for a in range(s[L + _NARMS]):
+        ar = _arm(L, a)
+        if s[ar + 3] == 1:
+            m = hand & PIP_MASK[s[ar]]
+            while m:
+                out[lowest_bit(m) * stride + a] = 1
+                m &= m - 1
+
+
+@njit(cache=True, inline="always")
+def lay_single_action(s, L, hand, lead, stride):
+    """The one legal placement ``t * stride + arm`` of `hand` (as in ``lay_fill_mask``), -1 if it
+    has several, -2 if none."""
+    if s[L + _PLACED] == 0:
+        m = hand & lead
+        if m == 0:
+            return -2
+        if m & (m - 1):
+            return -1
+        return lowest_bit(m) * stride
+    found = -2
+    for a in range(s[L + _NARMS]):
+        ar = _arm(L, a)
+        if s[ar + 3] != 1:
+            continue
+        m = hand & PIP_MASK[s[ar]]
+        if m == 0:
+            continue
+        if found != -2 or (m & (m - 1)) != 0:
+            return -1
+        found = lowest_bit(m) * stride + a
+    return found
+
+
+@njit(cache=True, inline="always")
+def lay_obs_arms(s, L, n_arms, n_pips, out, o):
+    """Write the arm observation pieces of arms 0..n_arms-1 at out[o:], every slot once:
+    ``arm_ends (n_arms, n_pips)`` one-hot end pip of each open arm, ``arm_tiles (n_arms,)`` tiles
+    on each arm in use, ``arm_double (n_arms,)`` 1 where an open arm ends in a crosswise double
+    (zeros for arms not open / not in use). Returns the offset past the three pieces."""
+    na = s[L + _NARMS]
+    ot = o + n_arms * n_pips
+    for a in range(n_arms):
+        ar = _arm(L, a)
+        used = a < na
+        op = used and s[ar + 3] == 1
+        expand_bits((1 << s[ar]) if op else 0, out, o + a * n_pips, n_pips)
+        out[ot + a] = s[ar + 2] if used else 0
+        out[ot + n_arms + a] = s[ar + 1] if op else 0
+    return ot + 2 * n_arms
 
 
 @njit(cache=True)

@@ -85,13 +85,15 @@ from ..core import (
     HEADER_SIZE, OK, ConfigError, DealError, Game, check_bool, check_int,
 )
 from ..layout import (
-    SPIN_FIRST, lay_arm_double, lay_arm_end, lay_arm_len, lay_arm_open, lay_can_place, lay_count,
-    lay_history, lay_history_entry, lay_init, lay_num_arms, lay_open_pips, lay_place, lay_placed, lay_playable, lay_size,
-    render_cross,
+    SPIN_FIRST, lay_arm_end, lay_arm_open, lay_can_place, lay_count, lay_fill_mask, lay_history,
+    lay_history_entry, lay_init, lay_num_arms, lay_obs_arms, lay_open_pips, lay_place, lay_placed,
+    lay_playable, lay_single_action, lay_size, render_cross,
 )
-from ..rng import rng_below, rng_shuffle
-from ..sampling import deal_consistent
-from ..tiles import PIP_MASK, TILE_A, TILE_B, lowest_bit, mask_pips, popcount, tile_id, tile_name
+from ..rng import rng_below
+from ..sampling import deal_consistent, mask_to_array, shuffle_and_deal
+from ..tiles import (
+    PIP_MASK, TILE_A, TILE_B, expand_bits, mask_pips, popcount, tile_id, tile_name,
+)
 
 NP = 4
 NT = 28
@@ -120,8 +122,11 @@ DESIGNATED = HAND_WON + NP  # designated leader of this hand (P-5)
 LEADER = DESIGNATED + 1  # seat that led this hand, -1 before the lead
 EXTRA = LEADER + 1  # 1 while the seat to act plays an extra turn
 SPIN_TILE = EXTRA + 1  # the spinner tile, -1 before one is out
-LAY = SPIN_TILE + 1
-STATE_SIZE = LAY + lay_size(NARMS)
+COUNT = SPIN_TILE + 1  # the count after the last placement (0 before the lead)
+PLAYED_MASK = COUNT + 1  # per seat: bitmask of the tiles it placed this hand
+LAY = PLAYED_MASK + NP
+DECK = LAY + lay_size(NARMS)  # scratch of the deal's shuffle
+STATE_SIZE = DECK + NT
 
 
 @dataclass(frozen=True)
@@ -153,28 +158,24 @@ def _new_hand(s, p):
     for k in range(NP):
         s[VOID + k] = 0
         s[NOLEAD + k] = 0
+        s[PLAYED_MASK + k] = 0
     for t in range(NT):
         s[PLAYED_BY + t] = -1
     s[LEADER] = -1
     s[EXTRA] = 0
     s[SPIN_TILE] = -1
+    s[COUNT] = 0
     lay_init(s, LAY, NARMS, SPIN_FIRST)
 
 
 @njit(cache=True)
 def _deal(s, p):
-    deck = np.arange(NT)
-    rng_shuffle(s, H_RNG, deck, NT)
-    for k in range(NP):
-        h = 0
-        for i in range(HAND_SIZE):
-            h |= 1 << deck[k * HAND_SIZE + i]
-        s[HANDS + k] = h
+    shuffle_and_deal(s, H_RNG, DECK, NT, HANDS, NP, HAND_SIZE)
     _new_hand(s, p)
     if s[H_HAND] == 0:
         d = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, NP)
     else:
-        d = (s[DESIGNATED] + 1) % NP
+        d = (s[DESIGNATED] + 1) & 3  # NP == 4
     s[DESIGNATED] = d
     s[H_TURN] = d
 
@@ -183,7 +184,7 @@ def _deal(s, p):
 def _next_holder(s, seat):
     """The next seat after `seat` (seat itself last) still holding tiles, -1 if none does."""
     for i in range(1, NP + 1):
-        k = (seat + i) % NP
+        k = (seat + i) & 3  # NP == 4
         if s[HANDS + k] != 0:
             return k
     return -1
@@ -191,10 +192,8 @@ def _next_holder(s, seat):
 
 @njit(cache=True)
 def _anyone_can_play(s):
-    for k in range(NP):
-        if s[HANDS + k] != 0 and lay_playable(s, LAY, s[HANDS + k]) != 0:
-            return True
-    return False
+    fits = lay_playable(s, LAY, FULL_MASK)
+    return ((s[HANDS] | s[HANDS + 1] | s[HANDS + 2] | s[HANDS + 3]) & fits) != 0
 
 
 @njit(cache=True)
@@ -247,6 +246,9 @@ def _place(s, p, seat, t, arm):
         s[LEADER] = seat
     s[HANDS + seat] &= ~(1 << t)
     s[PLAYED_BY + t] = seat
+    s[PLAYED_MASK + seat] |= 1 << t
+    c = lay_count(s, LAY)
+    s[COUNT] = c
     if s[HANDS + seat] == 0:  # dominoed (P-4)
         s[EXTRA] = 0
         nxt = _next_holder(s, seat)
@@ -255,7 +257,6 @@ def _place(s, p, seat, t, arm):
         else:
             s[H_TURN] = nxt
         return
-    c = lay_count(s, LAY)
     if (c > 0 and c % 5 == 0) or (p[P_DBLX] == 1 and TILE_A[t] == TILE_B[t]):
         s[EXTRA] = 1  # same seat again
     else:
@@ -263,28 +264,10 @@ def _place(s, p, seat, t, arm):
         s[H_TURN] = _next_holder(s, seat)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _only_action(s, hand):
     """The single legal action for `hand`, -1 if there are several, -2 if none."""
-    if lay_placed(s, LAY) == 0:
-        el = hand & LEAD_MASK
-        c = popcount(el)
-        if c == 0:
-            return -2
-        if c == 1:
-            return lowest_bit(el) * NARMS
-        return -1
-    found = -2
-    n = 0
-    for arm in range(lay_num_arms(s, LAY)):
-        if lay_arm_open(s, LAY, arm):
-            m = hand & PIP_MASK[lay_arm_end(s, LAY, arm)]
-            if m != 0:
-                n += popcount(m)
-                if n > 1:
-                    return -1
-                found = lowest_bit(m) * NARMS + arm
-    return found
+    return lay_single_action(s, LAY, hand, LEAD_MASK, NARMS)
 
 
 @njit(cache=True)
@@ -296,11 +279,11 @@ def _advance(s, p):
         if a == -1:
             return
         if a >= 0:
-            _place(s, p, seat, a // NARMS, a % NARMS)
+            _place(s, p, seat, a >> 2, a & 3)  # NARMS == 4
             continue
         if lay_placed(s, LAY) == 0:  # no double, no scoring tile: the lead duty passes (P-5)
             s[NOLEAD + seat] = 1
-            s[H_TURN] = (seat + 1) % NP
+            s[H_TURN] = (seat + 1) & 3
             continue
         # nothing fits: pass (P-6 for an extra turn), showing the open numbers are lacking
         s[VOID + seat] |= lay_open_pips(s, LAY)
@@ -322,8 +305,8 @@ def _reset_kernel(s, seed, p):
 
 @njit(cache=True)
 def _is_legal(s, p, a):
-    t = a // NARMS
-    arm = a % NARMS
+    t = a >> 2  # NARMS == 4
+    arm = a & 3
     if (s[HANDS + s[H_TURN]] >> t) & 1 == 0:
         return False
     if lay_placed(s, LAY) == 0:
@@ -394,7 +377,7 @@ def _step_kernel(s, a, p):
     for k in range(NP):
         s[H_REWARD + k] = 0
     s[H_STEPS] += 1
-    _place(s, p, s[H_TURN], a // NARMS, a % NARMS)
+    _place(s, p, s[H_TURN], a >> 2, a & 3)
     _advance(s, p)
     return OK
 
@@ -404,85 +387,50 @@ def _mask_kernel(s, p, out):
     out[:] = 0
     if s[H_DONE] == 1:
         return
-    hand = s[HANDS + s[H_TURN]]
-    if lay_placed(s, LAY) == 0:
-        m = hand & LEAD_MASK
-        while m:
-            out[lowest_bit(m) * NARMS] = 1
-            m &= m - 1
-        return
-    for arm in range(lay_num_arms(s, LAY)):
-        if lay_arm_open(s, LAY, arm):
-            m = hand & PIP_MASK[lay_arm_end(s, LAY, arm)]
-            while m:
-                out[lowest_bit(m) * NARMS + arm] = 1
-                m &= m - 1
+    lay_fill_mask(s, LAY, s[HANDS + s[H_TURN]], LEAD_MASK, NARMS, out)
+
+
+# offsets of the observation pieces (see the module docstring)
+O_PLAYED = NT
+O_ARMS = O_PLAYED + NP * NT
+O_SPIN = O_ARMS + NARMS * NPIP + 2 * NARMS
+O_BRANCH = O_SPIN + NPIP
+O_COUNT = O_BRANCH + 1
+O_SIZES = O_COUNT + 1
+O_VOIDS = O_SIZES + NP
+O_NOLEAD = O_VOIDS + NP * NPIP
+O_DOMINOED = O_NOLEAD + NP
+O_CHIPS = O_DOMINOED + NP
+O_LEADER = O_CHIPS + NP
+O_TO_MOVE = O_LEADER + NP
+O_EXTRA = O_TO_MOVE + NP
+OBS_SIZE = O_EXTRA + 1
 
 
 @njit(cache=True)
 def _obs_kernel(s, p, v, out):
-    out[:] = 0
-    o = 0
-    h = s[HANDS + v]
-    while h:
-        out[o + lowest_bit(h)] = 1
-        h &= h - 1
-    o += NT
-    for t in range(NT):
-        pb = s[PLAYED_BY + t]
-        if pb >= 0:
-            out[o + ((pb - v) % NP) * NT + t] = 1
-    o += NP * NT
-    placed = lay_placed(s, LAY)
-    for arm in range(NARMS):
-        if placed > 0 and lay_arm_open(s, LAY, arm):
-            out[o + arm * NPIP + lay_arm_end(s, LAY, arm)] = 1
-    o += NARMS * NPIP
-    for arm in range(NARMS):
-        if placed > 0 and arm < lay_num_arms(s, LAY):
-            out[o + arm] = lay_arm_len(s, LAY, arm)
-    o += NARMS
-    for arm in range(NARMS):
-        if placed > 0 and lay_arm_open(s, LAY, arm):
-            out[o + arm] = lay_arm_double(s, LAY, arm)
-    o += NARMS
-    if s[SPIN_TILE] >= 0:
-        out[o + TILE_A[s[SPIN_TILE]]] = 1
-    o += NPIP
-    if lay_num_arms(s, LAY) > 2 and lay_arm_open(s, LAY, 2):
-        out[o] = 1
-    o += 1
-    out[o] = lay_count(s, LAY)
-    o += 1
+    """Every slot written once (no clearing pass); bitmask pieces expanded 8 bits per lookup."""
+    expand_bits(s[HANDS + v], out, 0, NT)
+    lay_obs_arms(s, LAY, NARMS, NPIP, out, O_ARMS)
+    st = s[SPIN_TILE]
+    expand_bits((1 << TILE_A[st]) if st >= 0 else 0, out, O_SPIN, NPIP)
+    out[O_BRANCH] = 1 if lay_arm_open(s, LAY, 2) else 0
+    out[O_COUNT] = s[COUNT]
+    placed = lay_placed(s, LAY) > 0
+    turn = s[H_TURN] if s[H_DONE] == 0 else -1
+    lead = s[LEADER] if s[LEADER] >= 0 else turn
     for r in range(NP):
-        out[o + r] = popcount(s[HANDS + (v + r) % NP])
-    o += NP
-    for r in range(NP):
-        vd = s[VOID + (v + r) % NP]
-        for q in range(NPIP):
-            if (vd >> q) & 1:
-                out[o + r * NPIP + q] = 1
-    o += NP * NPIP
-    for r in range(NP):
-        out[o + r] = s[NOLEAD + (v + r) % NP]
-    o += NP
-    for r in range(NP):
-        k = (v + r) % NP
-        if placed > 0 and s[HANDS + k] == 0:
-            out[o + r] = 1
-    o += NP
-    for r in range(NP):
-        out[o + r] = s[CHIPS + (v + r) % NP]
-    o += NP
-    if s[LEADER] >= 0:
-        out[o + (s[LEADER] - v) % NP] = 1
-    elif s[H_DONE] == 0:
-        out[o + (s[H_TURN] - v) % NP] = 1
-    o += NP
-    if s[H_DONE] == 0:
-        out[o + (s[H_TURN] - v) % NP] = 1
-    o += NP
-    out[o] = s[EXTRA]
+        j = (v + r) & 3  # NP == 4
+        h = s[HANDS + j]
+        expand_bits(s[PLAYED_MASK + j], out, O_PLAYED + r * NT, NT)
+        out[O_SIZES + r] = popcount(h)
+        expand_bits(s[VOID + j], out, O_VOIDS + r * NPIP, NPIP)
+        out[O_NOLEAD + r] = s[NOLEAD + j]
+        out[O_DOMINOED + r] = 1 if placed and h == 0 else 0
+        out[O_CHIPS + r] = s[CHIPS + j]
+        out[O_LEADER + r] = 1 if j == lead else 0
+        out[O_TO_MOVE + r] = 1 if j == turn else 0
+    out[O_EXTRA] = s[EXTRA]
 
 
 @njit(cache=True)
@@ -492,18 +440,10 @@ def _sample_kernel(s, p, v, seed):
     decision keeps >= 2 legal actions (rejection). No boneyard: the unseen tiles are exactly the
     opponents' tiles. Depends only on what seat v can see."""
     ns = s.copy()
-    played = 0
-    for t in range(NT):
-        if s[PLAYED_BY + t] >= 0:
-            played |= 1 << t
+    played = s[PLAYED_MASK] | s[PLAYED_MASK + 1] | s[PLAYED_MASK + 2] | s[PLAYED_MASK + 3]
     unseen = FULL_MASK & ~played & ~s[HANDS + v]
     tiles = np.empty(NT, dtype=np.int64)
-    k = 0
-    m = unseen
-    while m:
-        tiles[k] = lowest_bit(m)
-        k += 1
-        m &= m - 1
+    k = mask_to_array(unseen, tiles)
     allowed = np.zeros(NP, dtype=np.int64)
     cap = np.zeros(NP, dtype=np.int64)
     for j in range(NP):
