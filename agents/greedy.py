@@ -13,26 +13,21 @@ from __future__ import annotations
 import numpy as np
 
 from .actions import action_table, greedy_scores
+from .random_agent import RandomAgent
 
 
-class GreedyAgent:
+class GreedyAgent(RandomAgent):
     """Heaviest tile / most penalty shed first, random tie-break (see module doc)."""
 
     name = "greedy"
 
     def __init__(self, game, seed: int | None = None):
+        super().__init__(game, seed)
         self.game = game
         self._score = greedy_scores(action_table(game))
-        self._rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.flatnonzero(action_mask)
-        if legal.size == 0:
-            raise ValueError("GreedyAgent.act: the action mask has no legal action")
+        legal = self.legal(action_mask)
         s = self._score[legal]
         best = legal[s == s.max()]
         return int(best[self._rng.integers(best.size)]) if best.size > 1 else int(best[0])

@@ -16,8 +16,13 @@ class RandomAgent:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+    def legal(self, action_mask: np.ndarray) -> np.ndarray:
+        """Legal action ids of a mask; ValueError if there is none (the env never asks then)."""
         legal = np.flatnonzero(action_mask)
         if legal.size == 0:
-            raise ValueError("RandomAgent.act: the action mask has no legal action")
+            raise ValueError(f"{type(self).__name__}.act: the action mask has no legal action")
+        return legal
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = self.legal(action_mask)
         return int(legal[self._rng.integers(legal.size)])
