@@ -23,22 +23,17 @@ Parameters:
               hand), mean return breaking ties; "return": the best mean return, win share
               breaking ties
 
-Speed: the rollouts run in one numba function per call. For engines that dispatch.py knows
-(``GAME_IDS``) that function is compiled once and cached on disk (``cache=True``); for the other
-engines a closure over the engine's own kernels is compiled once per process (numba cannot cache
-a function that captures other compiled functions). If the dispatch path fails to compile (say
-dispatch.py is mid-change) the agent warns once and uses the closure instead.
+Speed: the rollouts run in one numba function per call, reaching the engine through
+domino_envs/dispatch.py (compiled once and cached on disk). A new game joins by its dispatch entry.
 """
 from __future__ import annotations
 
-import warnings
 
-import numba
 import numpy as np
 from numba import njit
 
 from domino_envs.core import H_DONE, H_REWARD
-from domino_envs.dispatch import GAME_IDS, mask_one, step_one
+from domino_envs.dispatch import game_id, mask_one, step_one
 from domino_envs.rng import rng_below, rng_next, seed_from_generator
 
 from .actions import action_table, greedy_scores
@@ -128,42 +123,6 @@ def _search_dispatch(gid, samples, p, seat, legal, seeds, kind, eps, weight, n_a
             _score(tot, n_players, seat, out, j)
 
 
-def _build_closure(step_kernel, mask_kernel):
-    """The same search loop over one engine's kernels (engines dispatch.py does not know yet)."""
-
-    @njit
-    def search(samples, p, seat, legal, seeds, kind, eps, weight, n_actions, n_players, out):
-        mask = np.zeros(n_actions, dtype=np.int8)
-        tot = np.zeros(n_players, dtype=np.int64)
-        rng = np.zeros(1, dtype=np.int64)
-        for i in range(samples.shape[0]):
-            for j in range(legal.shape[0]):
-                s = samples[i].copy()
-                rng[0] = seeds[i]
-                if step_kernel(s, legal[j], p) != 0:
-                    out[j, 0] = -1e300
-                    continue
-                for k in range(n_players):
-                    tot[k] = s[H_REWARD + k]
-                steps = 0
-                while s[H_DONE] == 0 and steps < MAX_ROLLOUT_STEPS:
-                    mask_kernel(s, p, mask)
-                    a = _policy(mask, kind, eps, weight, rng)
-                    if a < 0:
-                        break
-                    step_kernel(s, a, p)
-                    for k in range(n_players):
-                        tot[k] += s[H_REWARD + k]
-                    steps += 1
-                _score(tot, n_players, seat, out, j)
-
-    return search
-
-
-_CLOSURES: dict[str, object] = {}
-_DISPATCH_FAILED: set[str] = set()
-
-
 class PIMCAgent:
     """Perfect-Information Monte Carlo search over `sample_hidden` determinizations (module doc)."""
 
@@ -189,31 +148,10 @@ class PIMCAgent:
         self._rng = np.random.default_rng(seed)
         self._samples: np.ndarray | None = None
         self._seat = -1
-        cls = type(game).__name__
-        self._search = None
-        if cls in GAME_IDS and cls not in _DISPATCH_FAILED:
-            gid = GAME_IDS[cls]
-            self._search = lambda *args: _search_dispatch(gid, *args)
-
-    def _closure(self):
-        cls = type(self.game).__name__
-        if cls not in _CLOSURES:
-            _CLOSURES[cls] = _build_closure(type(self.game)._step_kernel, type(self.game)._mask_kernel)
-        return _CLOSURES[cls]
+        self._gid = game_id(game)  # ValueError naming the known engines if dispatch lacks it
 
     def _run_search(self, *args) -> None:
-        if self._search is not None:
-            try:
-                self._search(*args)
-                return
-            except numba.core.errors.NumbaError as err:  # dispatch.py mid-change: use the engine's own kernels
-                cls = type(self.game).__name__
-                _DISPATCH_FAILED.add(cls)
-                warnings.warn(f"PIMCAgent: compiled dispatch failed for {cls} ({str(err).splitlines()[0][:200]}); "
-                              "falling back to a per-process compiled closure over the engine's kernels")
-                self._search = None
-                args[-1][:] = 0.0
-        self._closure()(*args)
+        _search_dispatch(self._gid, *args)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
