@@ -117,13 +117,13 @@ from ..core import (
     HEADER_SIZE, MAX_SEATS, OK, ConfigError, DealError, Game, check_bool, check_choice, check_int,
 )
 from ..layout import (
-    SPIN_ALL, SPIN_FIRST, SPIN_NONE, lay_arm_double, lay_arm_end, lay_arm_len, lay_arm_open,
-    lay_can_place, lay_count, lay_history, lay_init, lay_num_arms, lay_open_pips, lay_place,
-    lay_placed, lay_playable, lay_size, render_cross,
+    SPIN_ALL, SPIN_FIRST, SPIN_NONE, lay_arm_end, lay_arm_open, lay_can_place, lay_count,
+    lay_fill_mask, lay_history, lay_init, lay_num_arms, lay_obs_arms, lay_open_pips, lay_place,
+    lay_placed, lay_playable, lay_single_action, lay_size, render_cross,
 )
 from ..rng import rng_below
 from ..sampling import finish_redeal, mask_to_array, redeal_attempt, shuffle_and_deal
-from ..tiles import PIP_MASK, TILE_A, TILE_B, lowest_bit, mask_pips, popcount, tile_id, tile_name
+from ..tiles import PIP_MASK, TILE_A, TILE_B, expand_bits, mask_pips, popcount, tile_id, tile_name
 
 MAX_PLAYERS = 4
 N_TILES = 28
@@ -141,7 +141,7 @@ FULL_MASK = (1 << N_TILES) - 1
 
 # params
 (P_NP, P_TEAMS, P_SPIN, P_ARMS, P_AWARD, P_MATCH, P_TARGET, P_MAXHANDS, P_FIRST,
- P_RESERVE) = range(10)
+ P_RESERVE, P_ARM_BITS) = range(11)  # P_ARM_BITS: log2 of P_ARMS (2, 4 or 16 arms)
 
 # state slots (after the common header)
 HANDS = HEADER_SIZE
@@ -162,7 +162,9 @@ JUST_DREW = EXTRA + 1
 OUT_SEAT = JUST_DREW + 1  # seat that went out in the last finished hand, -1 none
 LAST_WINNER = OUT_SEAT + 1  # a seat of the side that won the last hand's award, -1 none
 LAST_AWARD = LAST_WINNER + 1  # points of that award
-LAY = LAST_AWARD + 1
+COUNT = LAST_AWARD + 1  # the count after the last placement (0 before the set)
+PLAYED_MASK = COUNT + 1  # per seat: bitmask of the tiles it placed this hand
+LAY = PLAYED_MASK + MAX_PLAYERS
 STATE_SIZE = LAY + lay_size(16)
 
 
@@ -213,8 +215,10 @@ def _new_hand_slots(s, p):
         s[NOSPEC + k] = 0
         s[DRAWN + k] = 0
         s[WASHED + k] = 0
+        s[PLAYED_MASK + k] = 0
     for t in range(N_TILES):
         s[PLAYED_BY + t] = -1
+    s[COUNT] = 0
     lay_init(s, LAY, p[P_ARMS], p[P_SPIN])
     s[EXTRA] = 0
     s[JUST_DREW] = 0
@@ -232,13 +236,13 @@ def _deal(s, p):
     if s[H_HAND] == 0:
         s[SETTER] = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, n)
     else:
-        s[SETTER] = (s[SETTER] + 1) % n  # T-5
+        s[SETTER] = s[SETTER] + 1 if s[SETTER] + 1 < n else 0  # T-5
     _new_hand_slots(s, p)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _side(p, k):
-    return k % 2 if p[P_TEAMS] == 1 else k
+    return k & 1 if p[P_TEAMS] == 1 else k
 
 
 @njit(cache=True)
@@ -255,7 +259,7 @@ def _add_points(s, p, seat, k):
     n = p[P_NP]
     if p[P_TEAMS] == 1:
         for j in range(n):
-            if j % 2 == seat % 2:
+            if (j & 1) == (seat & 1):
                 s[SCORES + j] += k
                 s[H_REWARD + j] += 6 * k
             else:
@@ -282,33 +286,31 @@ def _end_hand(s, p, out_seat):
     """Award the hand (T-8..T-11; out_seat went out, -1 for a block) and deal on or finish."""
     n = p[P_NP]
     nsides = 2 if p[P_TEAMS] == 1 else n
-    total = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    eligible = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    for k in range(n):
-        sd = _side(p, k)
-        total[sd] += mask_pips(s[HANDS + k])
-        if s[WASHED + k] == 0:
-            eligible[sd] = 1
     winner = -1
     best = 1 << 30
     ties = 0
+    all_pips = 0
     for sd in range(nsides):
-        if eligible[sd] == 0:
+        total = 0
+        eligible = False
+        for k in range(n):
+            if _side(p, k) == sd:
+                total += mask_pips(s[HANDS + k])
+                eligible |= s[WASHED + k] == 0
+        all_pips += total
+        if not eligible:
             continue
-        if total[sd] < best:
-            best = total[sd]
+        if total < best:
+            best = total
             winner = sd
             ties = 1
-        elif total[sd] == best:
+        elif total == best:
             ties += 1
     if ties > 1:
         winner = -1  # T-10
     award = 0
     if winner >= 0:
-        pips = 0
-        for sd in range(nsides):
-            if sd != winner:
-                pips += total[sd]
+        pips = all_pips - best  # the other sides' totals
         award = pips if p[P_AWARD] == 0 else (pips + 2) // 5
         if award > 0:
             _add_points(s, p, winner, award)
@@ -329,16 +331,14 @@ def _end_hand(s, p, out_seat):
         _deal(s, p)
 
 
-@njit(cache=True)
-def _can_act(s, p, k):
-    """Whether seat k could do anything on a turn now (play, set, or draw)."""
+@njit(cache=True, inline="always")
+def _can_act(s, p, k, fits):
+    """Whether seat k could do anything on a turn now (play, set, or draw); `fits`: the tiles
+    that could be placed now (the special tiles before the set)."""
     if s[WASHED + k] == 1:
         return False
     h = s[HANDS + k]
-    if lay_placed(s, LAY) == 0:
-        if h & SPECIAL_MASK:
-            return True
-    elif lay_playable(s, LAY, h) != 0:
+    if h & fits:
         return True
     if p[P_NP] < 4:
         avail = _boneyard(s) - (p[P_RESERVE] if h == 0 else 0)
@@ -350,8 +350,9 @@ def _can_act(s, p, k):
 @njit(cache=True)
 def _next_active(s, p, seat):
     n = p[P_NP]
-    for i in range(1, n + 1):
-        k = (seat + i) % n
+    k = seat
+    for i in range(n):
+        k = k + 1 if k + 1 < n else 0
         if s[WASHED + k] == 0:
             return k
     return -1
@@ -363,8 +364,9 @@ def _pass_turn(s, p, seat):
     s[EXTRA] = 0
     s[JUST_DREW] = 0
     anyone = False
+    fits = SPECIAL_MASK if lay_placed(s, LAY) == 0 else lay_playable(s, LAY, FULL_MASK)
     for k in range(p[P_NP]):
-        if _can_act(s, p, k):
+        if _can_act(s, p, k, fits):
             anyone = True
             break
     nxt = _next_active(s, p, seat)
@@ -382,9 +384,11 @@ def _place(s, p, seat, t, arm):
     lay_place(s, LAY, t, arm)
     s[HANDS + seat] &= ~(1 << t)
     s[PLAYED_BY + t] = seat
+    s[PLAYED_MASK + seat] |= 1 << t
     s[JUST_DREW] = 0
     s[DUTY] = -1
     c = lay_count(s, LAY)
+    s[COUNT] = c
     if c > 0 and c % 5 == 0:
         _add_points(s, p, seat, c // 5)
         if p[P_MATCH] == 1 and _target_reached(s, p):  # T-12: the moment it is reached
@@ -406,29 +410,10 @@ def _place(s, p, seat, t, arm):
         _pass_turn(s, p, seat)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _only_action(s, p, hand):
     """The single legal action for `hand` (seat to act), -1 if there are several, -2 if none."""
-    A = p[P_ARMS]
-    if lay_placed(s, LAY) == 0:
-        sp = hand & SPECIAL_MASK
-        c = popcount(sp)
-        if c == 0:
-            return -2
-        if c == 1:
-            return lowest_bit(sp) * A
-        return -1
-    found = -2
-    for arm in range(lay_num_arms(s, LAY)):
-        if not lay_arm_open(s, LAY, arm):
-            continue
-        m = hand & PIP_MASK[lay_arm_end(s, LAY, arm)]
-        if m == 0:
-            continue
-        if found != -2 or (m & (m - 1)) != 0:
-            return -1
-        found = lowest_bit(m) * A + arm
-    return found
+    return lay_single_action(s, LAY, hand, SPECIAL_MASK, p[P_ARMS])
 
 
 @njit(cache=True)
@@ -450,14 +435,13 @@ def _advance(s, p):
         a = _only_action(s, p, hand)
         if a == -1:
             return
-        A = p[P_ARMS]
         if a >= 0:
             # a forced placement is public: the seat had nothing else it could place
             if lay_placed(s, LAY) == 0:
                 s[NOSPEC + seat] = 1
             else:
                 s[VOID + seat] |= lay_open_pips(s, LAY)
-            _place(s, p, seat, a // A, a % A)
+            _place(s, p, seat, a >> p[P_ARM_BITS], a & (p[P_ARMS] - 1))
             continue
         if lay_placed(s, LAY) == 0:  # the set duty without a special tile (T-5)
             s[NOSPEC + seat] = 1
@@ -525,9 +509,8 @@ def _reset_kernel(s, seed, p):
 
 @njit(cache=True)
 def _is_legal(s, p, a):
-    A = p[P_ARMS]
-    t = a // A
-    arm = a % A
+    t = a >> p[P_ARM_BITS]
+    arm = a & (p[P_ARMS] - 1)
     if t >= N_TILES:
         return False
     if (s[HANDS + s[H_TURN]] >> t) & 1 == 0:
@@ -611,8 +594,7 @@ def _step_kernel(s, a, p):
         s[H_REWARD + k] = s[PENDING + k]
         s[PENDING + k] = 0
     s[H_STEPS] += 1
-    A = p[P_ARMS]
-    _place(s, p, s[H_TURN], a // A, a % A)
+    _place(s, p, s[H_TURN], a >> p[P_ARM_BITS], a & (p[P_ARMS] - 1))
     _advance(s, p)
     return OK
 
@@ -622,78 +604,43 @@ def _mask_kernel(s, p, out):
     out[:] = 0
     if s[H_DONE] == 1:
         return
-    A = p[P_ARMS]
-    hand = s[HANDS + s[H_TURN]]
-    if lay_placed(s, LAY) == 0:
-        m = hand & SPECIAL_MASK
-        while m:
-            out[lowest_bit(m) * A] = 1
-            m &= m - 1
-        return
-    for arm in range(lay_num_arms(s, LAY)):
-        if lay_arm_open(s, LAY, arm):
-            m = hand & PIP_MASK[lay_arm_end(s, LAY, arm)]
-            while m:
-                out[lowest_bit(m) * A + arm] = 1
-                m &= m - 1
+    lay_fill_mask(s, LAY, s[HANDS + s[H_TURN]], SPECIAL_MASK, p[P_ARMS], out)
 
 
 @njit(cache=True)
 def _obs_kernel(s, p, v, out):
+    """Every slot written once (no clearing pass); bitmask pieces expanded 8 bits per lookup."""
     n = p[P_NP]
     A = p[P_ARMS]
-    out[:] = 0
-    o = 0
-    h = s[HANDS + v]
-    while h:
-        out[o + lowest_bit(h)] = 1
-        h &= h - 1
-    o += N_TILES
-    for t in range(N_TILES):
-        pb = s[PLAYED_BY + t]
-        if pb >= 0:
-            out[o + ((pb - v) % n) * N_TILES + t] = 1
-    o += n * N_TILES
-    if lay_placed(s, LAY) > 0:
-        for arm in range(lay_num_arms(s, LAY)):
-            if lay_arm_open(s, LAY, arm):
-                out[o + arm * NP1 + lay_arm_end(s, LAY, arm)] = 1
-                out[o + A * NP1 + arm] = lay_arm_len(s, LAY, arm)
-                out[o + A * NP1 + A + arm] = lay_arm_double(s, LAY, arm)
-            else:
-                out[o + A * NP1 + arm] = lay_arm_len(s, LAY, arm)
-    o += A * NP1 + 2 * A
-    out[o] = lay_count(s, LAY)
-    o += 1
+    expand_bits(s[HANDS + v], out, 0, N_TILES)
+    o_arms = N_TILES + n * N_TILES
+    o = lay_obs_arms(s, LAY, A, NP1, out, o_arms)
+    out[o] = s[COUNT]
+    o_sizes = o + 1
+    out[o_sizes + n] = _boneyard(s)
+    o_voids = o_sizes + n + 1
+    o_nospec = o_voids + n * NP1
+    o_drawn = o_nospec + n
+    o_washed = o_drawn + n
+    o_scores = o_washed + n
+    o_to_move = o_scores + n
+    o_setter = o_to_move + n
+    live = s[H_DONE] == 0
+    turn = s[H_TURN] if live else -1
+    duty = s[DUTY] if live else -1
+    j = v
     for r in range(n):
-        out[o + r] = popcount(s[HANDS + (v + r) % n])
-    o += n
-    out[o] = _boneyard(s)
-    o += 1
-    for r in range(n):
-        vd = s[VOID + (v + r) % n]
-        for q in range(NP1):
-            if (vd >> q) & 1:
-                out[o + r * NP1 + q] = 1
-    o += n * NP1
-    for r in range(n):
-        out[o + r] = s[NOSPEC + (v + r) % n]
-    o += n
-    for r in range(n):
-        out[o + r] = s[DRAWN + (v + r) % n]
-    o += n
-    for r in range(n):
-        out[o + r] = s[WASHED + (v + r) % n]
-    o += n
-    for r in range(n):
-        out[o + r] = s[SCORES + (v + r) % n]
-    o += n
-    if s[H_DONE] == 0:
-        out[o + (s[H_TURN] - v) % n] = 1
-    o += n
-    if s[H_DONE] == 0 and s[DUTY] >= 0:
-        out[o + (s[DUTY] - v) % n] = 1
-    o += n
+        expand_bits(s[PLAYED_MASK + j], out, N_TILES + r * N_TILES, N_TILES)
+        out[o_sizes + r] = popcount(s[HANDS + j])
+        expand_bits(s[VOID + j], out, o_voids + r * NP1, NP1)
+        out[o_nospec + r] = s[NOSPEC + j]
+        out[o_drawn + r] = s[DRAWN + j]
+        out[o_washed + r] = s[WASHED + j]
+        out[o_scores + r] = s[SCORES + j]
+        out[o_to_move + r] = 1 if j == turn else 0
+        out[o_setter + r] = 1 if j == duty else 0
+        j = j + 1 if j + 1 < n else 0
+    o = o_setter + n
     out[o] = s[EXTRA]
     out[o + 1] = s[JUST_DREW]
 
@@ -703,9 +650,8 @@ def _sample_kernel(s, p, v, seed):
     n = p[P_NP]
     ns = s.copy()
     played = 0
-    for t in range(N_TILES):
-        if s[PLAYED_BY + t] >= 0:
-            played |= 1 << t
+    for k in range(MAX_PLAYERS):
+        played |= s[PLAYED_MASK + k]
     unseen = FULL_MASK & ~played & ~s[HANDS + v]
     tiles = np.empty(N_TILES, dtype=np.int64)
     k = mask_to_array(unseen, tiles)
@@ -760,7 +706,8 @@ class RacehorseGame(Game, kernels=globals()):
         self.params = np.array(
             [c.num_players, int(c.teams), SPIN_MODES[c.spinner], self.num_arms,
              0 if c.award == "per_pip" else 1, int(c.match), c.target, c.max_hands,
-             -1 if c.first_setter is None else c.first_setter, RESERVE[c.num_players]],
+             -1 if c.first_setter is None else c.first_setter, RESERVE[c.num_players],
+             self.num_arms.bit_length() - 1],
             dtype=np.int64,
         )
         super().__init__(config, name)
