@@ -102,7 +102,9 @@ from ..layout import (
     lay_placed, lay_size,
 )
 from ..sampling import finish_redeal, mask_to_array, redeal_attempt, shuffle_and_deal
-from ..tiles import PIP_MASK, TILE_A, TILE_B, lowest_bit, mask_pips, popcount, tile_id, tile_name
+from ..tiles import (
+    PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit, mask_pips, popcount, tile_id, tile_name,
+)
 
 MAX_PLAYERS = 4
 NT = 28  # double-six
@@ -126,6 +128,9 @@ for _t in range(NT):
     if _a == 0:
         continue
     LEAD_RANK[_t] = 1000 + _a if _a == _b else (_a + _b) * 8 + _b
+# ABOVE[t]: the tiles ranked above tile t (what every seat showed it lacks when t leads)
+ABOVE = np.array([sum(1 << u for u in range(NT) if LEAD_RANK[u] > LEAD_RANK[t]) for t in range(NT)],
+                 dtype=np.int64)
 
 # params
 P_NP, P_HAND, P_ZERO, P_MATCH, P_TARGET, P_MAXHANDS = range(6)
@@ -143,7 +148,8 @@ PASSES = PAID + MAX_PLAYERS
 JUST_DREW = PASSES + 1
 STARTER = JUST_DREW + 1
 WINNERS = STARTER + 1  # bitmask of the last hand's winners (rendering)
-LAY = WINNERS + 1
+PLAYED_MASK = WINNERS + 1  # per seat: bitmask of the tiles it placed this hand
+LAY = PLAYED_MASK + MAX_PLAYERS
 STATE_SIZE = LAY + lay_size(2)
 
 
@@ -173,13 +179,13 @@ class Sum7Config:
 
 
 # ------------------------------------------------------------------------------ kernels
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _live(s, p):
     """Whether zero tiles may be placed now (S-4, S-7)."""
     return p[P_ZERO] == ZR_WILD or lay_placed(s, LAY) >= 6
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _side_set(s, p, side):
     """Tiles (bitmask over all 28) that may go on `side` now."""
     if lay_placed(s, LAY) == 0 or not lay_arm_open(s, LAY, side):
@@ -193,7 +199,7 @@ def _side_set(s, p, side):
     return PIP_MASK[r] & FULL & ~ZERO_TILES
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _placeable(s, p):
     return _side_set(s, p, 0) | _side_set(s, p, 1)
 
@@ -255,12 +261,13 @@ def _place(s, p, seat, t, side):
         lay_place_touching(s, LAY, t, side, SEVEN - lay_arm_end(s, LAY, side))
     s[HANDS + seat] &= ~(1 << t)
     s[PLAYED_BY + t] = seat
+    s[PLAYED_MASK + seat] |= 1 << t
     s[PASSES] = 0
     s[JUST_DREW] = 0
     if s[HANDS + seat] == 0 or not lay_arm_open(s, LAY, 1 - side):
         _end_hand(s, p)
     else:
-        s[H_TURN] = (seat + 1) % p[P_NP]
+        s[H_TURN] = seat + 1 if seat + 1 < p[P_NP] else 0
 
 
 @njit(cache=True)
@@ -279,10 +286,7 @@ def _start(s, p):
                 best = LEAD_RANK[t]
                 seat = k
                 lead = t
-    above = 0
-    for t in range(NT):
-        if LEAD_RANK[t] > best:
-            above |= 1 << t
+    above = ABOVE[lead]
     for k in range(n):
         s[LACKS + k] = above
     s[STARTER] = seat
@@ -291,7 +295,8 @@ def _start(s, p):
     lay_place_touching(s, LAY, lead, 0, 0)
     s[HANDS + seat] &= ~(1 << lead)
     s[PLAYED_BY + lead] = seat
-    s[H_TURN] = (seat + 1) % n
+    s[PLAYED_MASK + seat] |= 1 << lead
+    s[H_TURN] = seat + 1 if seat + 1 < n else 0
 
 
 @njit(cache=True)
@@ -310,6 +315,8 @@ def _deal(s, p):
 def _new_hand(s, p):
     for t in range(NT):
         s[PLAYED_BY + t] = -1
+    for k in range(MAX_PLAYERS):
+        s[PLAYED_MASK + k] = 0
     s[PASSES] = 0
     s[JUST_DREW] = 0
     lay_init(s, LAY, 2, SPIN_NONE)
@@ -363,7 +370,7 @@ def _advance(s, p):
         if s[PASSES] >= n:
             _end_hand(s, p)
         else:
-            s[H_TURN] = (seat + 1) % n
+            s[H_TURN] = seat + 1 if seat + 1 < n else 0
 
 
 @njit(cache=True)
@@ -413,7 +420,7 @@ def _step_kernel(s, a, p):
         if s[PASSES] >= p[P_NP]:
             _end_hand(s, p)
         else:
-            s[H_TURN] = (seat + 1) % p[P_NP]
+            s[H_TURN] = seat + 1 if seat + 1 < p[P_NP] else 0
     else:
         _place(s, p, seat, a >> 1, a & 1)
     _advance(s, p)
@@ -426,16 +433,16 @@ def _mask_kernel(s, p, out):
     if s[H_DONE] == 1:
         return
     hand = s[HANDS + s[H_TURN]]
-    any_ = False
-    for side in range(2):
-        m = hand & _side_set(s, p, side)
-        if m != 0:
-            any_ = True
-        while m:
-            out[lowest_bit(m) * 2 + side] = 1
-            m &= m - 1
-    if any_ and s[JUST_DREW] == 0:
+    m0 = hand & _side_set(s, p, 0)
+    m1 = hand & _side_set(s, p, 1)
+    if (m0 | m1) != 0 and s[JUST_DREW] == 0:
         out[PASS] = 1
+    while m0:
+        out[lowest_bit(m0) * 2] = 1
+        m0 &= m0 - 1
+    while m1:
+        out[lowest_bit(m1) * 2 + 1] = 1
+        m1 &= m1 - 1
 
 
 @njit(cache=True)
@@ -483,58 +490,39 @@ def _check_kernel(s, p):
 
 @njit(cache=True)
 def _obs_kernel(s, p, v, out):
+    """Every slot written once (no clearing pass); bitmask pieces expanded 8 bits per lookup."""
     n = p[P_NP]
-    out[:] = 0
-    o = 0
-    h = s[HANDS + v]
-    while h:
-        out[o + lowest_bit(h)] = 1
-        h &= h - 1
-    o += NT
-    for t in range(NT):
-        pb = s[PLAYED_BY + t]
-        if pb >= 0:
-            out[o + ((pb - v) % n) * NT + t] = 1
-    o += n * NT
+    expand_bits(s[HANDS + v], out, 0, NT)
+    o = NT + n * NT
     placed = lay_placed(s, LAY)
     for side in range(2):
-        if placed > 0 and lay_arm_open(s, LAY, side):
-            out[o + side * 6 + SEVEN - lay_arm_end(s, LAY, side) - 1] = 1
-    o += 12
-    for side in range(2):
-        if placed > 0 and not lay_arm_open(s, LAY, side):
-            out[o + side] = 1
-    o += 2
+        op = placed > 0 and lay_arm_open(s, LAY, side)
+        # an open side showing e requires 7 - e: column 6 - e (ends of open sides are 1..6)
+        expand_bits((1 << (SEVEN - 1 - lay_arm_end(s, LAY, side))) if op else 0, out, o + side * 6, 6)
+        out[o + 12 + side] = 1 if placed > 0 and not op else 0
+    o += 14
     out[o] = 1 if _live(s, p) else 0
-    o += 1
-    out[o] = placed
-    o += 1
+    out[o + 1] = placed
+    o_sizes = o + 2
+    out[o_sizes + n] = NT - s[DECK_POS]
+    o_lacks = o_sizes + n + 1
+    o_drawn = o_lacks + n * NT
+    out[o_drawn + n] = s[PASSES]
+    o_won = o_drawn + n + 1
+    o_paid = o_won + n
+    o_to_move = o_paid + n
+    turn = s[H_TURN] if s[H_DONE] == 0 else -1
+    j = v
     for r in range(n):
-        out[o + r] = popcount(s[HANDS + (v + r) % n])
-    o += n
-    out[o] = NT - s[DECK_POS]
-    o += 1
-    for r in range(n):
-        m = s[LACKS + (v + r) % n]
-        while m:
-            out[o + r * NT + lowest_bit(m)] = 1
-            m &= m - 1
-    o += n * NT
-    for r in range(n):
-        out[o + r] = s[DRAWN + (v + r) % n]
-    o += n
-    out[o] = s[PASSES]
-    o += 1
-    for r in range(n):
-        out[o + r] = s[WON + (v + r) % n] / UNIT
-    o += n
-    for r in range(n):
-        out[o + r] = s[PAID + (v + r) % n] / UNIT
-    o += n
-    if s[H_DONE] == 0:
-        out[o + (s[H_TURN] - v) % n] = 1
-    o += n
-    out[o] = s[JUST_DREW]
+        expand_bits(s[PLAYED_MASK + j], out, NT + r * NT, NT)
+        out[o_sizes + r] = popcount(s[HANDS + j])
+        expand_bits(s[LACKS + j], out, o_lacks + r * NT, NT)
+        out[o_drawn + r] = s[DRAWN + j]
+        out[o_won + r] = s[WON + j] / UNIT
+        out[o_paid + r] = s[PAID + j] / UNIT
+        out[o_to_move + r] = 1 if j == turn else 0
+        j = j + 1 if j + 1 < n else 0
+    out[o_to_move + n] = s[JUST_DREW]
 
 
 @njit(cache=True)
@@ -545,9 +533,8 @@ def _sample_kernel(s, p, v, seed):
     n = p[P_NP]
     ns = s.copy()
     played = 0
-    for t in range(NT):
-        if s[PLAYED_BY + t] >= 0:
-            played |= 1 << t
+    for k in range(MAX_PLAYERS):
+        played |= s[PLAYED_MASK + k]
     unseen = FULL & ~played & ~s[HANDS + v]
     tiles = np.empty(NT, dtype=np.int64)
     k = mask_to_array(unseen, tiles)
