@@ -31,6 +31,7 @@ import dataclasses
 from typing import Any, ClassVar
 
 import numpy as np
+from numba import njit
 
 from .rng import seed_from_generator
 
@@ -41,6 +42,33 @@ HEADER_SIZE = H_REWARD + MAX_SEATS
 
 # step kernel return codes
 OK, ERR_OVER, ERR_RANGE, ERR_ILLEGAL = 0, 1, 2, 3
+
+
+@njit(cache=True, inline="always")
+def step_gate(s, a, n_actions):
+    """The checks a step kernel makes before its own legality check: ERR_OVER once the episode
+    is over, ERR_RANGE for an action outside 0..n_actions-1, else OK. Use as
+
+        code = step_gate(s, a, n_actions)
+        if code == OK and not _is_legal(s, p, a):
+            code = ERR_ILLEGAL
+        if code != OK:
+            return code
+        step_begin(s)
+    """
+    if s[H_DONE] == 1:
+        return ERR_OVER
+    if a < 0 or a >= n_actions:
+        return ERR_RANGE
+    return OK
+
+
+@njit(cache=True, inline="always")
+def step_begin(s):
+    """A legal step starts: every seat's reward slot back to 0, the decision counted."""
+    for k in range(MAX_SEATS):
+        s[H_REWARD + k] = 0
+    s[H_STEPS] += 1
 
 
 class DominoError(ValueError):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from .tiles import MAX_TILES, PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit, popcount
+from .tiles import MAX_TILES, PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit
 
 SPIN_NONE = 0
 SPIN_FIRST = 1

@@ -123,12 +123,12 @@ import numpy as np
 from numba import njit
 
 from ..core import (
-    ERR_ILLEGAL, ERR_OVER, ERR_RANGE, H_DONE, H_HAND, H_REWARD, H_RNG, H_STEPS, H_TURN,
-    HEADER_SIZE, MAX_SEATS, OK, DealError, Game, check_int,
+    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TURN, HEADER_SIZE, MAX_SEATS, OK, DealError,
+    Game, check_int, step_begin, step_gate,
 )
 from ..rng import rng_below, rng_shuffle
 from ..sampling import deal_consistent, shuffle_and_deal
-from ..tiles import lowest_bit, popcount
+from ..tiles import expand_bits, lowest_bit, popcount
 
 MAX_PLAYERS = 6
 N_TILES = 54
@@ -181,7 +181,10 @@ PEN_TOTAL = KMASK + N_TILES        # MAX_SEATS: match penalty totals
 LAST_PEN = PEN_TOTAL + MAX_SEATS   # MAX_SEATS: penalties of the last finished game
 STARTER = LAST_PEN + MAX_SEATS     # starter of the current game
 WENT_OUT = STARTER + 1             # seat that went out in the last finished game, -1 if none
-STATE_SIZE = WENT_OUT + 1
+PLAYABLE = WENT_OUT + 1            # cache of _calc_playable(s), refreshed whenever a row or cover changes
+PLACED = PLAYABLE + 1              # mask of the cards lying in the rows (PLAYED_BY >= 0)
+PLAYED_MASK = PLACED + 1           # MAX_SEATS: mask of the cards each seat placed
+STATE_SIZE = PLAYED_MASK + MAX_SEATS
 
 
 @dataclass(frozen=True)
@@ -210,7 +213,7 @@ def _penalty(mask):
     return total
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _slot_card(s, su, e):
     """Card id of the open position at end e (0 low, 1 high) of row su, -1 if there is none."""
     lo = s[LO + su]
@@ -222,9 +225,15 @@ def _slot_card(s, su, e):
     return su * 13 + hi if hi < 13 else -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _playable(s):
     """Mask of the card positions open for play (also the joker slots' targets)."""
+    return s[PLAYABLE]
+
+
+@njit(cache=True)
+def _calc_playable(s):
+    """_playable computed from the rows and covers (what the PLAYABLE slot caches)."""
     m = 0
     for su in range(4):
         for e in range(2):
@@ -248,7 +257,7 @@ def _pending(s):
 def _lay(s, c, k):
     """Seat k places card c on its row."""
     su = c // 13
-    r = c % 13 + 1
+    r = c - 13 * su + 1
     if r == 7:
         s[LO + su] = 7
         s[HI + su] = 7
@@ -261,6 +270,9 @@ def _lay(s, c, k):
         if s[COVER + 2 * su + 1] == c:
             s[COVER + 2 * su + 1] = -1
     s[PLAYED_BY + c] = k
+    s[PLACED] |= 1 << c
+    s[PLAYED_MASK + k] |= 1 << c
+    s[PLAYABLE] = _calc_playable(s)
 
 
 @njit(cache=True)
@@ -284,6 +296,8 @@ def _setup(s, p, first):
         s[JPLAYED + k] = 0
         s[DRAWN + k] = 0
         s[LACK + k] = 0
+        s[PLAYED_MASK + k] = 0
+    s[PLACED] = 0
     for su in range(4):
         s[LO + su] = 0
         s[HI + su] = 0
@@ -302,6 +316,7 @@ def _setup(s, p, first):
         while sev:
             _lay(s, lowest_bit(sev), k)
             sev &= sev - 1
+    s[PLAYABLE] = _calc_playable(s)
     s[STARTER] = first
     s[H_TURN] = first
     s[H_DONE] = 0
@@ -328,8 +343,10 @@ def _end_game(s, p, out_seat):
     first = out_seat
     if first < 0:  # M7-7: lowest penalty, ties to the first in turn order from the starter
         best = 1 << 30
+        k = s[STARTER]
         for i in range(n):
-            k = (s[STARTER] + i) % n
+            if i > 0:
+                k = k + 1 if k + 1 < n else 0
             if s[LAST_PEN + k] < best:
                 best = s[LAST_PEN + k]
                 first = k
@@ -369,7 +386,7 @@ def _is_legal(s, p, a):
     if a < N_CARDS:
         return ((can >> a) & 1) == 1
     if a < A_DRAW:
-        return (h & JOKER_MASK) != 0 and _slot_card(s, (a - A_JOKER) // 2, (a - A_JOKER) % 2) >= 0
+        return (h & JOKER_MASK) != 0 and _slot_card(s, (a - A_JOKER) >> 1, (a - A_JOKER) & 1) >= 0
     if a == A_DRAW:
         return h != 0 and can == 0 and s[PILE_POS] < s[PILE_END]
     if a < A_KILL_JOKER:
@@ -393,7 +410,7 @@ def _finish_turn(s, p, seat):
     if not anyone:
         _end_game(s, p, -1)
         return
-    s[H_TURN] = (seat + 1) % n
+    s[H_TURN] = seat + 1 if seat + 1 < n else 0
 
 
 @njit(cache=True)
@@ -405,8 +422,8 @@ def _apply(s, p, a):
         s[LIVE + seat] &= ~(1 << a)
         _lay(s, a, seat)
     elif a < A_DRAW:
-        su = (a - A_JOKER) // 2
-        e = (a - A_JOKER) % 2
+        su = (a - A_JOKER) >> 1
+        e = (a - A_JOKER) & 1
         c = _slot_card(s, su, e)
         jk = JOKER0 if (s[LIVE + seat] >> JOKER0) & 1 else JOKER1
         s[LIVE + seat] &= ~(1 << jk)
@@ -421,6 +438,7 @@ def _apply(s, p, a):
             _lay(s, c, holder)
         else:  # in the pile (pending) or killed (wasted): the end is covered
             s[COVER + 2 * su + e] = c
+            s[PLAYABLE] = _calc_playable(s)
         # M7-5: a joker that was its player's last tile: that player went out (the move completes
         # first); M7-8: a holder whose last tile was the target went out
         if (s[LIVE + seat] | s[KILLED + seat]) != 0 and holder >= 0 and (s[LIVE + holder] | s[KILLED + holder]) == 0:
@@ -431,7 +449,7 @@ def _apply(s, p, a):
         t = s[PILE + s[PILE_POS]]
         s[PILE_POS] += 1
         s[DRAWN + seat] += 1
-        if t < N_CARDS and (t % 13 == 6 or ((pm >> t) & 1) == 1 or ((_pending(s) >> t) & 1) == 1):
+        if t < N_CARDS and ((SEVENS_MASK >> t) & 1 == 1 or ((pm >> t) & 1) == 1 or ((_pending(s) >> t) & 1) == 1):
             _lay(s, t, seat)  # M7-6: a playable draw, a 7 or a joker's target goes out at once
             s[LACK + seat] |= pm
         else:
@@ -475,15 +493,12 @@ def _reset_kernel(s, seed, p):
 
 @njit(cache=True)
 def _step_kernel(s, a, p):
-    if s[H_DONE] == 1:
-        return ERR_OVER
-    if a < 0 or a >= NUM_ACTIONS:
-        return ERR_RANGE
-    if not _is_legal(s, p, a):
-        return ERR_ILLEGAL
-    for k in range(MAX_SEATS):
-        s[H_REWARD + k] = 0
-    s[H_STEPS] += 1
+    code = step_gate(s, a, NUM_ACTIONS)
+    if code == OK and not _is_legal(s, p, a):
+        code = ERR_ILLEGAL
+    if code != OK:
+        return code
+    step_begin(s)
     _apply(s, p, a)
     _advance(s, p)
     return OK
@@ -621,6 +636,15 @@ def _check_code(s, p):
         nk += kc
     if nk != s[NKILL]:
         return 21
+    if s[PLAYABLE] != _calc_playable(s):
+        return 24
+    placed_by = 0
+    for k in range(MAX_SEATS):
+        if s[PLAYED_MASK + k] & placed_by:
+            return 25
+        placed_by |= s[PLAYED_MASK + k]
+    if placed_by != placed or s[PLACED] != placed:
+        return 25
     if s[H_DONE] == 0 and not (0 <= s[H_TURN] < n):
         return 22
     if s[H_DONE] == 1 and s[H_TURN] != -1:
@@ -636,79 +660,49 @@ def _check_kernel(s, p):
 
 @njit(cache=True)
 def _obs_kernel(s, p, v, out):
+    """Every slot written once (no clearing pass); bitmask pieces expanded 8 bits per lookup."""
     n = p[P_NP]
-    out[:] = 0
-    o = 0
     h = s[LIVE + v]
-    m = h & CARD_MASK
-    while m:
-        out[o + lowest_bit(m)] = 1
-        m &= m - 1
-    o += N_CARDS
-    out[o] = popcount(h & JOKER_MASK)
-    o += 1
+    expand_bits(h & CARD_MASK, out, 0, N_CARDS)
+    out[N_CARDS] = popcount(h & JOKER_MASK)
     kd = s[KILLED + v]
-    m = kd & CARD_MASK
-    while m:
-        out[o + lowest_bit(m)] = 1
-        m &= m - 1
-    o += N_CARDS
-    out[o] = popcount(kd & JOKER_MASK)
-    o += 1
-    for c in range(N_CARDS):
-        if s[PLAYED_BY + c] >= 0:
-            out[o + c] = 1
-    o += N_CARDS
+    expand_bits(kd & CARD_MASK, out, 53, N_CARDS)
+    out[105] = popcount(kd & JOKER_MASK)
+    placed = s[PLACED]
+    expand_bits(placed, out, 106, N_CARDS)
     for su in range(4):
-        out[o + 2 * su] = s[LO + su]
-        out[o + 2 * su + 1] = s[HI + su]
-    o += 8
-    m = s[JOKER_AT]
-    while m:
-        out[o + lowest_bit(m)] = 1
-        m &= m - 1
-    o += N_CARDS
+        out[158 + 2 * su] = s[LO + su]
+        out[159 + 2 * su] = s[HI + su]
+    expand_bits(s[JOKER_AT], out, 166, N_CARDS)
     for i in range(8):
-        if s[COVER + i] >= 0:
-            out[o + i] = 1
-    o += 8
-    for c in range(N_CARDS):
-        pb = s[PLAYED_BY + c]
-        if pb >= 0:
-            out[o + ((pb - v) % n) * N_CARDS + c] = 1
-    o += n * N_CARDS
+        out[218 + i] = 1 if s[COVER + i] >= 0 else 0
+    o_played = 226
+    o_jplayed = o_played + n * N_CARDS
+    o_live = o_jplayed + n
+    o_killed = o_live + n
+    o_drawn = o_killed + n
+    o_lacks = o_drawn + n
+    o_pile = o_lacks + n * N_CARDS
+    out[o_pile] = s[PILE_END] - s[PILE_POS]
+    o_pen = o_pile + 1
+    o_last = o_pen + n
+    o_games = o_last + n
+    out[o_games] = s[H_HAND]
+    o_to_move = o_games + 1
+    turn = s[H_TURN] if s[H_DONE] == 0 else -1
+    unplaced = CARD_MASK & ~placed
+    j = v
     for r in range(n):
-        out[o + r] = s[JPLAYED + (v + r) % n]
-    o += n
-    for r in range(n):
-        out[o + r] = popcount(s[LIVE + (v + r) % n])
-    o += n
-    for r in range(n):
-        out[o + r] = popcount(s[KILLED + (v + r) % n])
-    o += n
-    for r in range(n):
-        out[o + r] = s[DRAWN + (v + r) % n]
-    o += n
-    for r in range(n):
-        m = s[LACK + (v + r) % n] & CARD_MASK
-        while m:
-            c = lowest_bit(m)
-            if s[PLAYED_BY + c] < 0:
-                out[o + r * N_CARDS + c] = 1
-            m &= m - 1
-    o += n * N_CARDS
-    out[o] = s[PILE_END] - s[PILE_POS]
-    o += 1
-    for r in range(n):
-        out[o + r] = s[PEN_TOTAL + (v + r) % n]
-    o += n
-    for r in range(n):
-        out[o + r] = s[LAST_PEN + (v + r) % n]
-    o += n
-    out[o] = s[H_HAND]
-    o += 1
-    if s[H_DONE] == 0:
-        out[o + (s[H_TURN] - v) % n] = 1
+        expand_bits(s[PLAYED_MASK + j], out, o_played + r * N_CARDS, N_CARDS)
+        out[o_jplayed + r] = s[JPLAYED + j]
+        out[o_live + r] = popcount(s[LIVE + j])
+        out[o_killed + r] = popcount(s[KILLED + j])
+        out[o_drawn + r] = s[DRAWN + j]
+        expand_bits(s[LACK + j] & unplaced, out, o_lacks + r * N_CARDS, N_CARDS)
+        out[o_pen + r] = s[PEN_TOTAL + j]
+        out[o_last + r] = s[LAST_PEN + j]
+        out[o_to_move + r] = 1 if j == turn else 0
+        j = j + 1 if j + 1 < n else 0
 
 
 @njit(cache=True)
@@ -724,10 +718,7 @@ def _sample_kernel(s, p, v, seed):
     ns = s.copy()
     rng_arr = np.empty(1, dtype=np.int64)
     rng_arr[0] = seed
-    placed = 0
-    for c in range(N_CARDS):
-        if s[PLAYED_BY + c] >= 0:
-            placed |= 1 << c
+    placed = s[PLACED]
     # jokers, canonically
     free_j = JOKER_MASK & ~s[OUT]
     unseen_j = 0

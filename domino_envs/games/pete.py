@@ -81,8 +81,8 @@ import numpy as np
 from numba import njit
 
 from ..core import (
-    ERR_ILLEGAL, ERR_OVER, ERR_RANGE, H_DONE, H_HAND, H_REWARD, H_RNG, H_STEPS, H_TRUNC, H_TURN,
-    HEADER_SIZE, OK, ConfigError, DealError, Game, check_bool, check_int,
+    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, ConfigError,
+    DealError, Game, check_bool, check_int, step_begin, step_gate,
 )
 from ..layout import (
     SPIN_FIRST, lay_arm_end, lay_arm_open, lay_can_place, lay_count, lay_fill_mask, lay_history,
@@ -368,15 +368,12 @@ def _check_kernel(s, p):
 
 @njit(cache=True)
 def _step_kernel(s, a, p):
-    if s[H_DONE] == 1:
-        return ERR_OVER
-    if a < 0 or a >= NT * NARMS:
-        return ERR_RANGE
-    if not _is_legal(s, p, a):
-        return ERR_ILLEGAL
-    for k in range(NP):
-        s[H_REWARD + k] = 0
-    s[H_STEPS] += 1
+    code = step_gate(s, a, NT * NARMS)
+    if code == OK and not _is_legal(s, p, a):
+        code = ERR_ILLEGAL
+    if code != OK:
+        return code
+    step_begin(s)
     _place(s, p, s[H_TURN], a >> 2, a & 3)
     _advance(s, p)
     return OK

@@ -113,8 +113,8 @@ import numpy as np
 from numba import njit
 
 from ..core import (
-    ERR_ILLEGAL, ERR_OVER, ERR_RANGE, H_DONE, H_HAND, H_REWARD, H_RNG, H_STEPS, H_TRUNC, H_TURN,
-    HEADER_SIZE, MAX_SEATS, OK, ConfigError, DealError, Game, check_bool, check_choice, check_int,
+    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, MAX_SEATS, OK,
+    ConfigError, DealError, Game, check_bool, check_choice, check_int, step_begin, step_gate,
 )
 from ..layout import (
     SPIN_ALL, SPIN_FIRST, SPIN_NONE, lay_arm_end, lay_arm_open, lay_can_place, lay_count,
@@ -123,7 +123,9 @@ from ..layout import (
 )
 from ..rng import rng_below
 from ..sampling import finish_redeal, mask_to_array, redeal_attempt, shuffle_and_deal
-from ..tiles import PIP_MASK, TILE_A, TILE_B, expand_bits, mask_pips, popcount, tile_id, tile_name
+from ..tiles import (
+    PIP_MASK, TILE_A, TILE_B, expand_bits, mask_pips, popcount, tile_id, tile_name,
+)
 
 MAX_PLAYERS = 4
 N_TILES = 28
@@ -582,18 +584,15 @@ def _check_kernel(s, p):
 
 @njit(cache=True)
 def _step_kernel(s, a, p):
-    if s[H_DONE] == 1:
-        return ERR_OVER
-    if a < 0 or a >= N_TILES * p[P_ARMS]:
-        return ERR_RANGE
-    if not _is_legal(s, p, a):
-        return ERR_ILLEGAL
-    for k in range(MAX_SEATS):
-        s[H_REWARD + k] = 0
-    for k in range(MAX_PLAYERS):
+    code = step_gate(s, a, N_TILES * p[P_ARMS])
+    if code == OK and not _is_legal(s, p, a):
+        code = ERR_ILLEGAL
+    if code != OK:
+        return code
+    step_begin(s)
+    for k in range(MAX_PLAYERS):  # rewards earned before the first decision (see _settle_pending)
         s[H_REWARD + k] = s[PENDING + k]
         s[PENDING + k] = 0
-    s[H_STEPS] += 1
     _place(s, p, s[H_TURN], a >> p[P_ARM_BITS], a & (p[P_ARMS] - 1))
     _advance(s, p)
     return OK

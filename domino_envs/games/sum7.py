@@ -94,8 +94,8 @@ import numpy as np
 from numba import njit
 
 from ..core import (
-    ERR_ILLEGAL, ERR_OVER, ERR_RANGE, H_DONE, H_HAND, H_REWARD, H_STEPS, H_TRUNC, H_TURN, H_RNG,
-    HEADER_SIZE, OK, DealError, Game, check_bool, check_choice, check_int,
+    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, DealError,
+    Game, check_bool, check_choice, check_int, step_begin, step_gate,
 )
 from ..layout import (
     SPIN_NONE, lay_arm_end, lay_arm_open, lay_close_arm, lay_history, lay_init, lay_place_touching,
@@ -405,15 +405,12 @@ def _legal_set_kernel(s, p, out):
 
 @njit(cache=True)
 def _step_kernel(s, a, p):
-    if s[H_DONE] == 1:
-        return ERR_OVER
-    if a < 0 or a >= N_ACTIONS:
-        return ERR_RANGE
-    if not _is_legal(s, p, a):
-        return ERR_ILLEGAL
-    for k in range(MAX_PLAYERS):
-        s[H_REWARD + k] = 0
-    s[H_STEPS] += 1
+    code = step_gate(s, a, N_ACTIONS)
+    if code == OK and not _is_legal(s, p, a):
+        code = ERR_ILLEGAL
+    if code != OK:
+        return code
+    step_begin(s)
     seat = s[H_TURN]
     if a == PASS:
         s[PASSES] += 1
