@@ -125,8 +125,9 @@ SPIN_TILE = EXTRA + 1  # the spinner tile, -1 before one is out
 COUNT = SPIN_TILE + 1  # the count after the last placement (0 before the lead)
 PLAYED_MASK = COUNT + 1  # per seat: bitmask of the tiles it placed this hand
 LAY = PLAYED_MASK + NP
-DECK = LAY + lay_size(NARMS)  # scratch of the deal's shuffle
-STATE_SIZE = DECK + NT
+STATE_SIZE = LAY + lay_size(NARMS)
+# the deal shuffles its deck in the layout block (lay_size(4) >= NT), which _new_hand then clears
+DECK = LAY
 
 
 @dataclass(frozen=True)
