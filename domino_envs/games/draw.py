@@ -52,17 +52,17 @@ import numpy as np
 from numba import njit
 
 from ..core import (
-    ERR_ILLEGAL, ERR_OVER, ERR_RANGE, H_DONE, H_HAND, H_REWARD, H_RNG, H_STEPS, H_TRUNC, H_TURN,
-    HEADER_SIZE, OK, ConfigError, DealError, Game, check_bool, check_int,
+    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, ConfigError,
+    DealError, Game, check_bool, check_int, step_begin, step_gate,
 )
 from ..layout import (
-    SPIN_NONE, lay_arm_end, lay_can_place, lay_history, lay_init, lay_open_pips, lay_place,
-    lay_placed, lay_playable, lay_size, render_line,
+    SPIN_NONE, lay_arm_end, lay_can_place, lay_fill_mask, lay_history, lay_init, lay_open_pips,
+    lay_place, lay_placed, lay_playable, lay_single_action, lay_size, render_line,
 )
 from ..rng import rng_below
 from ..sampling import finish_redeal, mask_to_array, redeal_attempt, shuffle_and_deal
 from ..tiles import (
-    MAX_TILES, PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit, mask_pips, num_tiles, popcount,
+    MAX_TILES, PIP_MASK, TILE_A, TILE_B, expand_bits, mask_pips, num_tiles, popcount,
     tile_id, tile_name,
 )
 
@@ -206,23 +206,8 @@ def _place(s, p, seat, t, arm):
 
 @njit(cache=True)
 def _only_action(s, hand):
-    """The single legal action for `hand`, -1 if there are several, -2 if none."""
-    if lay_placed(s, LAY) == 0:
-        if popcount(hand) == 1:
-            return lowest_bit(hand) * 2
-        return -1
-    e0 = lay_arm_end(s, LAY, 0)
-    e1 = lay_arm_end(s, LAY, 1)
-    m0 = hand & PIP_MASK[e0]
-    m1 = hand & PIP_MASK[e1]
-    c = popcount(m0) + popcount(m1)
-    if c == 0:
-        return -2
-    if c > 1:
-        return -1
-    if m0 != 0:
-        return lowest_bit(m0) * 2
-    return lowest_bit(m1) * 2 + 1
+    """The single legal action for `hand`, -1 if there are several, -2 if none (any tile leads)."""
+    return lay_single_action(s, LAY, hand, -1, 2)
 
 
 @njit(cache=True)
@@ -333,15 +318,12 @@ def _check_kernel(s, p):
 
 @njit(cache=True)
 def _step_kernel(s, a, p):
-    if s[H_DONE] == 1:
-        return ERR_OVER
-    if a < 0 or a >= 2 * p[P_NTILES]:
-        return ERR_RANGE
-    if not _is_legal(s, p, a):
-        return ERR_ILLEGAL
-    for k in range(MAX_PLAYERS):
-        s[H_REWARD + k] = 0
-    s[H_STEPS] += 1
+    code = step_gate(s, a, 2 * p[P_NTILES])
+    if code == OK and not _is_legal(s, p, a):
+        code = ERR_ILLEGAL
+    if code != OK:
+        return code
+    step_begin(s)
     _place(s, p, s[H_TURN], a >> 1, a & 1)
     _advance(s, p)
     return OK
@@ -352,17 +334,7 @@ def _mask_kernel(s, p, out):
     out[:] = 0
     if s[H_DONE] == 1:
         return
-    hand = s[HANDS + s[H_TURN]]
-    if lay_placed(s, LAY) == 0:
-        while hand:
-            out[lowest_bit(hand) * 2] = 1
-            hand &= hand - 1
-        return
-    for arm in range(2):
-        m = hand & PIP_MASK[lay_arm_end(s, LAY, arm)]
-        while m:
-            out[lowest_bit(m) * 2 + arm] = 1
-            m &= m - 1
+    lay_fill_mask(s, LAY, s[HANDS + s[H_TURN]], -1, 2, out)
 
 
 @njit(cache=True)
