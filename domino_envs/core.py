@@ -94,6 +94,35 @@ class DealError(DominoError):
     """A malformed deal passed to reset(options={"deal": ...})."""
 
 
+def deal_tile_ids(game: str, seq, where: str, seen: set, max_pip: int = 6) -> list[int]:
+    """Tile ids of one place of a hand-set deal (a list of (a, b) pairs). DealError naming the game,
+    the place and the tile for anything that is not a tile of the double-`max_pip` set or that is
+    dealt a second time; `seen` collects the ids dealt so far."""
+    from .tiles import tile_id
+
+    if not isinstance(seq, (list, tuple)):
+        raise DealError(f"{game}: {where} must be a list of tiles (a, b); got {seq!r}")
+    out = []
+    for tile in seq:
+        try:
+            a, b = tile
+            if isinstance(a, (bool, np.bool_)) or isinstance(b, (bool, np.bool_)) or int(a) != a or int(b) != b:
+                raise ValueError
+            a, b = int(a), int(b)
+            if min(a, b) < 0:
+                raise ValueError
+        except (TypeError, ValueError):
+            raise DealError(f"{game}: {where}: {tile!r} is not a tile (a, b) with halves 0..{max_pip}") from None
+        if max(a, b) > max_pip:
+            raise DealError(f"{game}: {where}: tile {tile!r} is not in a double-{max_pip} set")
+        t = tile_id(a, b)
+        if t in seen:
+            raise DealError(f"{game}: {where}: tile {tile!r} is dealt twice")
+        seen.add(t)
+        out.append(t)
+    return out
+
+
 def check_choice(game: str, key: str, value, allowed) -> None:
     """Raise ConfigError unless value is one of allowed."""
     if value not in allowed:

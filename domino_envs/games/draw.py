@@ -52,6 +52,7 @@ import numpy as np
 from numba import njit
 
 from ..core import (
+    deal_tile_ids,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, ConfigError,
     DealError, Game, check_bool, check_int, step_begin, step_gate,
 )
@@ -480,21 +481,9 @@ class DrawGame(Game, kernels=globals()):
             raise DealError(f"{self.name}: first={first!r} must be a seat 0..{n - 1}")
         seen: set[int] = set()
 
+
         def ids(seq, where):
-            out = []
-            for tile in seq:
-                try:
-                    a, b = tile
-                    t = tile_id(int(a), int(b))
-                except (TypeError, ValueError):
-                    raise DealError(f"{self.name}: {where}: {tile!r} is not a tile (a, b) with halves 0..{self.config.max_pip}") from None
-                if t >= self.n_tiles:
-                    raise DealError(f"{self.name}: {where}: tile {tile!r} is not in a double-{self.config.max_pip} set")
-                if t in seen:
-                    raise DealError(f"{self.name}: {where}: tile {tile!r} is dealt twice")
-                seen.add(t)
-                out.append(t)
-            return out
+            return deal_tile_ids(self.name, seq, where, seen, self.config.max_pip)
 
         hand_ids = [ids(h, f"hand {k}") for k, h in enumerate(hands)]
         if any(len(h) == 0 for h in hand_ids):

@@ -81,6 +81,7 @@ import numpy as np
 from numba import njit
 
 from ..core import (
+    deal_tile_ids,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, ConfigError,
     DealError, Game, check_bool, check_int, step_begin, step_gate,
 )
@@ -556,29 +557,13 @@ class PeteGame(Game, kernels=globals()):
                            or not 0 <= c < self.config.chips_to_win for c in chips)):
                 raise DealError(f"{self.name}: chips={chips!r} must be {NP} integers in "
                                 f"0..{self.config.chips_to_win - 1} (chips_to_win={self.config.chips_to_win})")
-        seen: dict[int, int] = {}
+        seen: set[int] = set()
         masks = []
         for k, hand in enumerate(hands):
-            if not isinstance(hand, (list, tuple)) or len(hand) == 0:
+            ids = deal_tile_ids(self.name, hand, f"hand {k}", seen)
+            if not ids:
                 raise DealError(f"{self.name}: hand {k} must be a non-empty list of tiles (a, b); got {hand!r}")
-            m = 0
-            for tile in hand:
-                try:
-                    a, b = tile
-                    if isinstance(a, bool) or isinstance(b, bool):
-                        raise TypeError
-                    t = tile_id(int(a), int(b))
-                    if int(a) != a or int(b) != b:
-                        raise ValueError
-                except (TypeError, ValueError):
-                    raise DealError(f"{self.name}: hand {k}: {tile!r} is not a tile (a, b) with halves 0..6") from None
-                if t >= NT:
-                    raise DealError(f"{self.name}: hand {k}: tile {tile!r} is not in a double-six set")
-                if t in seen:
-                    raise DealError(f"{self.name}: tile {tile!r} is dealt twice (hands {seen[t]} and {k})")
-                seen[t] = k
-                m |= 1 << t
-            masks.append(m)
+            masks.append(sum(1 << t for t in ids))
         missing = [tile_name(t) for t in range(NT) if t not in seen]
         if missing:
             raise DealError(f"{self.name}: there is no boneyard, so the hands must hold all 28 tiles; "

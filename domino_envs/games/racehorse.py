@@ -113,6 +113,7 @@ import numpy as np
 from numba import njit
 
 from ..core import (
+    deal_tile_ids,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, MAX_SEATS, OK,
     ConfigError, DealError, Game, check_bool, check_choice, check_int, step_begin, step_gate,
 )
@@ -784,24 +785,9 @@ class RacehorseGame(Game, kernels=globals()):
             raise DealError(f"{self.name}: with teams partners share a score (seats 0 & 2, 1 & 3); got {list(scores)}")
         seen: set[int] = set()
 
+
         def ids(seq, where):
-            if not isinstance(seq, (list, tuple)):
-                raise DealError(f"{self.name}: {where} must be a list of tiles; got {seq!r}")
-            out = []
-            for tile in seq:
-                try:
-                    a, b = tile
-                    a, b = int(a), int(b)
-                    if not (0 <= a <= 6 and 0 <= b <= 6):
-                        raise ValueError
-                    t = tile_id(a, b)
-                except (TypeError, ValueError):
-                    raise DealError(f"{self.name}: {where}: {tile!r} is not a tile (a, b) with halves 0..6") from None
-                if t in seen:
-                    raise DealError(f"{self.name}: {where}: tile {tile!r} is dealt twice")
-                seen.add(t)
-                out.append(t)
-            return out
+            return deal_tile_ids(self.name, seq, where, seen, 6)
 
         hand_ids = [ids(h, f"hand {k}") for k, h in enumerate(hands)]
         if any(len(h) == 0 for h in hand_ids):

@@ -94,6 +94,7 @@ import numpy as np
 from numba import njit
 
 from ..core import (
+    deal_tile_ids,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, DealError,
     Game, check_bool, check_choice, check_int, step_begin, step_gate,
 )
@@ -643,24 +644,9 @@ class Sum7Game(Game, kernels=globals()):
             raise DealError(f"{self.name}: deal needs {n} hands (one per player); got {hands!r}")
         seen: set[int] = set()
 
+
         def ids(seq, where):
-            if not isinstance(seq, (list, tuple)):
-                raise DealError(f"{self.name}: {where} must be a list of tiles (a, b); got {seq!r}")
-            out = []
-            for tile in seq:
-                try:
-                    a, b = tile
-                    a, b = int(a), int(b)
-                    if min(a, b) < 0 or max(a, b) > 6:
-                        raise ValueError
-                    t = tile_id(a, b)
-                except (TypeError, ValueError):
-                    raise DealError(f"{self.name}: {where}: {tile!r} is not a double-six tile (a, b) with halves 0..6") from None
-                if t in seen:
-                    raise DealError(f"{self.name}: {where}: tile {tile!r} is dealt twice")
-                seen.add(t)
-                out.append(t)
-            return out
+            return deal_tile_ids(self.name, seq, where, seen, 6)
 
         hand_ids = [ids(h, f"hand {k}") for k, h in enumerate(hands)]
         if any(len(h) == 0 for h in hand_ids):

@@ -501,7 +501,7 @@ def test_bad_config(cfg, msg):
     (lambda d: d.update(hands=d["hands"][:3]), "exactly 4 hands"),
     (lambda d: d["hands"][0].pop(), "missing"),
     (lambda d: d["hands"][0].append((2, 3)), "dealt twice"),
-    (lambda d: d["hands"][0].__setitem__(0, (7, 1)), "not in a double-six set"),
+    (lambda d: d["hands"][0].__setitem__(0, (7, 1)), "not in a double-6 set"),
     (lambda d: d["hands"][0].__setitem__(0, "55"), "not a tile"),
     (lambda d: d["hands"].__setitem__(0, []), "non-empty"),
     (lambda d: d.update(leader=4), "leader"),

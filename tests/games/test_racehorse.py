@@ -622,7 +622,7 @@ def test_bad_deals_are_rejected_with_clear_errors():
         ("not a dict", "a deal is a dict"),
         ({"hands": [[(0, 5)]]}, "2 hands"),
         ({"hands": [[(0, 5)], [(0, 5)]]}, "dealt twice"),
-        ({"hands": [[(0, 7)], [(1, 2)]]}, "not a tile"),
+        ({"hands": [[(0, 7)], [(1, 2)]]}, "not in a double-6 set"),
         ({"hands": [[(0, 5)], ["x"]]}, "not a tile"),
         ({"hands": [[(0, 5)], []]}, "at least one tile"),
         ({"hands": [[(0, 5)], [(1, 2)]], "first": 2}, "first=2"),

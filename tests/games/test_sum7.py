@@ -526,13 +526,13 @@ def test_bad_config_values(key, value, pattern):
 @pytest.mark.parametrize("bad,pattern", [
     ({"hands": [[(1, 2)]]}, r"deal needs 2 hands"),
     ({"hands": [[(1, 2)], [(1, 2)]]}, r"hand 1: tile \(1, 2\) is dealt twice"),
-    ({"hands": [[(1, 2)], [(7, 7)]]}, r"hand 1: \(7, 7\) is not a double-six tile"),
-    ({"hands": [[(1, 2)], ["x"]]}, r"hand 1: 'x' is not a double-six tile"),
+    ({"hands": [[(1, 2)], [(7, 7)]]}, r"hand 1: tile \(7, 7\) is not in a double-6 set"),
+    ({"hands": [[(1, 2)], ["x"]]}, r"hand 1: 'x' is not a tile \(a, b\) with halves 0\.\.6"),
     ({"hands": [[(1, 2)], []]}, r"every hand needs at least one tile"),
     ({"hands": [[(0, 1)], [(0, 0)]]}, r"no hand holds a tile that can lead"),
     ({"hands": [[(1, 2)], [(3, 4)]], "market": [(3, 4)]}, r"market: tile \(3, 4\) is dealt twice"),
     ({"hands": [[(1, 2)], [(3, 4)]], "boneyard": []}, r"a deal is a dict with keys \['hands', 'market'\]"),
-    ({"hands": [[(1, 2)], [(3, 4)]], "market": (5, 5)}, r"market: 5 is not a double-six tile"),
+    ({"hands": [[(1, 2)], [(3, 4)]], "market": (5, 5)}, r"market: 5 is not a tile \(a, b\)"),
 ])
 def test_malformed_deals(bad, pattern):
     env = domino_envs.make("sum7_v0")
