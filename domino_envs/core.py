@@ -200,6 +200,10 @@ class Game:
     def describe_action(self, action: int) -> str:
         raise NotImplementedError
 
+    def obs_high(self) -> float:
+        """Upper bound of every observation entry (the Box's high)."""
+        raise NotImplementedError
+
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
         raise NotImplementedError
 

@@ -50,7 +50,7 @@ class DominoEnv(AECEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
         self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
-        high = game.obs_high() if hasattr(game, "obs_high") else 1000.0
+        high = game.obs_high()
         obs_space = spaces.Dict({
             "observation": spaces.Box(0.0, high, (game.obs_size,), np.float32),
             "action_mask": spaces.Box(0, 1, (game.num_actions,), np.int8),
