@@ -271,6 +271,34 @@ def lay_place(s, L, t, a):
         _add_spinner(s, L, a, ta)
 
 
+@njit(cache=True, inline="always")
+def lay_place_line(s, L, t, a):
+    """``lay_place`` for a layout without spinners (SPIN_NONE): the same slots written, no spinner
+    bookkeeping, and inlined into the caller (the Draw/Block hot path)."""
+    ta = TILE_A[t]
+    tb = TILE_B[t]
+    n = s[L + _PLACED]
+    s[_hist(s, L) + n] = t * HIST_STRIDE + a
+    s[L + _PLACED] = n + 1
+    if n == 0:
+        dbl = 1 if ta == tb else 0
+        s[L + _CENTER] = t
+        s[L + _HDR] = ta
+        s[L + _HDR + 1] = dbl
+        s[L + _HDR + 2] = 0
+        s[L + _HDR + 3] = 1
+        s[L + _HDR + 4] = tb
+        s[L + _HDR + 5] = dbl
+        s[L + _HDR + 6] = 0
+        s[L + _HDR + 7] = 1
+        s[L + _NARMS] = 2
+        return
+    ar = _arm(L, a)
+    s[ar] = tb if ta == s[ar] else ta
+    s[ar + 1] = 1 if ta == tb else 0
+    s[ar + 2] += 1
+
+
 @njit(cache=True)
 def lay_place_touching(s, L, t, a, touch):
     """Place tile t on arm a with its half ``touch`` against the open end whatever pip the end

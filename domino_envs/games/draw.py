@@ -58,7 +58,7 @@ from ..core import (
 )
 from ..layout import (
     SPIN_NONE, lay_arm_end, lay_can_place, lay_fill_mask, lay_history, lay_init, lay_open_pips,
-    lay_place, lay_placed, lay_playable, lay_single_action, lay_size, render_line,
+    lay_place_line, lay_placed, lay_playable, lay_single_action, lay_size, render_line,
 )
 from ..rng import rng_below
 from ..sampling import finish_redeal, mask_to_array, redeal_attempt, shuffle_and_deal
@@ -192,9 +192,9 @@ def _end_hand(s, p, out_seat):
         _deal(s, p)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _place(s, p, seat, t, arm):
-    lay_place(s, LAY, t, arm)
+    lay_place_line(s, LAY, t, arm)
     s[HANDS + seat] &= ~(1 << t)
     s[PLAYED_MASK + seat] |= 1 << t
     s[LAST_PLACER] = seat
@@ -205,13 +205,13 @@ def _place(s, p, seat, t, arm):
         s[H_TURN] = seat + 1 if seat + 1 < p[P_NP] else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _only_action(s, hand):
     """The single legal action for `hand`, -1 if there are several, -2 if none (any tile leads)."""
     return lay_single_action(s, LAY, hand, -1, 2)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _anyone_can_play(s, p):
     for k in range(p[P_NP]):
         if lay_playable(s, LAY, s[HANDS + k]) != 0:
@@ -219,7 +219,7 @@ def _anyone_can_play(s, p):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _advance(s, p):
     """Take forced steps (draws, passes, single placements) until a real decision or the end."""
     n = p[P_NP]
@@ -270,7 +270,7 @@ def _reset_kernel(s, seed, p):
     _advance(s, p)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_legal(s, p, a):
     t = a >> 1
     if t >= p[P_NTILES]:
@@ -317,7 +317,7 @@ def _check_kernel(s, p):
     return seen == (1 << nt) - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_kernel(s, a, p):
     code = step_gate(s, a, 2 * p[P_NTILES])
     if code == OK and not _is_legal(s, p, a):
@@ -330,7 +330,7 @@ def _step_kernel(s, a, p):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _mask_kernel(s, p, out):
     out[:] = 0
     if s[H_DONE] == 1:
@@ -338,7 +338,7 @@ def _mask_kernel(s, p, out):
     lay_fill_mask(s, LAY, s[HANDS + s[H_TURN]], -1, 2, out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _obs_kernel(s, p, v, out):
     n = p[P_NP]
     nt = p[P_NTILES]
