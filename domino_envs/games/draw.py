@@ -340,6 +340,7 @@ def _mask_kernel(s, p, out):
 
 @njit(cache=True, inline="always")
 def _obs_kernel(s, p, v, out):
+    # unsigned indices: no negative-index wraparound code, so the stores stay straight-line
     n = p[P_NP]
     nt = p[P_NTILES]
     np1 = p[P_MAXPIP] + 1
@@ -353,23 +354,22 @@ def _obs_kernel(s, p, v, out):
     placed = lay_placed(s, LAY) > 0
     e0 = 1 << lay_arm_end(s, LAY, 0) if placed else 0
     e1 = 1 << lay_arm_end(s, LAY, 1) if placed else 0
-    expand_bits(e0, out, o, np1)
-    expand_bits(e1, out, o + np1, np1)
+    expand_bits(e0 | (e1 << np1), out, o, 2 * np1)  # both ends in one pass
     o += 2 * np1
     for r in range(n):
         j = v + r if v + r < n else v + r - n
-        out[o + r] = popcount(s[HANDS + j])
+        out[np.uint64(o + r)] = popcount(s[HANDS + j])
         expand_bits(s[VOID + j], out, o + n + 1 + r * np1, np1)
-        out[o + n + 1 + n * np1 + r] = s[DRAWN + j]
-        out[o + n + 1 + n * np1 + n + r] = s[SCORES + j]
-        out[o + n + 1 + n * np1 + 2 * n + r] = 0
-    out[o + n] = s[BONE_END] - s[DECK_POS]
+        out[np.uint64(o + n + 1 + n * np1 + r)] = s[DRAWN + j]
+        out[np.uint64(o + n + 1 + n * np1 + n + r)] = s[SCORES + j]
+        out[np.uint64(o + n + 1 + n * np1 + 2 * n + r)] = 0
+    out[np.uint64(o + n)] = s[BONE_END] - s[DECK_POS]
     o += n + 1 + n * np1 + 2 * n
     if s[H_DONE] == 0:
         t = s[H_TURN] - v
-        out[o + (t if t >= 0 else t + n)] = 1
+        out[np.uint64(o + (t if t >= 0 else t + n))] = 1
     o += n
-    out[o] = s[JUST_DREW]
+    out[np.uint64(o)] = s[JUST_DREW]
 
 
 @njit(cache=True)
