@@ -231,7 +231,7 @@ def _playable(s):
     return s[PLAYABLE]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _calc_playable(s):
     """_playable computed from the rows and covers (what the PLAYABLE slot caches)."""
     m = 0
@@ -243,7 +243,7 @@ def _calc_playable(s):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pending(s):
     """Mask of the targets of unfilled jokers."""
     m = 0
@@ -253,7 +253,7 @@ def _pending(s):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lay(s, c, k):
     """Seat k places card c on its row."""
     su = c // 13
@@ -353,7 +353,7 @@ def _end_game(s, p, out_seat):
     _deal(s, p, first)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _count_legal(s, p):
     """(number of legal actions, the action if exactly one) for the seat to act."""
     seat = s[H_TURN]
@@ -377,7 +377,7 @@ def _count_legal(s, p):
     return c, -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_legal(s, p, a):
     seat = s[H_TURN]
     h = s[LIVE + seat]
@@ -396,7 +396,7 @@ def _is_legal(s, p, a):
     return h == 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _finish_turn(s, p, seat):
     """After seat's turn: end the game if someone is out or no live tile is left, else pass on."""
     n = p[P_NP]
@@ -413,7 +413,7 @@ def _finish_turn(s, p, seat):
     s[H_TURN] = seat + 1 if seat + 1 < n else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _apply(s, p, a):
     """Carry out legal action a of the seat to act (turn passing and game end included)."""
     seat = s[H_TURN]
@@ -470,7 +470,7 @@ def _apply(s, p, a):
     _finish_turn(s, p, seat)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _advance(s, p):
     """Take every lone legal action (forced passes, draws, kills, plays) until a real decision."""
     while s[H_DONE] == 0:
@@ -491,7 +491,7 @@ def _reset_kernel(s, seed, p):
     _advance(s, p)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_kernel(s, a, p):
     code = step_gate(s, a, NUM_ACTIONS)
     if code == OK and not _is_legal(s, p, a):
@@ -504,7 +504,7 @@ def _step_kernel(s, a, p):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _mask_kernel(s, p, out):
     out[:] = 0
     if s[H_DONE] == 1:
@@ -658,7 +658,7 @@ def _check_kernel(s, p):
     return _check_code(s, p) == 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _obs_kernel(s, p, v, out):
     """Every slot written once (no clearing pass); bitmask pieces expanded 8 bits per lookup."""
     n = p[P_NP]

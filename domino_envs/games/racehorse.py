@@ -256,7 +256,7 @@ def _over(s):
     s[JUST_DREW] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_points(s, p, seat, k):
     """Seat's side scores k points: scores and zero-sum rewards (units of 1/6)."""
     n = p[P_NP]
@@ -350,7 +350,7 @@ def _can_act(s, p, k, fits):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _next_active(s, p, seat):
     n = p[P_NP]
     k = seat
@@ -361,7 +361,7 @@ def _next_active(s, p, seat):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pass_turn(s, p, seat):
     """Hand the turn on after a seat's turn; detect a block (nobody can act)."""
     s[EXTRA] = 0
@@ -381,7 +381,7 @@ def _pass_turn(s, p, seat):
     s[H_TURN] = nxt
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _place(s, p, seat, t, arm):
     """Place tile t on arm; count (T-3), obligation (T-2), washed up / going out (T-6)."""
     lay_place(s, LAY, t, arm)
@@ -419,7 +419,7 @@ def _only_action(s, p, hand):
     return lay_single_action(s, LAY, hand, SPECIAL_MASK, p[P_ARMS])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _draw_one(s, seat):
     t = s[DECK + s[DECK_POS]]
     s[DECK_POS] += 1
@@ -428,7 +428,7 @@ def _draw_one(s, seat):
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _advance(s, p):
     """Take forced steps (draws, passes, duty passing, single placements) until a real decision."""
     n = p[P_NP]
@@ -510,7 +510,7 @@ def _reset_kernel(s, seed, p):
     _settle_pending(s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_legal(s, p, a):
     t = a >> p[P_ARM_BITS]
     arm = a & (p[P_ARMS] - 1)
@@ -583,7 +583,7 @@ def _check_kernel(s, p):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_kernel(s, a, p):
     code = step_gate(s, a, N_TILES * p[P_ARMS])
     if code == OK and not _is_legal(s, p, a):
@@ -599,7 +599,7 @@ def _step_kernel(s, a, p):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _mask_kernel(s, p, out):
     out[:] = 0
     if s[H_DONE] == 1:
@@ -607,7 +607,7 @@ def _mask_kernel(s, p, out):
     lay_fill_mask(s, LAY, s[HANDS + s[H_TURN]], SPECIAL_MASK, p[P_ARMS], out)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _obs_kernel(s, p, v, out):
     """Every slot written once (no clearing pass); bitmask pieces expanded 8 bits per lookup."""
     n = p[P_NP]
