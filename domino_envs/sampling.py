@@ -128,6 +128,30 @@ def mask_to_array(mask, out):
 
 
 @njit(cache=True)
+def unseen_setup(s, v, n, hands_off, played_off, n_tiles, deck_pos):
+    """The start of a line game's redeal for seat v: (unseen tile mask, those tiles as an array,
+    their count, allowed mask per group, capacity per group). Groups 0..n-1 are the seats (each
+    opponent may hold any unseen tile until the game narrows `allowed`; v's capacity is 0), group
+    n the stock, which holds the deck from `deck_pos` on. Played tiles are the union of the
+    per-seat masks at s[played_off + k]."""
+    played = 0
+    for k in range(n):
+        played |= s[played_off + k]
+    unseen = ((1 << n_tiles) - 1) & ~played & ~s[hands_off + v]
+    tiles = np.empty(n_tiles, dtype=np.int64)
+    k = mask_to_array(unseen, tiles)
+    allowed = np.zeros(n + 1, dtype=np.int64)
+    cap = np.zeros(n + 1, dtype=np.int64)
+    for j in range(n):
+        if j != v:
+            allowed[j] = unseen
+            cap[j] = popcount(s[hands_off + j])
+    allowed[n] = unseen
+    cap[n] = n_tiles - deck_pos
+    return unseen, tiles, k, allowed, cap
+
+
+@njit(cache=True)
 def redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, hands_off, deck_off, deck_pos,
                    fixed_seat, candidates, pool):
     """One consistent redeal of tiles[:k] into ns, for the line games' `sample_hidden`.

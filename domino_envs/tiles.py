@@ -122,3 +122,13 @@ def expand_bits(m, out, o, nbits):
     about twice as fast as expanding a byte at a time through a table."""
     for i in range(nbits):
         out[np.uint64(o + i)] = np.float32((m >> i) & 1)
+
+
+@njit(cache=True, inline="always")
+def pips_to_tiles(pips, n_pips):
+    """Bitmask of the tiles showing any pip q < n_pips whose bit is set in `pips`."""
+    m = 0
+    for q in range(n_pips):
+        if (pips >> q) & 1:
+            m |= PIP_MASK[q]
+    return m

@@ -61,9 +61,9 @@ from ..layout import (
     lay_place_line, lay_placed, lay_playable, lay_single_action, lay_size, render_line,
 )
 from ..rng import rng_below
-from ..sampling import finish_redeal, mask_to_array, redeal_attempt, shuffle_and_deal
+from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
 from ..tiles import (
-    MAX_TILES, PIP_MASK, TILE_A, TILE_B, expand_bits, mask_pips, num_tiles, popcount,
+    MAX_TILES, TILE_A, TILE_B, expand_bits, mask_pips, num_tiles, pips_to_tiles, popcount,
     tile_id, tile_name,
 )
 
@@ -377,26 +377,11 @@ def _sample_kernel(s, p, v, seed):
     n = p[P_NP]
     nt = p[P_NTILES]
     ns = s.copy()
-    played = 0
-    for k in range(n):
-        played |= s[PLAYED_MASK + k]
-    full = (1 << nt) - 1
-    unseen = full & ~played & ~s[HANDS + v]
-    tiles = np.empty(nt, dtype=np.int64)
-    k = mask_to_array(unseen, tiles)
-    allowed = np.zeros(n + 1, dtype=np.int64)
-    cap = np.zeros(n + 1, dtype=np.int64)
+    # stock = boneyard and out-of-play tiles: the rest, in fresh random order
+    unseen, tiles, k, allowed, cap = unseen_setup(s, v, n, HANDS, PLAYED_MASK, nt, s[DECK_POS])
     for j in range(n):
-        if j == v:
-            continue
-        forbid = 0
-        for q in range(p[P_MAXPIP] + 1):
-            if (s[VOID + j] >> q) & 1:
-                forbid |= PIP_MASK[q]
-        allowed[j] = unseen & ~forbid
-        cap[j] = popcount(s[HANDS + j])
-    allowed[n] = unseen  # boneyard and out-of-play tiles: the rest, in fresh random order
-    cap[n] = nt - s[DECK_POS]
+        if j != v:
+            allowed[j] &= ~pips_to_tiles(s[VOID + j], p[P_MAXPIP] + 1)
     rng_arr = np.empty(1, dtype=np.int64)
     rng_arr[0] = seed
     mover = s[H_TURN]

@@ -123,9 +123,9 @@ from ..layout import (
     lay_placed, lay_playable, lay_single_action, lay_size, render_cross,
 )
 from ..rng import rng_below
-from ..sampling import finish_redeal, mask_to_array, redeal_attempt, shuffle_and_deal
+from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
 from ..tiles import (
-    PIP_MASK, TILE_A, TILE_B, expand_bits, mask_pips, popcount, tile_id, tile_name,
+    TILE_A, TILE_B, expand_bits, mask_pips, pips_to_tiles, popcount, tile_id, tile_name,
 )
 
 MAX_PLAYERS = 4
@@ -649,27 +649,14 @@ def _obs_kernel(s, p, v, out):
 def _sample_kernel(s, p, v, seed):
     n = p[P_NP]
     ns = s.copy()
-    played = 0
-    for k in range(MAX_PLAYERS):
-        played |= s[PLAYED_MASK + k]
-    unseen = FULL_MASK & ~played & ~s[HANDS + v]
-    tiles = np.empty(N_TILES, dtype=np.int64)
-    k = mask_to_array(unseen, tiles)
-    allowed = np.zeros(n + 1, dtype=np.int64)
-    cap = np.zeros(n + 1, dtype=np.int64)
+    # stock = the boneyard (and out-of-play tiles of a test deal): the rest
+    unseen, tiles, k, allowed, cap = unseen_setup(s, v, n, HANDS, PLAYED_MASK, N_TILES, s[DECK_POS])
     for j in range(n):
-        if j == v:
-            continue
-        forbid = 0
-        for q in range(NP1):
-            if (s[VOID + j] >> q) & 1:
-                forbid |= PIP_MASK[q]
-        if s[NOSPEC + j] == 1:
-            forbid |= SPECIAL_MASK
-        allowed[j] = unseen & ~forbid
-        cap[j] = popcount(s[HANDS + j])
-    allowed[n] = unseen  # boneyard (and out-of-play tiles of a test deal): the rest
-    cap[n] = N_TILES - s[DECK_POS]
+        if j != v:
+            forbid = pips_to_tiles(s[VOID + j], NP1)
+            if s[NOSPEC + j] == 1:
+                forbid |= SPECIAL_MASK
+            allowed[j] &= ~forbid
     rng_arr = np.empty(1, dtype=np.int64)
     rng_arr[0] = seed
     mover = s[H_TURN]

@@ -102,7 +102,7 @@ from ..layout import (
     SPIN_NONE, lay_arm_end, lay_arm_open, lay_close_arm, lay_history, lay_init, lay_place_touching,
     lay_placed, lay_size,
 )
-from ..sampling import finish_redeal, mask_to_array, redeal_attempt, shuffle_and_deal
+from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
 from ..tiles import (
     PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit, mask_pips, popcount, tile_id, tile_name,
 )
@@ -530,20 +530,11 @@ def _sample_kernel(s, p, v, seed):
     one placeable tile. Depends only on v's information (dealt deck slots are blanked)."""
     n = p[P_NP]
     ns = s.copy()
-    played = 0
-    for k in range(MAX_PLAYERS):
-        played |= s[PLAYED_MASK + k]
-    unseen = FULL & ~played & ~s[HANDS + v]
-    tiles = np.empty(NT, dtype=np.int64)
-    k = mask_to_array(unseen, tiles)
-    allowed = np.zeros(n + 1, dtype=np.int64)
-    cap = np.zeros(n + 1, dtype=np.int64)
+    # stock = the market
+    unseen, tiles, k, allowed, cap = unseen_setup(s, v, n, HANDS, PLAYED_MASK, NT, s[DECK_POS])
     for j in range(n):
         if j != v:
-            allowed[j] = unseen & ~s[LACKS + j]
-            cap[j] = popcount(s[HANDS + j])
-    allowed[n] = unseen  # the market
-    cap[n] = NT - s[DECK_POS]
+            allowed[j] &= ~s[LACKS + j]
     rng_arr = np.empty(1, dtype=np.int64)
     rng_arr[0] = seed
     mover = s[H_TURN]
