@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .actions import DRAW, JOKER, KILL, PASS, PLACE, action_table, magic7_penalty
+from .actions import DRAW, JOKER, KILL, PLACE, action_table, magic7_penalty
 
 
 class Magic7Heuristic:

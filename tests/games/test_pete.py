@@ -11,7 +11,7 @@ import pytest
 
 import domino_envs
 from domino_envs import ConfigError, DealError, IllegalActionError, make_game
-from domino_envs.core import H_DONE, H_HAND, H_TURN
+from domino_envs.core import H_HAND, H_TURN
 from domino_envs.games import pete as P
 from domino_envs.tiles import TILE_A, TILE_B, tile_id
 

@@ -11,10 +11,10 @@ import pytest
 
 import domino_envs
 from domino_envs import make_game
-from domino_envs.core import H_DONE, H_HAND, H_REWARD, H_TRUNC, H_TURN, ConfigError, DealError, IllegalActionError
+from domino_envs.core import H_HAND, H_REWARD, H_TRUNC, H_TURN, ConfigError, DealError, IllegalActionError
 import domino_envs.games.racehorse as rh
 from domino_envs.games.racehorse import SPECIAL_MASK
-from domino_envs.tiles import PIP_MASK, TILE_A, TILE_B, tile_id
+from domino_envs.tiles import PIP_MASK, TILE_A, TILE_B
 
 
 def game(**kw):
