@@ -8,7 +8,8 @@ All numbers come from one run on one machine, single-threaded, so the ratios are
   and illegal-action checks included) with the `agent_iter` / `last` / `step` loop, a random
   legal action each step (observation and mask built every step).
 - Vector env: decisions per second of `VectorEnv.step` (observations and masks written for every
-  game) at batch 1, 1024 and 16384; the random legal actions are chosen outside the timer.
+  game) at batch 1, 1024 and 16384; the random legal actions are chosen outside the timer, in one
+  compiled pass over the masks (`random_legal_actions`).
 - Start-up: a fresh process importing, building, resetting and stepping `draw_v0`, with the
   numba cache warm and with an empty one (cold compile).
 - Peers, when installed (`pip install domino-envs[bench]`): PettingZoo's `connect_four_v3`
@@ -23,6 +24,9 @@ import platform
 import time
 
 import numpy as np
+from numba import njit
+
+from .rng import rng_below
 
 BATCHES = (1, 1024, 16384)
 
@@ -54,17 +58,34 @@ def _aec_rate(env, seconds: float) -> float:
     return decisions / (time.perf_counter() - start)
 
 
+@njit(cache=True)
+def random_legal_actions(masks, stream, out):
+    """out[i] = a uniformly random legal action of row i (reservoir sampling over the mask), from
+    the random stream in stream[0]: one compiled pass that reads only the masks and allocates
+    nothing, so the chooser disturbs the env's cache as little as possible. (A numpy
+    ``(rng.random(masks.shape) * masks).argmax(1)`` allocates three batch x actions arrays per
+    step; measured at batch 1024 it lowers the vector rates by 0-4%.)"""
+    for i in range(masks.shape[0]):
+        seen = 0
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                seen += 1
+                if rng_below(stream, 0, seen) == 0:
+                    out[i] = a
+
+
 def _vector_rate(name: str, batch: int, seconds: float) -> float:
     from .vector import make_vec
 
     venv = make_vec(name, batch, seed=0)
     obs, masks, _ = venv.reset()
-    rng = np.random.default_rng(0)
+    stream = np.array([12345], dtype=np.int64)
+    actions = np.zeros(batch, dtype=np.int64)
     spent = 0.0
     decisions = 0
     deadline = time.perf_counter() + seconds * 2
     while time.perf_counter() < deadline and spent < seconds:
-        actions = (rng.random(masks.shape, dtype=np.float32) * masks).argmax(axis=1)
+        random_legal_actions(masks, stream, actions)
         t0 = time.perf_counter()
         obs, masks, *_ = venv.step(actions)
         spent += time.perf_counter() - t0

@@ -21,6 +21,7 @@ Slots, relative to L:
 """
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from .tiles import MAX_TILES, PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit
@@ -271,14 +272,70 @@ def lay_place(s, L, t, a):
         _add_spinner(s, L, a, ta)
 
 
+# ---- the plain line: a 2-arm layout without spinners (``lay_init(s, L, 2, SPIN_NONE)``), the
+# Draw/Block hot path. Both arms are open once the first tile is down, so these helpers read the
+# two ends directly instead of looping over arms; each gives what its general form above gives.
+_LINE_HIST = _HDR + 8  # history offset of a 2-arm layout
+
+
+@njit(cache=True, inline="always")
+def lay_line_fits(s, L):
+    """Tiles that fit an open end of a plain line (every tile while it is empty)."""
+    if s[L + _PLACED] == 0:
+        return (1 << MAX_TILES) - 1
+    return PIP_MASK[s[L + _HDR]] | PIP_MASK[s[L + _HDR + 4]]
+
+
+@njit(cache=True, inline="always")
+def lay_line_open_pips(s, L):
+    """``lay_open_pips`` of a non-empty plain line."""
+    return (1 << s[L + _HDR]) | (1 << s[L + _HDR + 4])
+
+
+@njit(cache=True, inline="always")
+def lay_line_single_action(s, L, hand):
+    """``lay_single_action(s, L, hand, -1, 2)`` of a plain line (any tile leads): the one legal
+    action ``tile * 2 + end``, -1 if there are several, -2 if none."""
+    if s[L + _PLACED] == 0:
+        if hand == 0:
+            return -2
+        if hand & (hand - 1):
+            return -1
+        return lowest_bit(hand) * 2
+    m0 = hand & PIP_MASK[s[L + _HDR]]
+    m1 = hand & PIP_MASK[s[L + _HDR + 4]]
+    both = m0 | m1
+    if both == 0:
+        return -2
+    # one action: a single tile fitting exactly one end
+    if (m0 != 0) == (m1 != 0) or both & (both - 1):
+        return -1
+    return lowest_bit(m0) * 2 if m0 != 0 else lowest_bit(m1) * 2 + 1
+
+
+@njit(cache=True, inline="always")
+def lay_line_fill_mask(s, L, hand, out, n_actions):
+    """The action mask ``tile * 2 + end`` of a plain line (any tile leads, on end 0), every entry
+    of out[:n_actions] written (no zeroing first: one branch-free loop LLVM vectorizes)."""
+    if s[L + _PLACED] == 0:
+        m0 = hand
+        m1 = 0
+    else:
+        m0 = hand & PIP_MASK[s[L + _HDR]]
+        m1 = hand & PIP_MASK[s[L + _HDR + 4]]
+    for i in range(n_actions):
+        m = m1 if i & 1 else m0
+        out[np.uint64(i)] = (m >> (i >> 1)) & 1
+
+
 @njit(cache=True, inline="always")
 def lay_place_line(s, L, t, a):
-    """``lay_place`` for a layout without spinners (SPIN_NONE): the same slots written, no spinner
-    bookkeeping, and inlined into the caller (the Draw/Block hot path)."""
+    """``lay_place`` for a plain line: the same slots written, no spinner bookkeeping, and inlined
+    into the caller."""
     ta = TILE_A[t]
     tb = TILE_B[t]
     n = s[L + _PLACED]
-    s[_hist(s, L) + n] = t * HIST_STRIDE + a
+    s[L + _LINE_HIST + n] = t * HIST_STRIDE + a
     s[L + _PLACED] = n + 1
     if n == 0:
         dbl = 1 if ta == tb else 0

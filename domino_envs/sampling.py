@@ -107,7 +107,12 @@ def shuffle_and_deal(s, rng_slot, deck_off, n_tiles, hands_off, n_seats, hand_si
     tiles to each seat's bitmask s[hands_off + k] from the front; returns the next deck index."""
     for i in range(n_tiles):
         s[deck_off + i] = i
-    rng_shuffle(s, rng_slot, s[deck_off:deck_off + n_tiles], n_tiles)
+    # Fisher-Yates in place, on row indices (a slice view would cost a reference-counted object)
+    for i in range(n_tiles - 1, 0, -1):
+        j = deck_off + rng_below(s, rng_slot, i + 1)
+        t = s[deck_off + i]
+        s[deck_off + i] = s[j]
+        s[j] = t
     for k in range(n_seats):
         h = 0
         for i in range(hand_size):

@@ -8,7 +8,9 @@ int64 bitmasks (55 tiles fit; bit 63 is never used, so shifts and comparisons st
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 from numba.cpython.unsafe.numbers import trailing_zeros
 
 MAX_PIP = 9
@@ -74,16 +76,22 @@ for _i in range(64):
 # No multiplications that can overflow here: numba emits int64 `mul nsw`, so a wrapping product
 # is undefined behaviour and LLVM may fold comparisons of the result wrongly (it did: a De Bruijn
 # `lowest_bit` inlined into `f(...) == -1` in the Pete engine compared true for a result of 108).
+@intrinsic
+def _ctpop64(typingctx, x):
+    """LLVM's ctpop on an int64 (one popcnt instruction where the CPU has it)."""
+    sig = types.int64(types.int64)
+
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
 @njit(cache=True, inline="always")
 def popcount(x):
     """Number of set bits of a non-negative int64 (bit 63 clear)."""
-    x = x - ((x >> 1) & 0x5555555555555555)
-    x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0F
-    x = x + (x >> 8)
-    x = x + (x >> 16)
-    x = x + (x >> 32)
-    return x & 0x7F
+    return _ctpop64(np.int64(x))
 
 
 @njit(cache=True, inline="always")
@@ -132,3 +140,32 @@ def pips_to_tiles(pips, n_pips):
         if (pips >> q) & 1:
             m |= PIP_MASK[q]
     return m
+
+
+# ---------------------------------------------------------------- bit streams (observations)
+# An observation that is mostly 0/1 flags is written as one stream of bits: pieces are appended
+# with `stream_bits`, every 64 bits become 64 floats in one vectorized pass, `stream_end` writes
+# the rest. Counts and other values go in afterwards, over zero bits left for them. The state is
+# a tuple (pending bits, how many are pending, offset in `out` of the first pending bit).
+@njit(cache=True, inline="always")
+def stream_bits(st, bits, nb, out):
+    """Append the low `nb` bits of `bits` (0 <= nb <= 63; no higher bit set) to the stream."""
+    acc, pending, o = st
+    acc |= bits << pending
+    pending += nb
+    if pending >= 64:
+        for i in range(64):
+            out[np.uint64(o + i)] = np.float32((acc >> i) & 1)
+        o += 64
+        pending -= 64
+        acc = bits >> (nb - pending)
+    return acc, pending, o
+
+
+@njit(cache=True, inline="always")
+def stream_end(st, out):
+    """Write the bits still pending; returns the offset past the stream."""
+    acc, pending, o = st
+    for i in range(pending):
+        out[np.uint64(o + i)] = np.float32((acc >> i) & 1)
+    return o + pending

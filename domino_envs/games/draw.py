@@ -57,14 +57,15 @@ from ..core import (
     DealError, Game, check_bool, check_int, step_begin, step_gate,
 )
 from ..layout import (
-    SPIN_NONE, lay_arm_end, lay_can_place, lay_fill_mask, lay_history, lay_init, lay_open_pips,
-    lay_place_line, lay_placed, lay_playable, lay_single_action, lay_size, render_line,
+    SPIN_NONE, lay_arm_end, lay_history, lay_init, lay_line_fill_mask, lay_line_fits,
+    lay_line_open_pips, lay_line_single_action, lay_place_line, lay_placed, lay_playable, lay_size,
+    render_line,
 )
 from ..rng import rng_below
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
 from ..tiles import (
-    MAX_TILES, TILE_A, TILE_B, expand_bits, mask_pips, num_tiles, pips_to_tiles, popcount,
-    tile_id, tile_name,
+    MAX_TILES, PIP_MASK, TILE_A, TILE_B, mask_pips, num_tiles, pips_to_tiles, popcount, stream_bits,
+    stream_end, tile_id, tile_name,
 )
 
 MAX_PLAYERS = 4
@@ -208,13 +209,14 @@ def _place(s, p, seat, t, arm):
 @njit(cache=True, inline="always")
 def _only_action(s, hand):
     """The single legal action for `hand`, -1 if there are several, -2 if none (any tile leads)."""
-    return lay_single_action(s, LAY, hand, -1, 2)
+    return lay_line_single_action(s, LAY, hand)
 
 
 @njit(cache=True, inline="always")
 def _anyone_can_play(s, p):
+    fits = lay_line_fits(s, LAY)
     for k in range(p[P_NP]):
-        if lay_playable(s, LAY, s[HANDS + k]) != 0:
+        if s[HANDS + k] & fits:
             return True
     return False
 
@@ -233,7 +235,8 @@ def _advance(s, p):
             _place(s, p, seat, a >> 1, a & 1)
             continue
         # nothing playable: draw until playable, else pass
-        ends = lay_open_pips(s, LAY)
+        ends = lay_line_open_pips(s, LAY)  # (the line is never empty here: any tile leads)
+        fits = lay_line_fits(s, LAY)
         if s[DECK_POS] < s[BONE_END]:
             kept = 0
             got = False
@@ -242,7 +245,7 @@ def _advance(s, p):
                 s[DECK_POS] += 1
                 s[HANDS + seat] |= 1 << t
                 s[DRAWN + seat] += 1
-                if lay_playable(s, LAY, 1 << t) != 0:
+                if (fits >> t) & 1:
                     got = True
                     break
                 kept += 1
@@ -277,7 +280,9 @@ def _is_legal(s, p, a):
         return False
     if (s[HANDS + s[H_TURN]] >> t) & 1 == 0:
         return False
-    return lay_can_place(s, LAY, t, a & 1)
+    if lay_placed(s, LAY) == 0:
+        return a & 1 == 0
+    return (PIP_MASK[lay_arm_end(s, LAY, a & 1)] >> t) & 1 == 1
 
 
 @njit(cache=True)
@@ -332,44 +337,40 @@ def _step_kernel(s, a, p):
 
 @njit(cache=True, inline="always")
 def _mask_kernel(s, p, out):
-    out[:] = 0
-    if s[H_DONE] == 1:
-        return
-    lay_fill_mask(s, LAY, s[HANDS + s[H_TURN]], -1, 2, out)
+    hand = s[HANDS + s[H_TURN]] if s[H_DONE] == 0 else 0
+    lay_line_fill_mask(s, LAY, hand, out, 2 * p[P_NTILES])
 
 
 @njit(cache=True, inline="always")
 def _obs_kernel(s, p, v, out):
-    # unsigned indices: no negative-index wraparound code, so the stores stay straight-line
+    # one bit stream (tiles.stream_bits) with zero bits left for the counts, written after it
     n = p[P_NP]
     nt = p[P_NTILES]
     np1 = p[P_MAXPIP] + 1
-    o = 0
-    expand_bits(s[HANDS + v], out, o, nt)
-    o += nt
+    st = stream_bits((0, 0, 0), s[HANDS + v], nt, out)
     for r in range(n):
-        j = v + r if v + r < n else v + r - n
-        expand_bits(s[PLAYED_MASK + j], out, o, nt)
-        o += nt
+        st = stream_bits(st, s[PLAYED_MASK + (v + r if v + r < n else v + r - n)], nt, out)
     placed = lay_placed(s, LAY) > 0
     e0 = 1 << lay_arm_end(s, LAY, 0) if placed else 0
     e1 = 1 << lay_arm_end(s, LAY, 1) if placed else 0
-    expand_bits(e0 | (e1 << np1), out, o, 2 * np1)  # both ends in one pass
-    o += 2 * np1
+    st = stream_bits(st, e0 | (e1 << np1), 2 * np1, out)
+    st = stream_bits(st, 0, n + 1, out)  # hand_sizes, boneyard
+    for r in range(n):
+        st = stream_bits(st, s[VOID + (v + r if v + r < n else v + r - n)], np1, out)
+    st = stream_bits(st, 0, 2 * n, out)  # drawn, scores
+    to_move = 0
+    if s[H_DONE] == 0:
+        t = s[H_TURN] - v
+        to_move = 1 << (t if t >= 0 else t + n)
+    stream_end(stream_bits(st, to_move | (s[JUST_DREW] << n), n + 1, out), out)
+    o = nt * (n + 1) + 2 * np1  # hand_sizes
+    od = o + n + 1 + n * np1  # drawn
     for r in range(n):
         j = v + r if v + r < n else v + r - n
         out[np.uint64(o + r)] = popcount(s[HANDS + j])
-        expand_bits(s[VOID + j], out, o + n + 1 + r * np1, np1)
-        out[np.uint64(o + n + 1 + n * np1 + r)] = s[DRAWN + j]
-        out[np.uint64(o + n + 1 + n * np1 + n + r)] = s[SCORES + j]
-        out[np.uint64(o + n + 1 + n * np1 + 2 * n + r)] = 0
+        out[np.uint64(od + r)] = s[DRAWN + j]
+        out[np.uint64(od + n + r)] = s[SCORES + j]
     out[np.uint64(o + n)] = s[BONE_END] - s[DECK_POS]
-    o += n + 1 + n * np1 + 2 * n
-    if s[H_DONE] == 0:
-        t = s[H_TURN] - v
-        out[np.uint64(o + (t if t >= 0 else t + n))] = 1
-    o += n
-    out[np.uint64(o)] = s[JUST_DREW]
 
 
 @njit(cache=True)
