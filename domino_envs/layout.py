@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .tiles import MAX_TILES, PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit
+from .tiles import MAX_TILES, PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit, popcount
 
 SPIN_NONE = 0
 SPIN_FIRST = 1
@@ -304,13 +304,9 @@ def lay_line_single_action(s, L, hand):
         return lowest_bit(hand) * 2
     m0 = hand & PIP_MASK[s[L + _HDR]]
     m1 = hand & PIP_MASK[s[L + _HDR + 4]]
-    both = m0 | m1
-    if both == 0:
-        return -2
-    # one action: a single tile fitting exactly one end
-    if (m0 != 0) == (m1 != 0) or both & (both - 1):
-        return -1
-    return lowest_bit(m0) * 2 if m0 != 0 else lowest_bit(m1) * 2 + 1
+    count = popcount(m0) + popcount(m1)  # legal actions (a tile fitting both ends counts twice)
+    only = lowest_bit(m0 | m1 | (1 << 62)) * 2 + (1 if m0 == 0 else 0)
+    return only if count == 1 else (-1 if count > 1 else -2)
 
 
 @njit(cache=True, inline="always")

@@ -226,3 +226,40 @@ def test_render_cross_lead_spinner_with_closed_branches():
     put(s, 4, 6, 0)
     text = render_cross(s, L)
     assert text.splitlines() == ["[6|4]{4|4}", "open ends  0 left: 6 | 1 right: 4 | 2 up: closed | 3 down: closed"]
+
+
+def test_plain_line_helpers_agree_with_the_general_forms():
+    """The Draw/Block fast path (lay_line_*, lay_place_line) gives exactly what the general layout
+    functions give, on random plain lines (double-nine set, random hands, every stage of a line)."""
+    from domino_envs.layout import (
+        lay_fill_mask, lay_line_fill_mask, lay_line_fits, lay_line_open_pips,
+        lay_line_single_action, lay_place_line, lay_single_action,
+    )
+    rng = np.random.default_rng(7)
+    nt = 55
+    checked = 0
+    for _ in range(300):
+        line = new(max_arms=2, mode=SPIN_NONE)
+        ref = new(max_arms=2, mode=SPIN_NONE)
+        free = (1 << nt) - 1
+        for _ in range(12):
+            for _ in range(4):  # random hands against this line
+                hand = int(rng.integers(0, 1 << nt)) & free & int(rng.integers(0, 1 << nt))
+                assert lay_line_single_action(line, L, hand) == lay_single_action(ref, L, hand, -1, 2)
+                mask, want = np.full(2 * nt, 7, np.int8), np.zeros(2 * nt, np.int8)
+                lay_line_fill_mask(line, L, hand, mask, 2 * nt)
+                lay_fill_mask(ref, L, hand, -1, 2, want)
+                assert np.array_equal(mask, want)
+                assert hand & lay_line_fits(line, L) == lay_playable(ref, L, hand)
+                checked += 1
+            if lay_placed(ref, L) > 0:
+                assert lay_line_open_pips(line, L) == lay_open_pips(ref, L)
+            fits = [(t, a) for t in range(nt) if (free >> t) & 1 for a in range(2) if lay_can_place(ref, L, t, a)]
+            if not fits:
+                break
+            t, a = fits[int(rng.integers(len(fits)))]
+            lay_place_line(line, L, t, a)
+            lay_place(ref, L, t, a)
+            free &= ~(1 << t)
+            assert np.array_equal(line, ref)
+    assert checked > 5000
