@@ -128,7 +128,7 @@ from ..core import (
 )
 from ..rng import rng_below, rng_shuffle
 from ..sampling import deal_consistent, shuffle_and_deal
-from ..tiles import expand_bits, lowest_bit, popcount
+from ..tiles import lowest_bit, popcount, stream_bits, stream_end
 
 MAX_PLAYERS = 6
 N_TILES = 54
@@ -243,6 +243,21 @@ def _calc_playable(s):
     return m
 
 
+SUIT_CARDS = np.array([((1 << 13) - 1) << (13 * su) for su in range(4)], dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def _refresh_playable(s, su):
+    """Refresh the PLAYABLE cache after row su (its ends or covers) changed: only that suit's
+    two open positions can differ from what the cache holds."""
+    m = s[PLAYABLE] & ~SUIT_CARDS[su]
+    for e in range(2):
+        c = _slot_card(s, su, e)
+        if c >= 0:
+            m |= 1 << c
+    s[PLAYABLE] = m
+
+
 @njit(cache=True, inline="always")
 def _pending(s):
     """Mask of the targets of unfilled jokers."""
@@ -272,7 +287,7 @@ def _lay(s, c, k):
     s[PLAYED_BY + c] = k
     s[PLACED] |= 1 << c
     s[PLAYED_MASK + k] |= 1 << c
-    s[PLAYABLE] = _calc_playable(s)
+    _refresh_playable(s, su)
 
 
 @njit(cache=True)
@@ -438,7 +453,7 @@ def _apply(s, p, a):
             _lay(s, c, holder)
         else:  # in the pile (pending) or killed (wasted): the end is covered
             s[COVER + 2 * su + e] = c
-            s[PLAYABLE] = _calc_playable(s)
+            _refresh_playable(s, su)
         # M7-5: a joker that was its player's last tile: that player went out (the move completes
         # first); M7-8: a holder whose last tile was the target went out
         if (s[LIVE + seat] | s[KILLED + seat]) != 0 and holder >= 0 and (s[LIVE + holder] | s[KILLED + holder]) == 0:
@@ -660,49 +675,55 @@ def _check_kernel(s, p):
 
 @njit(cache=True, inline="always")
 def _obs_kernel(s, p, v, out):
-    """Every slot written once (no clearing pass); bitmask pieces expanded 8 bits per lookup."""
+    """One bit stream (tiles.stream_bits) in layout order, zero bits left for the counts and
+    other values, which are written after it."""
     n = p[P_NP]
     h = s[LIVE + v]
-    expand_bits(h & CARD_MASK, out, 0, N_CARDS)
-    out[N_CARDS] = popcount(h & JOKER_MASK)
     kd = s[KILLED + v]
-    expand_bits(kd & CARD_MASK, out, 53, N_CARDS)
-    out[105] = popcount(kd & JOKER_MASK)
     placed = s[PLACED]
-    expand_bits(placed, out, 106, N_CARDS)
+    cov = 0
+    for i in range(8):
+        if s[COVER + i] >= 0:
+            cov |= 1 << i
+    st = stream_bits((0, 0, 0), h & CARD_MASK, N_CARDS + 1, out)  # hand, hand_jokers
+    st = stream_bits(st, kd & CARD_MASK, N_CARDS + 1, out)  # killed, killed_jokers
+    st = stream_bits(st, placed, N_CARDS + 8, out)  # rows, row_ends
+    st = stream_bits(st, s[JOKER_AT] | (cov << N_CARDS), N_CARDS + 8, out)  # jokers, covered
+    for r in range(n):
+        st = stream_bits(st, s[PLAYED_MASK + (v + r if v + r < n else v + r - n)], N_CARDS, out)
+    st = stream_bits(st, 0, 4 * n, out)  # jokers_played, live_counts, killed_counts, drawn
+    unplaced = CARD_MASK & ~placed
+    for r in range(n):
+        st = stream_bits(st, s[LACK + (v + r if v + r < n else v + r - n)] & unplaced, N_CARDS, out)
+    to_move = 0
+    if s[H_DONE] == 0:
+        t = s[H_TURN] - v
+        to_move = 1 << (t if t >= 0 else t + n)
+    # pile, penalties, last_penalties, games_played (zeros), to_move
+    stream_end(stream_bits(st, to_move << (2 * n + 2), 3 * n + 2, out), out)
+    out[N_CARDS] = popcount(h & JOKER_MASK)
+    out[105] = popcount(kd & JOKER_MASK)
     for su in range(4):
         out[158 + 2 * su] = s[LO + su]
         out[159 + 2 * su] = s[HI + su]
-    expand_bits(s[JOKER_AT], out, 166, N_CARDS)
-    for i in range(8):
-        out[218 + i] = 1 if s[COVER + i] >= 0 else 0
-    o_played = 226
-    o_jplayed = o_played + n * N_CARDS
+    o_jplayed = 226 + n * N_CARDS
     o_live = o_jplayed + n
     o_killed = o_live + n
     o_drawn = o_killed + n
-    o_lacks = o_drawn + n
-    o_pile = o_lacks + n * N_CARDS
-    out[o_pile] = s[PILE_END] - s[PILE_POS]
+    o_pile = o_drawn + n + n * N_CARDS
     o_pen = o_pile + 1
     o_last = o_pen + n
     o_games = o_last + n
-    out[o_games] = s[H_HAND]
-    o_to_move = o_games + 1
-    turn = s[H_TURN] if s[H_DONE] == 0 else -1
-    unplaced = CARD_MASK & ~placed
-    j = v
+    out[np.uint64(o_pile)] = s[PILE_END] - s[PILE_POS]
+    out[np.uint64(o_games)] = s[H_HAND]
     for r in range(n):
-        expand_bits(s[PLAYED_MASK + j], out, o_played + r * N_CARDS, N_CARDS)
-        out[o_jplayed + r] = s[JPLAYED + j]
-        out[o_live + r] = popcount(s[LIVE + j])
-        out[o_killed + r] = popcount(s[KILLED + j])
-        out[o_drawn + r] = s[DRAWN + j]
-        expand_bits(s[LACK + j] & unplaced, out, o_lacks + r * N_CARDS, N_CARDS)
-        out[o_pen + r] = s[PEN_TOTAL + j]
-        out[o_last + r] = s[LAST_PEN + j]
-        out[o_to_move + r] = 1 if j == turn else 0
-        j = j + 1 if j + 1 < n else 0
+        j = v + r if v + r < n else v + r - n
+        out[np.uint64(o_jplayed + r)] = s[JPLAYED + j]
+        out[np.uint64(o_live + r)] = popcount(s[LIVE + j])
+        out[np.uint64(o_killed + r)] = popcount(s[KILLED + j])
+        out[np.uint64(o_drawn + r)] = s[DRAWN + j]
+        out[np.uint64(o_pen + r)] = s[PEN_TOTAL + j]
+        out[np.uint64(o_last + r)] = s[LAST_PEN + j]
 
 
 @njit(cache=True)
