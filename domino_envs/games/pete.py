@@ -86,14 +86,14 @@ from ..core import (
     DealError, Game, check_bool, check_int, step_begin, step_gate,
 )
 from ..layout import (
-    SPIN_FIRST, lay_arm_end, lay_arm_open, lay_can_place, lay_count, lay_fill_mask, lay_history,
-    lay_history_entry, lay_init, lay_num_arms, lay_obs_arms, lay_open_pips, lay_place, lay_placed,
-    lay_playable, lay_single_action, lay_size, render_cross,
+    SPIN_FIRST, lay_arm_double, lay_arm_end, lay_arm_len, lay_arm_open, lay_can_place, lay_count,
+    lay_fill_mask, lay_history, lay_history_entry, lay_init, lay_num_arms, lay_open_pips, lay_place,
+    lay_placed, lay_playable, lay_single_action, lay_size, render_cross,
 )
 from ..rng import rng_below
 from ..sampling import deal_consistent, mask_to_array, shuffle_and_deal
 from ..tiles import (
-    PIP_MASK, TILE_A, TILE_B, expand_bits, mask_pips, popcount, tile_id, tile_name,
+    PIP_MASK, TILE_A, TILE_B, mask_pips, popcount, stream_bits, stream_end, tile_id, tile_name,
 )
 
 NP = 4
@@ -305,7 +305,7 @@ def _reset_kernel(s, seed, p):
     _advance(s, p)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _is_legal(s, p, a):
     t = a >> 2  # NARMS == 4
     arm = a & 3
@@ -368,7 +368,7 @@ def _check_kernel(s, p):
     return chips >= s[H_HAND]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_kernel(s, a, p):
     code = step_gate(s, a, NT * NARMS)
     if code == OK and not _is_legal(s, p, a):
@@ -381,7 +381,7 @@ def _step_kernel(s, a, p):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _mask_kernel(s, p, out):
     out[:] = 0
     if s[H_DONE] == 1:
@@ -406,29 +406,52 @@ O_EXTRA = O_TO_MOVE + NP
 OBS_SIZE = O_EXTRA + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _obs_kernel(s, p, v, out):
-    """Every slot written once (no clearing pass); bitmask pieces expanded 8 bits per lookup."""
-    expand_bits(s[HANDS + v], out, 0, NT)
-    lay_obs_arms(s, LAY, NARMS, NPIP, out, O_ARMS)
-    st = s[SPIN_TILE]
-    expand_bits((1 << TILE_A[st]) if st >= 0 else 0, out, O_SPIN, NPIP)
-    out[O_BRANCH] = 1 if lay_arm_open(s, LAY, 2) else 0
-    out[O_COUNT] = s[COUNT]
+    """One bit stream (tiles.stream_bits) in layout order, zero bits left for the counts and
+    other values, which are written after it (NP == 4: every offset is a constant)."""
     placed = lay_placed(s, LAY) > 0
     turn = s[H_TURN] if s[H_DONE] == 0 else -1
     lead = s[LEADER] if s[LEADER] >= 0 else turn
+    na = lay_num_arms(s, LAY)
+    ends = 0
+    for a in range(NARMS):
+        if lay_arm_open(s, LAY, a):
+            ends |= 1 << (a * NPIP + lay_arm_end(s, LAY, a))
+    j1 = (v + 1) & 3
+    j2 = (v + 2) & 3
+    j3 = (v + 3) & 3
+    st = stream_bits((0, 0, 0), s[HANDS + v] | (s[PLAYED_MASK + v] << NT), 2 * NT, out)
+    st = stream_bits(st, s[PLAYED_MASK + j1] | (s[PLAYED_MASK + j2] << NT), 2 * NT, out)
+    st = stream_bits(st, s[PLAYED_MASK + j3] | (ends << NT), 2 * NT, out)  # + arm_ends
+    sp = s[SPIN_TILE]
+    spin = (1 << TILE_A[sp]) if sp >= 0 else 0
+    branch = 1 if lay_arm_open(s, LAY, 2) else 0
+    # arm_tiles, arm_double (values), spinner, branches_open, count, hand_sizes (values)
+    st = stream_bits(st, (spin << 2 * NARMS) | (branch << (2 * NARMS + NPIP)), 2 * NARMS + NPIP + 2 + NP, out)
+    voids = 0
+    flags = 0  # dominoed, (chips: values), leader, to_move
     for r in range(NP):
-        j = (v + r) & 3  # NP == 4
-        h = s[HANDS + j]
-        expand_bits(s[PLAYED_MASK + j], out, O_PLAYED + r * NT, NT)
-        out[O_SIZES + r] = popcount(h)
-        expand_bits(s[VOID + j], out, O_VOIDS + r * NPIP, NPIP)
+        j = (v + r) & 3
+        voids |= s[VOID + j] << (r * NPIP)
+        if placed and s[HANDS + j] == 0:
+            flags |= 1 << r
+        if j == lead:
+            flags |= 1 << (2 * NP + r)
+        if j == turn:
+            flags |= 1 << (3 * NP + r)
+    # voids, no_lead (values), dominoed, chips (values), leader, to_move, extra_turn (value)
+    stream_end(stream_bits(st, voids | (flags << (NP * NPIP + NP)), NP * NPIP + 5 * NP + 1, out), out)
+    for a in range(NARMS):
+        used = a < na
+        out[O_ARMS + NARMS * NPIP + a] = lay_arm_len(s, LAY, a) if used else 0
+        out[O_ARMS + NARMS * NPIP + NARMS + a] = lay_arm_double(s, LAY, a) if lay_arm_open(s, LAY, a) else 0
+    out[O_COUNT] = s[COUNT]
+    for r in range(NP):
+        j = (v + r) & 3
+        out[O_SIZES + r] = popcount(s[HANDS + j])
         out[O_NOLEAD + r] = s[NOLEAD + j]
-        out[O_DOMINOED + r] = 1 if placed and h == 0 else 0
         out[O_CHIPS + r] = s[CHIPS + j]
-        out[O_LEADER + r] = 1 if j == lead else 0
-        out[O_TO_MOVE + r] = 1 if j == turn else 0
     out[O_EXTRA] = s[EXTRA]
 
 
