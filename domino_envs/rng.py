@@ -31,13 +31,15 @@ def rng_below(s, slot, n):
     return np.int64(((rng_next(s, slot) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True)
-def rng_shuffle(s, slot, arr, n):
-    """Fisher-Yates shuffle of arr[:n] in place."""
+@njit(cache=True, inline="always")
+def rng_shuffle(s, slot, arr, n, off=0):
+    """Fisher-Yates shuffle of arr[off:off + n] in place (an offset rather than a slice: a slice
+    view is a reference-counted object, which a deal in the hot path should not build; `arr` may
+    be the row `s` itself)."""
     for i in range(n - 1, 0, -1):
-        j = rng_below(s, slot, i + 1)
-        tmp = arr[i]
-        arr[i] = arr[j]
+        j = off + rng_below(s, slot, i + 1)
+        tmp = arr[off + i]
+        arr[off + i] = arr[j]
         arr[j] = tmp
 
 

@@ -107,12 +107,7 @@ def shuffle_and_deal(s, rng_slot, deck_off, n_tiles, hands_off, n_seats, hand_si
     tiles to each seat's bitmask s[hands_off + k] from the front; returns the next deck index."""
     for i in range(n_tiles):
         s[deck_off + i] = i
-    # Fisher-Yates in place, on row indices (a slice view would cost a reference-counted object)
-    for i in range(n_tiles - 1, 0, -1):
-        j = deck_off + rng_below(s, rng_slot, i + 1)
-        t = s[deck_off + i]
-        s[deck_off + i] = s[j]
-        s[j] = t
+    rng_shuffle(s, rng_slot, s, n_tiles, deck_off)
     for k in range(n_seats):
         h = 0
         for i in range(hand_size):
@@ -204,7 +199,7 @@ def redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, hands_off, deck_of
 def finish_redeal(ns, rng_arr, rng_slot, deck_off, deck_pos, n_tiles):
     """Shuffle the redealt stock, blank the deck slots dealt earlier (not the seat's knowledge)
     and give the sample a fresh random stream."""
-    rng_shuffle(rng_arr, 0, ns[deck_off + deck_pos:deck_off + n_tiles], n_tiles - deck_pos)
+    rng_shuffle(rng_arr, 0, ns, n_tiles - deck_pos, deck_off + deck_pos)
     for i in range(deck_pos):
         ns[deck_off + i] = -1
     ns[rng_slot] = rng_arr[0]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 from numba import njit, types
-from numba.extending import intrinsic
 from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
 
 MAX_PIP = 9
 MAX_TILES = (MAX_PIP + 1) * (MAX_PIP + 2) // 2  # 55
@@ -117,10 +117,6 @@ def nth_bit(mask, k):
     for _ in range(k):
         mask &= mask - 1
     return lowest_bit(mask)
-
-
-# BYTE_BITS[b, i] = bit i of byte b, as float32 (the former byte-at-a-time expansion table; kept for importers)
-BYTE_BITS = np.array([[(b >> i) & 1 for i in range(8)] for b in range(256)], dtype=np.float32)
 
 
 @njit(cache=True, inline="always")
