@@ -32,6 +32,10 @@ for _t in range(MAX_TILES):
     PIP_MASK[TILE_A[_t]] |= 1 << _t
     PIP_MASK[TILE_B[_t]] |= 1 << _t
 DOUBLES_MASK = int(sum(1 << t for t in range(MAX_TILES) if TILE_A[t] == TILE_B[t]))
+# PIPS_BIT_MASK[k]: the tiles whose pip total has bit k set (totals are at most 18 < 2**5), so a
+# hand's pip total is five popcounts (mask_pips) rather than a loop over its tiles.
+PIPS_BIT_MASK = np.array([sum(1 << t for t in range(MAX_TILES) if (TILE_PIPS[t] >> k) & 1)
+                          for k in range(5)], dtype=np.int64)
 
 
 def num_tiles(max_pip: int) -> int:
@@ -100,14 +104,12 @@ def lowest_bit(x):
     return np.int64(trailing_zeros(x))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mask_pips(mask):
-    """Sum of the pip values of the tiles in mask."""
+    """Sum of the pip values of the tiles in mask: each bit plane of the totals, counted."""
     total = 0
-    while mask:
-        t = lowest_bit(mask)
-        total += TILE_PIPS[t]
-        mask &= mask - 1
+    for k in range(5):
+        total += popcount(mask & PIPS_BIT_MASK[k]) << k
     return total
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from domino_envs.tiles import lowest_bit, popcount, stream_bits, stream_end
+from domino_envs.tiles import MAX_TILES, TILE_PIPS, lowest_bit, mask_pips, popcount, stream_bits, stream_end
 
 
 @njit(cache=True)
@@ -21,6 +21,14 @@ def test_popcount_and_lowest_bit():
         assert popcount(x) == bin(x).count("1")
         assert lowest_bit(x) == (x & -x).bit_length() - 1
     assert popcount(0) == 0
+
+
+def test_mask_pips_sums_the_tiles_pips():
+    rng = np.random.default_rng(5)
+    masks = [0, 1, (1 << 28) - 1, (1 << MAX_TILES) - 1] + [int(v) for v in rng.integers(0, 1 << MAX_TILES, 500)]
+    for m in masks:
+        assert mask_pips(m) == sum(int(TILE_PIPS[t]) for t in range(MAX_TILES) if (m >> t) & 1)
+    assert mask_pips((1 << MAX_TILES) - 1) == 495  # a double-nine set holds 495 pips
 
 
 def test_stream_bits_writes_every_piece_in_order():
