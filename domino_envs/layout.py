@@ -55,7 +55,7 @@ def _hist(s, L):
     return L + _HDR + 4 * s[L + _MAXARMS] + 4 * ((s[L + _MAXARMS] - 2) // 2)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lay_init(s, L, max_arms, spin_mode):
     """Empty layout. The history slots are left as they are: only entries below `placed` are
     ever read, and not clearing them keeps a reset from touching cold cache lines."""
