@@ -24,16 +24,17 @@ Parameters:
               breaking ties
 
 Speed: the rollouts run in one numba function per call, reaching the engine through
-domino_envs/dispatch.py (compiled once and cached on disk). A new game joins by its dispatch entry.
+domino_envs/dispatch.py (compiled once per game and cached on disk). A new game joins by its
+dispatch entry.
 """
 from __future__ import annotations
 
 
 import numpy as np
-from numba import njit
+from numba import literally, njit
 
 from domino_envs.core import H_DONE, H_REWARD
-from domino_envs.dispatch import game_id, mask_one, step_one
+from domino_envs.dispatch import game_id, mask_one, specialize, step_one
 from domino_envs.rng import rng_below, rng_next, seed_from_generator
 
 from .actions import action_table, greedy_scores
@@ -98,6 +99,7 @@ def _score(tot, n_players, seat, out, j):
 @njit(cache=True)
 def _search_dispatch(gid, samples, p, seat, legal, seeds, kind, eps, weight, n_actions, n_players, out):
     """out[j] = sums over samples of (seat's win share, seat's return) after legal[j] then a rollout."""
+    literally(gid)  # one compiled version per game (domino_envs/dispatch.py)
     mask = np.zeros(n_actions, dtype=np.int8)
     tot = np.zeros(n_players, dtype=np.int64)
     rng = np.zeros(1, dtype=np.int64)
@@ -151,7 +153,8 @@ class PIMCAgent:
         self._gid = game_id(game)  # ValueError naming the known engines if dispatch lacks it
 
     def _run_search(self, *args) -> None:
-        _search_dispatch(self._gid, *args)
+        # this game's compiled search (found by argument types: cheap next to a search)
+        specialize(_search_dispatch, self._gid, *args)(self._gid, *args)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:

@@ -15,22 +15,22 @@ game per call, for whichever seat is to act in that game, in one compiled loop:
   moves alone would play to the end, which random deals essentially never produce, is skipped
   and dealt again, since it holds no decision to learn from); ``terminated`` /
   ``truncated`` flag it; the returned observation is already the new game's.
-  ``info["final_states"]`` holds copies of the finished games' last state rows (from which
+  ``info["final_states"]`` holds the finished games' last state rows (from which
   ``venv.game.observe(row, seat)`` gives any seat's final observation), ``info["final_index"]``
   their env indices.
-- All arrays are numpy and reused between calls (copy what you keep); ``torch.from_numpy`` wraps
-  them without copying.
+- All arrays, ``info``'s included, are numpy and reused between calls (copy what you keep);
+  ``torch.from_numpy`` wraps them without copying.
 
-Every game's kernels are reached through dispatch.py (a branch on the game id, which costs
-nothing next to a step; all games compile into one cached function).
+Every game's kernels are reached through dispatch.py: the loops are compiled (and cached) once
+per game, with that game's kernels inlined.
 """
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import literally, njit
 
 from .core import H_DONE, H_REWARD, H_RNG, H_TRUNC, H_TURN, OK, Game, IllegalActionError
-from .dispatch import game_id, mask_one, observe_one, reset_one, step_one
+from .dispatch import game_id, mask_one, observe_one, reset_one, specialize, step_one
 from .registry import make_game
 from .rng import rng_next, seed_from_generator
 
@@ -42,6 +42,7 @@ def next_episode_seed(s):
 
 @njit(cache=True)
 def _vec_reset(gid, states, seeds, p, obs, masks, seats):
+    literally(gid)  # one compiled version per game (dispatch.py)
     g = gid
     for i in range(states.shape[0]):
         reset_one(g, states[i], seeds[i], p)
@@ -60,6 +61,7 @@ def _vec_reset(gid, states, seeds, p, obs, masks, seats):
 def _vec_step(gid, states, actions, p, obs, masks, seats, rewards, terminated, truncated, scale,
               finals, final_index):
     """Returns (number of finished games, index of the first bad action or -1, its code)."""
+    literally(gid)  # one compiled version per game (dispatch.py)
     g = gid
     n_players = rewards.shape[1]
     n_final = 0
@@ -112,6 +114,13 @@ class VectorEnv:
         self.truncated = np.zeros(n, dtype=np.bool_)
         self._finals = np.zeros((n, game.state_size), dtype=np.int64)
         self._final_index = np.zeros(n, dtype=np.int64)
+        # this game's machine code, called directly (dispatch.specialize): the arrays passed to
+        # it are always these, or of these exact types
+        self._reset_fn = specialize(_vec_reset, self._gid, self.states, self.seats, game.params,
+                                    self.obs, self.masks, self.seats)
+        self._step_fn = specialize(_vec_step, self._gid, self.states, self.seats, game.params,
+                                   self.obs, self.masks, self.seats, self.rewards, self.terminated,
+                                   self.truncated, 1.0, self._finals, self._final_index)
 
     @property
     def observation_size(self) -> int:
@@ -125,7 +134,7 @@ class VectorEnv:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         seeds = np.array([seed_from_generator(self._rng) for _ in range(self.num_envs)], dtype=np.int64)
-        _vec_reset(self._gid, self.states, seeds, self.game.params, self.obs, self.masks, self.seats)
+        self._reset_fn(self._gid, self.states, seeds, self.game.params, self.obs, self.masks, self.seats)
         return self.obs, self.masks, self.seats
 
     def step(self, actions):
@@ -134,8 +143,8 @@ class VectorEnv:
             raise IllegalActionError(
                 f"{self.game.name}: actions must be an integer array of shape ({self.num_envs},), "
                 f"got {actions.dtype} {actions.shape}", actions, kind="type")
-        actions = actions.astype(np.int64, copy=False)
-        n_final, bad, code = _vec_step(
+        actions = np.ascontiguousarray(actions, dtype=np.int64)
+        n_final, bad, code = self._step_fn(
             self._gid, self.states, actions, self.game.params, self.obs, self.masks, self.seats,
             self.rewards, self.terminated, self.truncated, float(self.game.reward_scale),
             self._finals, self._final_index,
@@ -148,7 +157,7 @@ class VectorEnv:
                 raise IllegalActionError(
                     f"env {bad}: {err} (envs 0..{bad - 1} of this batch were stepped)",
                     err.action, err.legal, err.kind) from None
-        info = {"final_states": self._finals[:n_final].copy(), "final_index": self._final_index[:n_final].copy()}
+        info = {"final_states": self._finals[:n_final], "final_index": self._final_index[:n_final]}
         return self.obs, self.masks, self.seats, self.rewards, self.terminated, self.truncated, info
 
 
