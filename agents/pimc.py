@@ -107,22 +107,28 @@ def _search_dispatch(gid, samples, p, seat, legal, seeds, kind, eps, weight, n_a
         for j in range(legal.shape[0]):
             s = samples[i].copy()
             rng[0] = seeds[i]
-            if step_one(gid, s, legal[j], p) != 0:
-                out[j, 0] = -1e300  # cannot happen for a legal action on a consistent sample
-                continue
-            for k in range(n_players):
-                tot[k] = s[H_REWARD + k]
-            steps = 0
-            while s[H_DONE] == 0 and steps < MAX_ROLLOUT_STEPS:
+            tot[:] = 0
+            a = legal[j]
+            steps = -1  # the searched action, then up to MAX_ROLLOUT_STEPS rollout steps
+            failed = False
+            # one step_one call site: each is a full inlined copy of the game's step kernel
+            while True:
+                if step_one(gid, s, a, p) != 0:
+                    failed = True
+                    break
+                for k in range(n_players):
+                    tot[k] += s[H_REWARD + k]
+                steps += 1
+                if s[H_DONE] != 0 or steps >= MAX_ROLLOUT_STEPS:
+                    break
                 mask_one(gid, s, p, mask)
                 a = _policy(mask, kind, eps, weight, rng)
                 if a < 0:
                     break
-                step_one(gid, s, a, p)
-                for k in range(n_players):
-                    tot[k] += s[H_REWARD + k]
-                steps += 1
-            _score(tot, n_players, seat, out, j)
+            if failed:  # cannot happen: legal actions, masked rollouts, consistent samples
+                out[j, 0] = -1e300
+            else:
+                _score(tot, n_players, seat, out, j)
 
 
 class PIMCAgent:

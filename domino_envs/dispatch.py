@@ -7,6 +7,13 @@ while that version is typed, put the game's own kernels in it. Each game's loop 
 own code (one loop branching over all five games ran the Draw Game about 7% slower: the
 register pressure of the other games' code). A new game adds one `ENGINES` entry.
 
+Inlining policy (compile time): numba's own inliner (`inline="always"`) re-parses and deep-copies
+a callee at every call site, nested ones included, so a tree of them took 5 minutes to compile
+the Draw Game's loops. It is kept for the kernels these overloads inline, one- to five-line
+leaves, and a few hot game helpers with one or two call sites. Other helpers are plain `njit`
+(LLVM inlines the small ones); a game's helpers called out of line take `_nrt=False`, so a call
+passes the state row without atomic reference counting. Call each overload at one site per loop.
+
     @njit(cache=True)
     def loop(gid, states, ...):
         literally(gid)

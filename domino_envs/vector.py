@@ -45,9 +45,12 @@ def _vec_reset(gid, states, seeds, p, obs, masks, seats):
     literally(gid)  # one compiled version per game (dispatch.py)
     g = gid
     for i in range(states.shape[0]):
-        reset_one(g, states[i], seeds[i], p)
-        while states[i, H_DONE] == 1:  # a deal played out by forced moves alone: deal again
-            reset_one(g, states[i], next_episode_seed(states[i]), p)
+        seed = seeds[i]
+        while True:  # a deal played out by forced moves alone is dealt again
+            reset_one(g, states[i], seed, p)
+            if states[i, H_DONE] == 0:
+                break
+            seed = next_episode_seed(states[i])
         seats[i] = states[i, H_TURN]
         observe_one(g, states[i], p, seats[i], obs[i])
         mask_one(g, states[i], p, masks[i])
@@ -80,9 +83,10 @@ def _vec_step(gid, states, actions, p, obs, masks, seats, rewards, terminated, t
                 finals[n_final, q] = s[q]
             final_index[n_final] = i
             n_final += 1
-            reset_one(g, s, next_episode_seed(s), p)
-            while s[H_DONE] == 1:  # a deal played out by forced moves alone: deal again
+            while True:  # a deal played out by forced moves alone is dealt again
                 reset_one(g, s, next_episode_seed(s), p)
+                if s[H_DONE] == 0:
+                    break
         seats[i] = s[H_TURN]
         observe_one(g, s, p, seats[i], obs[i])
         mask_one(g, s, p, masks[i])

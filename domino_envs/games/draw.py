@@ -149,7 +149,7 @@ def _deal(s, p):
     s[H_TURN] = first
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _end_hand(s, p, out_seat):
     """Score the hand (out_seat = who went out, -1 for a block) and deal on or finish."""
     n = p[P_NP]

@@ -213,7 +213,7 @@ def _penalty(mask):
     return total
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _slot_card(s, su, e):
     """Card id of the open position at end e (0 low, 1 high) of row su, -1 if there is none."""
     lo = s[LO + su]
@@ -225,13 +225,13 @@ def _slot_card(s, su, e):
     return su * 13 + hi if hi < 13 else -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _playable(s):
     """Mask of the card positions open for play (also the joker slots' targets)."""
     return s[PLAYABLE]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _calc_playable(s):
     """_playable computed from the rows and covers (what the PLAYABLE slot caches)."""
     m = 0
@@ -246,7 +246,7 @@ def _calc_playable(s):
 SUIT_CARDS = np.array([((1 << 13) - 1) << (13 * su) for su in range(4)], dtype=np.int64)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _refresh_playable(s, su):
     """Refresh the PLAYABLE cache after row su (its ends or covers) changed: only that suit's
     two open positions can differ from what the cache holds."""
@@ -258,7 +258,7 @@ def _refresh_playable(s, su):
     s[PLAYABLE] = m
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _pending(s):
     """Mask of the targets of unfilled jokers."""
     m = 0
@@ -268,7 +268,7 @@ def _pending(s):
     return m
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _lay(s, c, k):
     """Seat k places card c on its row."""
     su = c // 13

@@ -200,12 +200,12 @@ class RacehorseConfig:
 
 
 # ------------------------------------------------------------------------------ kernels
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _is_special(t):
     return (SPECIAL_MASK >> t) & 1 == 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _boneyard(s):
     return s[BONE_END] - s[DECK_POS]
 
@@ -243,7 +243,7 @@ def _deal(s, p):
     _new_hand_slots(s, p)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _side(p, k):
     return k & 1 if p[P_TEAMS] == 1 else k
 
@@ -256,7 +256,7 @@ def _over(s):
     s[JUST_DREW] = 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _add_points(s, p, seat, k):
     """Seat's side scores k points: scores and zero-sum rewards (units of 1/6)."""
     n = p[P_NP]
@@ -334,7 +334,7 @@ def _end_hand(s, p, out_seat):
         _deal(s, p)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _can_act(s, p, k, fits):
     """Whether seat k could do anything on a turn now (play, set, or draw); `fits`: the tiles
     that could be placed now (the special tiles before the set)."""
@@ -350,7 +350,7 @@ def _can_act(s, p, k, fits):
     return False
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _next_active(s, p, seat):
     n = p[P_NP]
     k = seat
@@ -361,7 +361,7 @@ def _next_active(s, p, seat):
     return -1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _pass_turn(s, p, seat):
     """Hand the turn on after a seat's turn; detect a block (nobody can act)."""
     s[EXTRA] = 0
@@ -381,7 +381,7 @@ def _pass_turn(s, p, seat):
     s[H_TURN] = nxt
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _place(s, p, seat, t, arm):
     """Place tile t on arm; count (T-3), obligation (T-2), washed up / going out (T-6)."""
     lay_place(s, LAY, t, arm)
@@ -413,13 +413,13 @@ def _place(s, p, seat, t, arm):
         _pass_turn(s, p, seat)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _only_action(s, p, hand):
     """The single legal action for `hand` (seat to act), -1 if there are several, -2 if none."""
     return lay_single_action(s, LAY, hand, SPECIAL_MASK, p[P_ARMS])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _draw_one(s, seat):
     t = s[DECK + s[DECK_POS]]
     s[DECK_POS] += 1
@@ -428,7 +428,7 @@ def _draw_one(s, seat):
     return t
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _advance(s, p):
     """Take forced steps (draws, passes, duty passing, single placements) until a real decision."""
     n = p[P_NP]
@@ -510,7 +510,7 @@ def _reset_kernel(s, seed, p):
     _settle_pending(s)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _is_legal(s, p, a):
     t = a >> p[P_ARM_BITS]
     arm = a & (p[P_ARMS] - 1)
