@@ -44,7 +44,7 @@ HEADER_SIZE = H_REWARD + MAX_SEATS
 OK, ERR_OVER, ERR_RANGE, ERR_ILLEGAL = 0, 1, 2, 3
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def step_gate(s, a, n_actions):
     """The checks a step kernel makes before its own legality check: ERR_OVER once the episode
     is over, ERR_RANGE for an action outside 0..n_actions-1, else OK. Use as

@@ -55,7 +55,7 @@ def _hist(s, L):
     return L + _HDR + 4 * s[L + _MAXARMS] + 4 * ((s[L + _MAXARMS] - 2) // 2)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lay_init(s, L, max_arms, spin_mode):
     """Empty layout. The history slots are left as they are: only entries below `placed` are
     ever read, and not clearing them keeps a reset from touching cold cache lines."""
@@ -124,7 +124,7 @@ def lay_playable(s, L, hand):
     return hand & m
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lay_fill_mask(s, L, hand, lead, stride, out):
     """Set out[t * stride + a] = 1 for every tile t of `hand` that fits open arm a; while the layout
     is empty, out[t * stride] = 1 for every tile of ``hand & lead`` (the lead goes on arm 0). Only
@@ -144,7 +144,7 @@ def lay_fill_mask(s, L, hand, lead, stride, out):
                 m &= m - 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lay_single_action(s, L, hand, lead, stride):
     """The one legal placement ``t * stride + arm`` of `hand` (as in ``lay_fill_mask``), -1 if it
     has several, -2 if none."""
@@ -169,7 +169,7 @@ def lay_single_action(s, L, hand, lead, stride):
     return found
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lay_obs_arms(s, L, n_arms, n_pips, out, o):
     """Write the arm observation pieces of arms 0..n_arms-1 at out[o:], every slot once:
     ``arm_ends (n_arms, n_pips)`` one-hot end pip of each open arm, ``arm_tiles (n_arms,)`` tiles
@@ -292,7 +292,7 @@ def lay_line_open_pips(s, L):
     return (1 << s[L + _HDR]) | (1 << s[L + _HDR + 4])
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lay_line_single_action(s, L, hand):
     """``lay_single_action(s, L, hand, -1, 2)`` of a plain line (any tile leads): the one legal
     action ``tile * 2 + end``, -1 if there are several, -2 if none."""
@@ -309,7 +309,7 @@ def lay_line_single_action(s, L, hand):
     return only if count == 1 else (-1 if count > 1 else -2)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lay_line_fill_mask(s, L, hand, out, n_actions):
     """The action mask ``tile * 2 + end`` of a plain line (any tile leads, on end 0), every entry
     of out[:n_actions] written (no zeroing first: one branch-free loop LLVM vectorizes)."""
@@ -324,7 +324,7 @@ def lay_line_fill_mask(s, L, hand, out, n_actions):
         out[np.uint64(i)] = (m >> (i >> 1)) & 1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def lay_place_line(s, L, t, a):
     """``lay_place`` for a plain line: the same slots written, no spinner bookkeeping."""
     ta = TILE_A[t]

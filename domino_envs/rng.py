@@ -31,7 +31,7 @@ def rng_below(s, slot, n):
     return np.int64(((rng_next(s, slot) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rng_shuffle(s, slot, arr, n, off=0):
     """Fisher-Yates shuffle of arr[off:off + n] in place (an offset rather than a slice: a slice
     view is a reference-counted object, which a deal in the hot path should not build; `arr` may

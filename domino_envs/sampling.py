@@ -101,7 +101,7 @@ def deal_consistent(tiles, n_tiles, allowed, capacity, n_groups, rng_arr):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def shuffle_and_deal(s, rng_slot, deck_off, n_tiles, hands_off, n_seats, hand_size):
     """Shuffle tile ids 0..n_tiles-1 into s[deck_off:] with the row's stream and deal hand_size
     tiles to each seat's bitmask s[hands_off + k] from the front; returns the next deck index."""

@@ -145,7 +145,7 @@ def pips_to_tiles(pips, n_pips):
 # with `stream_bits`, every 64 bits become 64 floats in one vectorized pass, `stream_end` writes
 # the rest. Counts and other values go in afterwards, over zero bits left for them. The state is
 # a tuple (pending bits, how many are pending, offset in `out` of the first pending bit).
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def stream_bits(st, bits, nb, out):
     """Append the low `nb` bits of `bits` (0 <= nb <= 63; no higher bit set) to the stream."""
     acc, pending, o = st
