@@ -9,8 +9,9 @@ register pressure of the other games' code). A new game adds one `ENGINES` entry
 
 Inlining policy (compile time): numba's own inliner (`inline="always"`) re-parses and deep-copies
 a callee at every call site, nested ones included, so a tree of them took 5 minutes to compile
-the Draw Game's loops. It is kept for the kernels these overloads inline, one- to five-line
-leaves, the deal (shuffle, layout init) and a few hot game helpers with one or two call sites.
+the Draw Game's loops. It is kept for the kernels these overloads inline, the one- to five-line
+leaves of tiles.py, rng.py and layout.py, the deal (shuffle, layout init) and a few hot game
+helpers with one or two call sites.
 Other helpers are `njit(_nrt=False)`: they allocate nothing, so a call out of line passes the
 state row without atomic reference counting (~20 ns a call otherwise). Call each overload at
 one site per loop.

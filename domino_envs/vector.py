@@ -40,17 +40,23 @@ def next_episode_seed(s):
     return np.int64(rng_next(s, H_RNG) >> np.uint64(1))
 
 
+@njit(cache=True, inline="always")  # inlined before typing, so gid stays the loop's literal
+def _reset_to_decision(gid, s, seed, p):
+    """Deal row s from seed; a deal played out by forced moves alone (no decision to learn from)
+    is dealt again from its own stream."""
+    while True:
+        reset_one(gid, s, seed, p)
+        if s[H_DONE] == 0:
+            return
+        seed = next_episode_seed(s)
+
+
 @njit(cache=True)
 def _vec_reset(gid, states, seeds, p, obs, masks, seats):
     literally(gid)  # one compiled version per game (dispatch.py)
     g = gid
     for i in range(states.shape[0]):
-        seed = seeds[i]
-        while True:  # a deal played out by forced moves alone is dealt again
-            reset_one(g, states[i], seed, p)
-            if states[i, H_DONE] == 0:
-                break
-            seed = next_episode_seed(states[i])
+        _reset_to_decision(g, states[i], seeds[i], p)
         seats[i] = states[i, H_TURN]
         observe_one(g, states[i], p, seats[i], obs[i])
         mask_one(g, states[i], p, masks[i])
@@ -83,10 +89,7 @@ def _vec_step(gid, states, actions, p, obs, masks, seats, rewards, terminated, t
                 finals[n_final, q] = s[q]
             final_index[n_final] = i
             n_final += 1
-            while True:  # a deal played out by forced moves alone is dealt again
-                reset_one(g, s, next_episode_seed(s), p)
-                if s[H_DONE] == 0:
-                    break
+            _reset_to_decision(g, s, next_episode_seed(s), p)
         seats[i] = s[H_TURN]
         observe_one(g, s, p, seats[i], obs[i])
         mask_one(g, s, p, masks[i])
