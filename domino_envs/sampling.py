@@ -102,16 +102,17 @@ def deal_consistent(tiles, n_tiles, allowed, capacity, n_groups, rng_arr):
 
 
 @njit(cache=True, inline="always")
-def shuffle_and_deal(s, rng_slot, deck_off, n_tiles, hands_off, n_seats, hand_size):
-    """Shuffle tile ids 0..n_tiles-1 into s[deck_off:] with the row's stream and deal hand_size
-    tiles to each seat's bitmask s[hands_off + k] from the front; returns the next deck index."""
+def shuffle_and_deal(s, rng_slot, deck, deck_off, n_tiles, hands_off, n_seats, hand_size):
+    """Shuffle tile ids 0..n_tiles-1 into deck[deck_off:] with the row's stream and deal
+    hand_size tiles to each seat's bitmask s[hands_off + k] from the front; returns the next deck
+    index. `deck` is the row itself or a byte view of it (`s.view(np.int8)`: a packed deck)."""
     for i in range(n_tiles):
-        s[deck_off + i] = i
-    rng_shuffle(s, rng_slot, s, n_tiles, deck_off)
+        deck[deck_off + i] = i
+    rng_shuffle(s, rng_slot, deck, n_tiles, deck_off)
     for k in range(n_seats):
         h = 0
         for i in range(hand_size):
-            h |= 1 << s[deck_off + k * hand_size + i]
+            h |= 1 << np.int64(deck[deck_off + k * hand_size + i])
         s[hands_off + k] = h
     return n_seats * hand_size
 
@@ -152,12 +153,13 @@ def unseen_setup(s, v, n, hands_off, played_off, n_tiles, deck_pos):
 
 
 @njit(cache=True)
-def redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, hands_off, deck_off, deck_pos,
+def redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, hands_off, deck, deck_off, deck_pos,
                    fixed_seat, candidates, pool):
     """One consistent redeal of tiles[:k] into ns, for the line games' `sample_hidden`.
 
     Groups 0..n-1 are the seats (the observer `v` has capacity 0), group n the stock (boneyard,
-    market, out of play), written into ns[deck_off + deck_pos:]. If fixed_seat >= 0 that seat
+    market, out of play), written into deck[deck_off + deck_pos:] (deck: ns or a byte view of
+    it, as in `shuffle_and_deal`). If fixed_seat >= 0 that seat
     first gets one tile drawn uniformly from `candidates` (a tile it just drew and must play, say)
     and the rest is dealt under the constraints. `pool` is scratch of len >= k. False if this
     attempt found no consistent deal (try again: the stream has moved on)."""
@@ -190,16 +192,16 @@ def redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, hands_off, deck_of
         if g < n:
             ns[hands_off + g] |= 1 << pool[i]
         else:
-            ns[deck_off + pos] = pool[i]
+            deck[deck_off + pos] = pool[i]
             pos += 1
     return True
 
 
 @njit(cache=True)
-def finish_redeal(ns, rng_arr, rng_slot, deck_off, deck_pos, n_tiles):
-    """Shuffle the redealt stock, blank the deck slots dealt earlier (not the seat's knowledge)
-    and give the sample a fresh random stream."""
-    rng_shuffle(rng_arr, 0, ns, n_tiles - deck_pos, deck_off + deck_pos)
+def finish_redeal(ns, rng_arr, rng_slot, deck, deck_off, deck_pos, n_tiles):
+    """Shuffle the redealt stock in deck (ns or a byte view of it), blank the deck slots dealt
+    earlier (not the seat's knowledge) and give the sample a fresh random stream."""
+    rng_shuffle(rng_arr, 0, deck, n_tiles - deck_pos, deck_off + deck_pos)
     for i in range(deck_pos):
-        ns[deck_off + i] = -1
+        deck[deck_off + i] = -1
     ns[rng_slot] = rng_arr[0]

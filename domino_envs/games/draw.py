@@ -74,11 +74,13 @@ MAX_PLAYERS = 4
 P_NP, P_MAXPIP, P_NTILES, P_HAND, P_DRAW, P_MATCH, P_TARGET, P_FIRST, P_MAXHANDS = range(9)
 
 # state slots (after the common header)
-# hot slots first (touched every step); the deck and the layout's history (touched once per
-# draw / placement, never cleared) last, so a batch of rows keeps only hot cache lines busy
+# hot slots first (touched every step), then the deck, packed one byte per tile (DECK_BYTES in the
+# row's bytes, `_deck(s)`): a draw reads it and a deal writes it, and packed it sits in the hot
+# cache lines (as one int64 slot per tile it was a cache miss at every draw in a batch of rows);
+# the layout's history (one write per placement, never cleared) last
 HANDS = HEADER_SIZE
-DECK_POS = HANDS + MAX_PLAYERS  # next tile drawn is DECK[DECK_POS]
-BONE_END = DECK_POS + 1  # boneyard = DECK[DECK_POS:BONE_END]; DECK[BONE_END:n_tiles] out of play
+DECK_POS = HANDS + MAX_PLAYERS  # next tile drawn is deck[DECK_POS] (deck: the packed deck)
+BONE_END = DECK_POS + 1  # boneyard = deck[DECK_POS:BONE_END]; deck[BONE_END:n_tiles] out of play
 VOID = BONE_END + 1
 DRAWN = VOID + MAX_PLAYERS
 SCORES = DRAWN + MAX_PLAYERS
@@ -87,10 +89,11 @@ LAST_WINNER = LAST_PLACER + 1
 FIRST_SEAT = LAST_WINNER + 1
 JUST_DREW = FIRST_SEAT + 1  # 1 while the seat to act holds a tile it just drew and must play
 PLAYED_MASK = JUST_DREW + 1  # per seat: bitmask of the tiles it placed this hand
-LAY = PLAYED_MASK + MAX_PLAYERS
-DECK = LAY + lay_size(2)
-STATE_SIZE = DECK + MAX_TILES
-HOT_SIZE = LAY  # reset clears [0, HOT_SIZE); lay_init clears the layout's own hot slots
+DECK = PLAYED_MASK + MAX_PLAYERS  # first slot of the packed deck
+DECK_BYTES = DECK * 8  # tile k of the deck is _deck(s)[DECK_BYTES + k] (int8)
+LAY = DECK + (MAX_TILES + 7) // 8
+STATE_SIZE = LAY + lay_size(2)
+HOT_SIZE = DECK  # reset clears [0, HOT_SIZE); the deal writes the deck, lay_init the layout
 
 DEFAULT_HAND = {(6, 2): 7, (6, 3): 5, (6, 4): 5, (9, 2): 9, (9, 3): 7, (9, 4): 7}
 
@@ -129,6 +132,12 @@ class DrawConfig:
 
 # ------------------------------------------------------------------------------ kernels
 @njit(cache=True, inline="always")
+def _deck(s):
+    """The row's bytes, where the packed deck lives (a view: no copy, no allocation)."""
+    return s.view(np.int8)
+
+
+@njit(cache=True, inline="always")
 def _deal(s, p):
     n = p[P_NP]
     nt = p[P_NTILES]
@@ -138,7 +147,7 @@ def _deal(s, p):
         s[VOID + k] = 0
         s[DRAWN + k] = 0
         s[PLAYED_MASK + k] = 0
-    s[DECK_POS] = shuffle_and_deal(s, H_RNG, DECK, nt, HANDS, n, hs)
+    s[DECK_POS] = shuffle_and_deal(s, H_RNG, _deck(s), DECK_BYTES, nt, HANDS, n, hs)
     s[BONE_END] = nt if p[P_DRAW] == 1 else n * hs
     lay_init(s, LAY, 2, SPIN_NONE)
     if s[H_HAND] == 0:
@@ -240,8 +249,9 @@ def _advance(s, p):
         if s[DECK_POS] < s[BONE_END]:
             kept = 0
             got = False
+            deck = _deck(s)
             while s[DECK_POS] < s[BONE_END]:
-                t = s[DECK + s[DECK_POS]]
+                t = np.int64(deck[np.uint64(DECK_BYTES + s[DECK_POS])])
                 s[DECK_POS] += 1
                 s[HANDS + seat] |= 1 << t
                 s[DRAWN + seat] += 1
@@ -314,8 +324,9 @@ def _check_kernel(s, p):
         placed += popcount(m)
     if placed != lay_placed(s, LAY):
         return False
+    deck = _deck(s)
     for i in range(s[DECK_POS], nt):
-        t = s[DECK + i]
+        t = np.int64(deck[DECK_BYTES + i])
         if t < 0 or t >= nt or (seen >> t) & 1:
             return False
         seen |= 1 << t
@@ -400,14 +411,15 @@ def _sample_kernel(s, p, v, seed):
     pending = s[H_DONE] == 0 and mover != v and s[JUST_DREW] == 1
     candidates = lay_playable(s, LAY, unseen)
     pool = np.empty(nt, dtype=np.int64)
+    deck = _deck(ns)
     for attempt in range(100_000):
-        if not redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, HANDS, DECK, s[DECK_POS],
-                              mover if pending else -1, candidates, pool):
+        if not redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, HANDS, deck, DECK_BYTES,
+                              s[DECK_POS], mover if pending else -1, candidates, pool):
             continue
         # an opponent at a decision visibly has a choice: keep only samples where it does
         if s[H_DONE] == 1 or mover == v or _only_action(ns, ns[HANDS + mover]) == -1:
             break
-    finish_redeal(ns, rng_arr, H_RNG, DECK, s[DECK_POS], nt)
+    finish_redeal(ns, rng_arr, H_RNG, deck, DECK_BYTES, s[DECK_POS], nt)
     return ns
 
 
@@ -487,8 +499,9 @@ class DrawGame(Game, kernels=globals()):
         rest = [t for t in range(self.n_tiles) if t not in seen]
         order = [t for h in hand_ids for t in h] + bone_ids + rest
         s = state
-        s[DECK:DECK + self.n_tiles] = order
-        s[DECK + self.n_tiles:DECK + MAX_TILES] = 0
+        deck = s.view(np.int8)
+        deck[DECK_BYTES:DECK_BYTES + self.n_tiles] = order
+        deck[DECK_BYTES + self.n_tiles:LAY * 8] = 0
         for k in range(MAX_PLAYERS):
             s[HANDS + k] = sum(1 << t for t in hand_ids[k]) if k < n else 0
             s[VOID + k] = 0
@@ -508,7 +521,8 @@ class DrawGame(Game, kernels=globals()):
         return [(int(TILE_A[t]), int(TILE_B[t])) for t in range(self.n_tiles) if (int(state[HANDS + seat]) >> t) & 1]
 
     def boneyard(self, state) -> list[tuple[int, int]]:
-        return [(int(TILE_A[t]), int(TILE_B[t])) for t in state[DECK + state[DECK_POS]:DECK + state[BONE_END]]]
+        deck = state.view(np.int8)[DECK_BYTES:LAY * 8]
+        return [(int(TILE_A[t]), int(TILE_B[t])) for t in deck[state[DECK_POS]:state[BONE_END]]]
 
     def ends(self, state) -> tuple[int, int] | None:
         if lay_placed(state, LAY) == 0:

@@ -297,7 +297,7 @@ def _deal(s, p, first):
     hs = p[P_HAND]
     for k in range(MAX_SEATS):
         s[LIVE + k] = 0
-    s[PILE_POS] = shuffle_and_deal(s, H_RNG, PILE, N_TILES, LIVE, n, hs)
+    s[PILE_POS] = shuffle_and_deal(s, H_RNG, s, PILE, N_TILES, LIVE, n, hs)
     s[PILE_END] = N_TILES
     s[OUT] = 0
     _setup(s, p, first)

@@ -172,7 +172,7 @@ def _new_hand(s, p):
 
 @njit(cache=True)
 def _deal(s, p):
-    shuffle_and_deal(s, H_RNG, DECK, NT, HANDS, NP, HAND_SIZE)
+    shuffle_and_deal(s, H_RNG, s, DECK, NT, HANDS, NP, HAND_SIZE)
     _new_hand(s, p)
     if s[H_HAND] == 0:
         d = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, NP)

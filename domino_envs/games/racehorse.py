@@ -234,7 +234,7 @@ def _deal(s, p):
     n = p[P_NP]
     for k in range(MAX_PLAYERS):
         s[HANDS + k] = 0
-    s[DECK_POS] = shuffle_and_deal(s, H_RNG, DECK, N_TILES, HANDS, n, HAND_SIZE)
+    s[DECK_POS] = shuffle_and_deal(s, H_RNG, s, DECK, N_TILES, HANDS, n, HAND_SIZE)
     s[BONE_END] = N_TILES
     if s[H_HAND] == 0:
         s[SETTER] = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, n)
@@ -666,13 +666,13 @@ def _sample_kernel(s, p, v, seed):
     candidates = lay_playable(s, LAY, unseen)
     pool = np.empty(N_TILES, dtype=np.int64)
     for attempt in range(100_000):
-        if not redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, HANDS, DECK, s[DECK_POS],
+        if not redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, HANDS, ns, DECK, s[DECK_POS],
                               mover if pending else -1, candidates, pool):
             continue
         # an opponent at a decision visibly has a choice: keep only samples where it does
         if s[H_DONE] == 1 or mover == v or _only_action(ns, p, ns[HANDS + mover]) == -1:
             break
-    finish_redeal(ns, rng_arr, H_RNG, DECK, s[DECK_POS], N_TILES)
+    finish_redeal(ns, rng_arr, H_RNG, ns, DECK, s[DECK_POS], N_TILES)
     return ns
 
 

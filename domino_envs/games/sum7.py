@@ -308,7 +308,7 @@ def _deal(s, p):
         s[HANDS + k] = 0
         s[LACKS + k] = 0
         s[DRAWN + k] = 0
-    s[DECK_POS] = shuffle_and_deal(s, H_RNG, DECK, NT, HANDS, n, hs)
+    s[DECK_POS] = shuffle_and_deal(s, H_RNG, s, DECK, NT, HANDS, n, hs)
     _new_hand(s, p)
 
 
@@ -548,12 +548,12 @@ def _sample_kernel(s, p, v, seed):
     pool = np.empty(NT, dtype=np.int64)
     for attempt in range(100_000):
         reserve = pending or (active and attempt >= 200 and candidates != 0)
-        if not redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, HANDS, DECK, s[DECK_POS],
+        if not redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, HANDS, ns, DECK, s[DECK_POS],
                               mover if reserve else -1, candidates, pool):
             continue
         if not active or pending or (ns[HANDS + mover] & pl) != 0:
             break
-    finish_redeal(ns, rng_arr, H_RNG, DECK, s[DECK_POS], NT)
+    finish_redeal(ns, rng_arr, H_RNG, ns, DECK, s[DECK_POS], NT)
     return ns
 
 
