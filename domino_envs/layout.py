@@ -17,7 +17,9 @@ Slots, relative to L:
     6 + 4*a + (0 end pip, 1 end is a crosswise double, 2 tiles on arm, 3 open)      per arm a
     6 + 4*max_arms + 4*k + (0 host arm or -1 for the centre, 1 host arm length when placed,
                             2 first branch arm, 3 branches opened)                   per spinner k
-    6 + 4*max_arms + 4*max_spinners + i : tile*32 + arm of the i-th placement (the history)
+    6 + 4*max_arms + 4*max_spinners on: the history, int16 entries packed four per slot; entry
+        i, tile*32 + arm of the i-th placement, is ``_history(s)[_hist(s, L) + i]`` (packed, a
+        placement writes a cache line the row already uses instead of a cold one)
 """
 from __future__ import annotations
 
@@ -32,12 +34,13 @@ SPIN_ALL = 2
 
 _PLACED, _CENTER, _NARMS, _MAXARMS, _SPINMODE, _NSPIN = 0, 1, 2, 3, 4, 5
 _HDR = 6
-HIST_STRIDE = 32  # history entry = tile * HIST_STRIDE + arm
+HIST_STRIDE = 32  # history entry = tile * HIST_STRIDE + arm (int16)
+_HIST_PER_SLOT = 4  # int16 history entries per int64 slot
 
 
 def lay_size(max_arms: int) -> int:
     """Slots a layout with up to ``max_arms`` arms needs (2 line arms + 2 per spinner)."""
-    return _HDR + 4 * max_arms + 4 * ((max_arms - 2) // 2) + MAX_TILES
+    return _HDR + 4 * max_arms + 4 * ((max_arms - 2) // 2) + -(-MAX_TILES // _HIST_PER_SLOT)
 
 
 @njit(cache=True, inline="always")
@@ -52,7 +55,14 @@ def _spin(s, L, k):
 
 @njit(cache=True, inline="always")
 def _hist(s, L):
-    return L + _HDR + 4 * s[L + _MAXARMS] + 4 * ((s[L + _MAXARMS] - 2) // 2)
+    """Index of the first history entry in ``_history(s)``."""
+    return _HIST_PER_SLOT * (L + _HDR + 4 * s[L + _MAXARMS] + 4 * ((s[L + _MAXARMS] - 2) // 2))
+
+
+@njit(cache=True, inline="always")
+def _history(s):
+    """The row as int16 entries, where the history lives (a view: no copy, no allocation)."""
+    return s.view(np.int16)
 
 
 @njit(cache=True, inline="always")
@@ -233,7 +243,7 @@ def lay_place(s, L, t, a):
     ta = TILE_A[t]
     tb = TILE_B[t]
     dbl = 1 if ta == tb else 0
-    s[_hist(s, L) + s[L + _PLACED]] = t * HIST_STRIDE + a
+    _history(s)[_hist(s, L) + s[L + _PLACED]] = t * HIST_STRIDE + a
     if s[L + _PLACED] == 0:
         s[L + _CENTER] = t
         for j in range(2):
@@ -275,7 +285,7 @@ def lay_place(s, L, t, a):
 # ---- the plain line: a 2-arm layout without spinners (``lay_init(s, L, 2, SPIN_NONE)``), the
 # Draw/Block hot path. Both arms are open once the first tile is down, so these helpers read the
 # two ends directly instead of looping over arms; each gives what its general form above gives.
-_LINE_HIST = _HDR + 8  # history offset of a 2-arm layout
+_LINE_HIST = _HIST_PER_SLOT * (_HDR + 8)  # _hist of a 2-arm layout at L = 0
 
 
 @njit(cache=True, inline="always")
@@ -330,7 +340,7 @@ def lay_place_line(s, L, t, a):
     ta = TILE_A[t]
     tb = TILE_B[t]
     n = s[L + _PLACED]
-    s[L + _LINE_HIST + n] = t * HIST_STRIDE + a
+    _history(s)[np.uint64(_HIST_PER_SLOT * L + _LINE_HIST + n)] = t * HIST_STRIDE + a
     s[L + _PLACED] = n + 1
     if n == 0:
         dbl = 1 if ta == tb else 0
@@ -396,7 +406,7 @@ def lay_count(s, L):
 @njit(cache=True)
 def lay_history_entry(s, L, i):
     """(tile, arm) of the i-th placement."""
-    v = s[_hist(s, L) + i]
+    v = np.int64(_history(s)[_hist(s, L) + i])
     return v // HIST_STRIDE, v % HIST_STRIDE
 
 
