@@ -23,7 +23,9 @@ pieces, deals, rendering, action names); this base class turns them into the pub
     _legal_set_kernel(s, p, out)       legality via the step's own check, for tests
     _check_kernel(s, p) -> bool        tile conservation and state invariants, for tests
 
-`s` is one state row, `p` the game's int64 params array (its config as numbers).
+`s` is one state row, `p` the game's int64 params array (its config as numbers). A row must be
+contiguous (`new_state()`, or a row of a C-order batch): packed fields (the Draw Game's deck, the
+layout history) are read through byte and int16 views of it.
 """
 from __future__ import annotations
 
