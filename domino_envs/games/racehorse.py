@@ -210,7 +210,7 @@ def _boneyard(s):
     return s[BONE_END] - s[DECK_POS]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _new_hand_slots(s, p):
     """Per-hand slots back to the start of a hand (hands and deck set by the caller)."""
     for k in range(MAX_PLAYERS):
@@ -229,7 +229,7 @@ def _new_hand_slots(s, p):
     s[H_TURN] = s[SETTER]
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _deal(s, p):
     n = p[P_NP]
     for k in range(MAX_PLAYERS):
@@ -248,7 +248,7 @@ def _side(p, k):
     return k & 1 if p[P_TEAMS] == 1 else k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _over(s):
     s[H_DONE] = 1
     s[H_TURN] = -1
@@ -276,7 +276,7 @@ def _add_points(s, p, seat, k):
                 s[H_REWARD + j] -= share
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _target_reached(s, p):
     for k in range(p[P_NP]):
         if s[SCORES + k] >= p[P_TARGET]:
@@ -284,7 +284,7 @@ def _target_reached(s, p):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _end_hand(s, p, out_seat):
     """Award the hand (T-8..T-11; out_seat went out, -1 for a block) and deal on or finish."""
     n = p[P_NP]
@@ -486,7 +486,7 @@ def _advance(s, p):
         _pass_turn(s, p, seat)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _settle_pending(s):
     """Rewards earned before the first decision are paid with the next step's (if the game is
     already over, no step follows: they stay in the header, where the env reads them at reset)."""
@@ -498,9 +498,9 @@ def _settle_pending(s):
         s[H_REWARD + k] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _reset_kernel(s, seed, p):
-    for i in range(s.shape[0]):
+    for i in range(LAY):  # the deal's lay_init clears the layout (its history is never read stale)
         s[i] = 0
     s[H_RNG] = seed
     s[OUT_SEAT] = -1
