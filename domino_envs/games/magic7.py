@@ -204,7 +204,7 @@ class Magic7Config:
 
 
 # ------------------------------------------------------------------------------ kernels
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _penalty(mask):
     total = 0
     while mask:
@@ -290,7 +290,7 @@ def _lay(s, c, k):
     _refresh_playable(s, su)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _deal(s, p, first):
     """Shuffle and deal a new game; the 7s in hand go out; `first` is to act."""
     n = p[P_NP]
@@ -303,7 +303,7 @@ def _deal(s, p, first):
     _setup(s, p, first)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _setup(s, p, first):
     """Clear the per-game state (hands and pile already set) and put the 7s out (M7-1)."""
     for k in range(MAX_SEATS):
@@ -337,7 +337,7 @@ def _setup(s, p, first):
     s[H_DONE] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _end_game(s, p, out_seat):
     """Score the game (out_seat: who went out, -1 if nobody did); deal the next or finish."""
     n = p[P_NP]
@@ -495,7 +495,7 @@ def _advance(s, p):
         _apply(s, p, a)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _reset_kernel(s, seed, p):
     for i in range(s.shape[0]):
         s[i] = 0

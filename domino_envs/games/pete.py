@@ -154,7 +154,7 @@ class PeteConfig:
 
 
 # ------------------------------------------------------------------------------ kernels
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _new_hand(s, p):
     """Clear the per-hand slots and lay out an empty layout (hands are set by the caller)."""
     for k in range(NP):
@@ -170,7 +170,7 @@ def _new_hand(s, p):
     lay_init(s, LAY, NARMS, SPIN_FIRST)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _deal(s, p):
     shuffle_and_deal(s, H_RNG, s, DECK, NT, HANDS, NP, HAND_SIZE)
     _new_hand(s, p)
@@ -182,7 +182,7 @@ def _deal(s, p):
     s[H_TURN] = d
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _next_holder(s, seat):
     """The next seat after `seat` (seat itself last) still holding tiles, -1 if none does."""
     for i in range(1, NP + 1):
@@ -192,13 +192,13 @@ def _next_holder(s, seat):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _anyone_can_play(s):
     fits = lay_playable(s, LAY, FULL_MASK)
     return ((s[HANDS] | s[HANDS + 1] | s[HANDS + 2] | s[HANDS + 3]) & fits) != 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _end_hand(s, p):
     """Chips for the hand (P-7), rewards, and the next hand or the end of the episode."""
     won = 0
@@ -237,7 +237,7 @@ def _end_hand(s, p):
         _deal(s, p)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _place(s, p, seat, t, arm):
     """Seat places tile t on arm; settle extra turns (P-1..P-3), dominoes and the end (P-4)."""
     narms_before = lay_num_arms(s, LAY)
@@ -272,7 +272,7 @@ def _only_action(s, hand):
     return lay_single_action(s, LAY, hand, LEAD_MASK, NARMS)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _advance(s, p):
     """Take forced steps (duty passing, passes, single placements) until a real decision or the end."""
     while s[H_DONE] == 0:
@@ -296,7 +296,7 @@ def _advance(s, p):
         s[H_TURN] = _next_holder(s, seat)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _reset_kernel(s, seed, p):
     for i in range(s.shape[0]):
         s[i] = 0

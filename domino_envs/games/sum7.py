@@ -205,7 +205,7 @@ def _placeable(s, p):
     return _side_set(s, p, 0) | _side_set(s, p, 1)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _end_hand(s, p):
     """S-11 scoring, then the next hand (match) or the end (S-12)."""
     n = p[P_NP]
@@ -252,7 +252,7 @@ def _end_hand(s, p):
         _deal(s, p)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _place(s, p, seat, t, side):
     """Put tile t from seat's hand on side (legality checked by the caller); S-5/S-6/S-10."""
     if TILE_A[t] == 0:  # zero tile: x-0 touches with x (0-0 with 0), the 0 faces out and closes
@@ -271,7 +271,7 @@ def _place(s, p, seat, t, side):
         s[H_TURN] = seat + 1 if seat + 1 < p[P_NP] else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _start(s, p):
     """S-2/S-3: find the lead, record what it shows, and let the engine place it."""
     n = p[P_NP]
@@ -300,7 +300,7 @@ def _start(s, p):
     s[H_TURN] = seat + 1 if seat + 1 < n else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _deal(s, p):
     n = p[P_NP]
     hs = p[P_HAND]
@@ -312,7 +312,7 @@ def _deal(s, p):
     _new_hand(s, p)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _new_hand(s, p):
     for t in range(NT):
         s[PLAYED_BY + t] = -1
@@ -324,7 +324,7 @@ def _new_hand(s, p):
     _start(s, p)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _advance(s, p):
     """Take forced steps (draws, forced passes, a drawn tile that fits one side) until a real
     decision or the end."""
@@ -374,7 +374,7 @@ def _advance(s, p):
             s[H_TURN] = seat + 1 if seat + 1 < n else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _reset_kernel(s, seed, p):
     for i in range(s.shape[0]):
         s[i] = 0
@@ -383,7 +383,7 @@ def _reset_kernel(s, seed, p):
     _advance(s, p)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _is_legal(s, p, a):
     hand = s[HANDS + s[H_TURN]]
     if a == PASS:
@@ -404,7 +404,7 @@ def _legal_set_kernel(s, p, out):
         out[a] = 1 if _is_legal(s, p, a) else 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _step_kernel(s, a, p):
     code = step_gate(s, a, N_ACTIONS)
     if code == OK and not _is_legal(s, p, a):
@@ -425,7 +425,7 @@ def _step_kernel(s, a, p):
     return OK
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _mask_kernel(s, p, out):
     out[:] = 0
     if s[H_DONE] == 1:
@@ -486,7 +486,7 @@ def _check_kernel(s, p):
     return (s[HANDS + mover] & _placeable(s, p)) != 0
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _obs_kernel(s, p, v, out):
     """Every slot written once (no clearing pass); bitmask pieces expanded 8 bits per lookup."""
     n = p[P_NP]
