@@ -13,8 +13,9 @@ the Draw Game's loops. It is kept for the kernels these overloads inline, the on
 leaves of tiles.py, rng.py and layout.py, the deal (shuffle, layout init) and a few hot game
 helpers with one or two call sites.
 Other helpers are `njit(_nrt=False)`: they allocate nothing, so a call out of line passes the
-state row without atomic reference counting (~20 ns a call otherwise). Call each overload at
-one site per loop.
+state row without atomic reference counting (~20 ns a call otherwise; tests/test_vector.py checks
+every game function but the allocating search and test kernels). Call each overload at one site
+per loop.
 
     @njit(cache=True)
     def loop(gid, states, ...):

@@ -22,6 +22,32 @@ def test_every_registered_game_has_vector_kernels():
     assert not missing, f"games without compiled dispatch (dispatch.py): {missing}"
 
 
+# compiled functions of a game module that may count references: the search and test kernels
+# (they allocate) and magic7's _check_code, a helper of its _check_kernel
+COUNTING_ALLOWED = {"_sample_kernel", "_legal_set_kernel", "_check_kernel", "_check_code"}
+
+
+def test_game_functions_follow_the_inlining_policy():
+    """dispatch.py's policy, which the vector loops' speed rests on: a game's compiled functions
+    are inlined or compiled with _nrt=False, so calling one out of line from the vector loop does
+    no atomic reference counting (a plain njit helper on the step path cost up to ~10%)."""
+    import sys
+
+    from numba.core.registry import CPUDispatcher
+
+    from domino_envs.dispatch import ENGINES
+
+    for engine in ENGINES:
+        module = sys.modules[engine.__module__]
+        counting = sorted(
+            name for name, f in vars(module).items()
+            if isinstance(f, CPUDispatcher) and f.__module__ == module.__name__
+            and "inline" not in f.targetoptions and f.targetoptions.get("_nrt", True)
+            and name not in COUNTING_ALLOWED
+        )
+        assert not counting, f"{module.__name__}: plain njit (reference counting) functions {counting}"
+
+
 @pytest.mark.parametrize("name,kwargs", VECTOR_CONFIGS, ids=VECTOR_IDS)
 def test_vector_env_equals_engine(name, kwargs):
     n_envs, target_games = 32, 2000
