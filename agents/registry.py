@@ -1,5 +1,8 @@
 """Agents by name: `make_agent("pimc:n=16,rollout=greedy", game, seed)`.
 
+Trained policies: ``ppo:checkpoint=PATH`` (a policy file a training run exported) and ``trained``
+(the policy shipped for the game); ``sb3:model=PATH`` for a saved MaskablePPO model.
+
 A spec is ``name`` or ``name:key=value,key=value``; values are parsed as int, float, bool
 (true/false) or left as strings, and passed to the agent's constructor as keyword arguments, so
 every documented constructor parameter is settable from the command line. Unknown names and
@@ -25,6 +28,18 @@ def _pimc(game, seed=None, **params):
     return PIMCAgent(game, seed=seed, **params)
 
 
+def _ppo(game, seed=None, **params):
+    from .trained import PolicyAgent
+
+    return PolicyAgent(game, seed=seed, **params)
+
+
+def _trained(game, seed=None, **params):
+    from .trained import shipped_agent
+
+    return shipped_agent(game, seed=seed, **params)
+
+
 def _heuristic_params(game):
     from .heuristics import heuristic_class
 
@@ -36,6 +51,8 @@ AGENTS = {
     "greedy": GreedyAgent,
     "heuristic": _heuristic,
     "pimc": _pimc,
+    "ppo": _ppo,          # ppo:checkpoint=PATH[,sample=true]: a policy file written by training
+    "trained": _trained,  # the policy shipped for the game (agents/checkpoints/<env>.npz)
 }
 
 
@@ -83,6 +100,14 @@ def make_agent(spec: str, game, seed: int | None = None):
         from .pimc import PIMCAgent
 
         target = PIMCAgent
+    elif name == "ppo":
+        from .trained import PolicyAgent
+
+        target = PolicyAgent
+    elif name == "trained":
+        from .trained import shipped_agent
+
+        target = shipped_agent
     allowed = [p for p in inspect.signature(target.__init__ if inspect.isclass(target) else target).parameters
                if p not in ("self", "game", "seed")]
     unknown = [k for k in params if k not in allowed]

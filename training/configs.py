@@ -1,28 +1,154 @@
-"""Per-game YAML configs (configs/*.yaml): `game: <name>` plus a `config:` mapping of rule keys.
+"""Per-game YAML configs (configs/*.yaml): the game, its rule keys, and how to train an agent for it.
 
-The mapping is overlaid on the engine's defaults by `domino_envs.make`, so an unknown key or a bad
-value fails there with the list of what is allowed.
+    game: draw_v0
+    config:            # rule keys, overlaid on the engine's defaults by domino_envs.make
+      num_players: 2
+    train:             # optional: training settings (TrainConfig below); missing keys keep defaults
+      seed: 0
+      budget: {env_steps: 4000000, minutes: 55}
+      ppo: {lr: 0.0003}
+    demo:              # optional: `make demo`'s overrides of `train`, as dotted keys
+      budget.env_steps: 400000
+
+An unknown key anywhere fails with the list of allowed keys (rule keys fail in domino_envs.make).
+Any training key can be overridden from the command line with ``--set ppo.lr=3e-4`` (values are
+read as YAML, so ``--set network.hidden=[64,64]`` gives a list); a value of the wrong type fails.
 """
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 import domino_envs
+from domino_envs.core import ConfigError
+
+TOP_LEVEL_KEYS = ("game", "config", "train", "demo")
+
+
+@dataclass
+class Budget:
+    env_steps: int = 2_000_000      # decisions stepped in the vector env (every seat's), or SB3 timesteps
+    minutes: float = 0.0            # wall-clock cap for this run (0: none); a resumed run gets it afresh
+    checkpoint_every: int = 10      # updates between checkpoints (the last one is always saved)
+
+
+@dataclass
+class Network:
+    hidden: list = field(default_factory=lambda: [256, 256])  # MLP widths of the actor and the critic
+
+
+@dataclass
+class PPO:
+    num_envs: int = 256             # games stepped in lockstep
+    rollout_steps: int = 64         # vector steps per update (num_envs * rollout_steps decisions)
+    lr: float = 3e-4
+    anneal_lr: bool = True          # linear decay to 0 over the budget
+    gamma: float = 1.0              # episodes are short and end in one reward: no discount
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    epochs: int = 4
+    minibatch_size: int = 4096
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    reward: str = "win"             # "win": the hand's win share minus the fair share; "score": the game's rewards
+    score_scale: float = 0.02       # multiplies the game's rewards when reward == "score"
+    perfect_info_critic: bool = False  # the critic reads every seat's observation (actor: its own only)
+    torch_threads: int = 1          # torch intra-op threads (measured fastest on 2 cores: see README)
+    device: str = "cpu"             # "cuda" where a GPU exists; nothing needs one
+
+
+@dataclass
+class Opponents:
+    """Who plays the seats the learner does not: weights of the pool, drawn per game."""
+
+    self_play: float = 0.5          # every seat is the learner (each seat's decisions train it)
+    snapshot: float = 0.2           # a frozen earlier learner in the other seats
+    random: float = 0.1
+    greedy: float = 0.1
+    heuristic: float = 0.1
+    snapshot_every: int = 10        # updates between snapshots added to the pool
+    max_snapshots: int = 8          # oldest dropped first
+
+
+@dataclass
+class Eval:
+    every_updates: int = 25         # evaluation against `opponents` during training (0: never)
+    deals: int = 100                # duplicate deals per matchup during training
+    opponents: list = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    final_deals: int = 500          # duplicate deals per matchup of the table at the end (0: none)
+    final_opponents: list = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    seed: int = 12345               # deals of the evaluation (the same at every point of a run)
+
+
+@dataclass
+class SB3:
+    n_steps: int = 512              # MaskablePPO's rollout length per env
+    batch_size: int = 256
+    n_epochs: int = 4
+    lr: float = 3e-4
+    gamma: float = 1.0
+    ent_coef: float = 0.01
+    n_envs: int = 4                 # SingleSeatEnv copies in a DummyVecEnv
+    refresh_every: int = 10_000     # timesteps between copies of the learner into the self-play opponents
+
+
+@dataclass
+class TrainConfig:
+    algo: str = "ppo"               # "ppo" (ours, on the vector env) or "sb3" (MaskablePPO on SingleSeatEnv)
+    seed: int = 0
+    budget: Budget = field(default_factory=Budget)
+    network: Network = field(default_factory=Network)
+    ppo: PPO = field(default_factory=PPO)
+    opponents: Opponents = field(default_factory=Opponents)
+    eval: Eval = field(default_factory=Eval)
+    sb3: SB3 = field(default_factory=SB3)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+ALGOS = ("ppo", "sb3")
+REWARDS = ("win", "score")
+
+
+@dataclass
+class RunConfig:
+    """Everything a training run needs: the game, its rule keys and the training settings."""
+
+    game: str
+    config: dict
+    train: TrainConfig
+
+    def to_dict(self) -> dict:
+        return {"game": self.game, "config": dict(self.config), "train": self.train.to_dict()}
+
+
+def _read(path: str | Path) -> dict:
+    try:
+        data = yaml.safe_load(Path(path).read_text())
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read the config file ({err.strerror})") from None
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{path}: not valid YAML ({err})") from None
+    if not isinstance(data, dict) or "game" not in data:
+        raise ConfigError(f"{path}: expected a mapping with a 'game' key (and optional 'config'), got {data!r}")
+    extra = set(data) - set(TOP_LEVEL_KEYS)
+    if extra:
+        raise ConfigError(f"{path}: unknown top-level key(s) {sorted(extra)}; allowed: {sorted(TOP_LEVEL_KEYS)}")
+    return data
 
 
 def load(path: str | Path) -> tuple[str, dict]:
-    """(game name, config dict) from a YAML file; ValueError naming what is malformed."""
-    data = yaml.safe_load(Path(path).read_text())
-    if not isinstance(data, dict) or "game" not in data:
-        raise ValueError(f"{path}: expected a mapping with a 'game' key (and optional 'config'), got {data!r}")
-    extra = set(data) - {"game", "config"}
-    if extra:
-        raise ValueError(f"{path}: unknown top-level key(s) {sorted(extra)}; allowed: ['config', 'game']")
+    """(game name, rule config dict) from a YAML file; ConfigError naming what is malformed."""
+    data = _read(path)
     config = data.get("config") or {}
     if not isinstance(config, dict):
-        raise ValueError(f"{path}: 'config' must be a mapping, got {config!r}")
+        raise ConfigError(f"{path}: 'config' must be a mapping, got {config!r}")
     return data["game"], config
 
 
@@ -30,3 +156,169 @@ def make_from_file(path: str | Path, **env_kwargs):
     """The PettingZoo env a config file describes."""
     name, config = load(path)
     return domino_envs.make(name, **config, **env_kwargs)
+
+
+def default_path(game: str) -> Path:
+    """configs/<file>.yaml of a registered game (the repo's configs folder)."""
+    folder = Path(__file__).resolve().parents[1] / "configs"
+    for path in sorted(folder.glob("*.yaml")):
+        if _read(path)["game"] == game:
+            return path
+    raise ConfigError(f"no config file in {folder} for game {game!r}; games: {domino_envs.game_names()}")
+
+
+# ------------------------------------------------------------------------------ train section
+def _section_fields(obj) -> dict[str, Any]:
+    return {f.name: f for f in dataclasses.fields(obj)}
+
+
+def _check_type(where: str, current, value):
+    """value, if it has the type of the field's current value (ints accepted for floats)."""
+    if dataclasses.is_dataclass(current):
+        raise ConfigError(f"{where} is a section; set one of its keys: {list(_section_fields(current))}")
+    if isinstance(current, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(current, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(current, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif isinstance(current, list):
+        ok = isinstance(value, list)
+    elif isinstance(current, str):
+        ok = isinstance(value, str)
+    else:
+        ok = True
+    if not ok:
+        raise ConfigError(f"{where}={value!r} must be a {type(current).__name__} like the default {current!r}")
+    return value
+
+
+def set_key(train: TrainConfig, dotted: str, value) -> None:
+    """Set one training key by its dotted path; ConfigError for an unknown key or a wrong type."""
+    obj, parts = train, dotted.split(".")
+    for i, part in enumerate(parts):
+        fields = _section_fields(obj)
+        if part not in fields:
+            where = ".".join(parts[:i]) or "train"
+            raise ConfigError(f"unknown training key {dotted!r}: {where} has keys {list(fields)}")
+        if i == len(parts) - 1:
+            setattr(obj, part, _check_type(dotted, getattr(obj, part), value))
+        else:
+            obj = getattr(obj, part)
+            if not dataclasses.is_dataclass(obj):
+                raise ConfigError(f"unknown training key {dotted!r}: {'.'.join(parts[:i + 1])} is not a section")
+
+
+def _apply_mapping(train: TrainConfig, mapping, prefix: str = "") -> None:
+    if not isinstance(mapping, dict):
+        raise ConfigError(f"train{'.' + prefix if prefix else ''} must be a mapping, got {mapping!r}")
+    for key, value in mapping.items():
+        dotted = f"{prefix}.{key}" if prefix else str(key)
+        target = train
+        for part in dotted.split("."):
+            target = getattr(target, part, None) if target is not None else None
+        if dataclasses.is_dataclass(target) and isinstance(value, dict):
+            _apply_mapping(train, value, dotted)
+        else:
+            set_key(train, dotted, value)
+
+
+def parse_override(text: str) -> tuple[str, Any]:
+    """'ppo.lr=3e-4' -> ('ppo.lr', 0.0003); values read as YAML."""
+    key, eq, raw = text.partition("=")
+    if not eq or not key.strip():
+        raise ConfigError(f"--set {text!r}: write KEY=VALUE, e.g. --set ppo.lr=3e-4")
+    try:
+        value = yaml.safe_load(raw)
+    except yaml.YAMLError:
+        value = raw
+    if isinstance(value, str):  # YAML reads 3e-4 as a string; numbers in any float spelling count
+        try:
+            value = float(value)
+        except ValueError:
+            pass
+    return key.strip(), value
+
+
+def validate(train: TrainConfig) -> None:
+    """Values outside what the trainers accept: ConfigError naming the key and the allowed range."""
+    def need(ok, key, value, allowed):
+        if not ok:
+            raise ConfigError(f"{key}={value!r} is not allowed; {allowed}")
+
+    need(train.algo in ALGOS, "algo", train.algo, f"allowed: {list(ALGOS)}")
+    need(train.ppo.reward in REWARDS, "ppo.reward", train.ppo.reward, f"allowed: {list(REWARDS)}")
+    need(train.seed >= 0, "seed", train.seed, "must be >= 0")
+    need(train.budget.env_steps >= 1, "budget.env_steps", train.budget.env_steps, "must be >= 1")
+    need(train.budget.minutes >= 0, "budget.minutes", train.budget.minutes, "must be >= 0")
+    need(train.budget.checkpoint_every >= 1, "budget.checkpoint_every", train.budget.checkpoint_every, "must be >= 1")
+    hidden = train.network.hidden
+    need(len(hidden) >= 1 and all(isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in hidden),
+         "network.hidden", hidden, "must be a non-empty list of positive ints")
+    for key in ("num_envs", "rollout_steps", "epochs", "minibatch_size", "torch_threads"):
+        v = getattr(train.ppo, key)
+        need(v >= 1, f"ppo.{key}", v, "must be >= 1")
+    for key in ("lr", "clip", "max_grad_norm", "score_scale"):
+        v = getattr(train.ppo, key)
+        need(v > 0, f"ppo.{key}", v, "must be > 0")
+    for key in ("gamma", "gae_lambda"):
+        v = getattr(train.ppo, key)
+        need(0 <= v <= 1, f"ppo.{key}", v, "must be in [0, 1]")
+    for key in ("ent_coef", "vf_coef"):
+        v = getattr(train.ppo, key)
+        need(v >= 0, f"ppo.{key}", v, "must be >= 0")
+    need(train.ppo.device == "cpu" or train.ppo.device.startswith("cuda"), "ppo.device", train.ppo.device,
+         "allowed: 'cpu', 'cuda', 'cuda:N'")
+    weights = [train.opponents.self_play, train.opponents.snapshot, train.opponents.random,
+               train.opponents.greedy, train.opponents.heuristic]
+    need(all(w >= 0 for w in weights) and sum(weights) > 0, "opponents", weights,
+         "weights must be >= 0 with a positive sum")
+    need(train.opponents.snapshot_every >= 1, "opponents.snapshot_every", train.opponents.snapshot_every, "must be >= 1")
+    need(train.opponents.max_snapshots >= 1, "opponents.max_snapshots", train.opponents.max_snapshots, "must be >= 1")
+    need(train.eval.every_updates >= 0, "eval.every_updates", train.eval.every_updates, "must be >= 0")
+    need(train.eval.deals >= 1, "eval.deals", train.eval.deals, "must be >= 1")
+    need(train.eval.final_deals >= 0, "eval.final_deals", train.eval.final_deals, "must be >= 0")
+    for key in ("n_steps", "batch_size", "n_epochs", "n_envs", "refresh_every"):
+        v = getattr(train.sb3, key)
+        need(v >= 1, f"sb3.{key}", v, "must be >= 1")
+
+
+def load_run(path: str | Path | None = None, game: str | None = None, overrides: list[str] | tuple = (),
+             demo: bool = False) -> RunConfig:
+    """RunConfig from a config file (default: the game's file in configs/), its `demo` overrides when
+    `demo`, then command-line overrides ('key=value'); the rule config is checked by building the game."""
+    if path is None:
+        if game is None:
+            raise ConfigError("give a config file or a game name")
+        path = default_path(game)
+    data = _read(path)
+    if game is not None and data["game"] != game:
+        raise ConfigError(f"{path} is a config of {data['game']!r}, not of {game!r}")
+    name, config = load(path)
+    domino_envs.make_game(name, **config)  # unknown or bad rule keys fail here
+    train = TrainConfig()
+    _apply_mapping(train, data.get("train") or {})
+    if demo:
+        demo_overrides = data.get("demo") or {}
+        if not isinstance(demo_overrides, dict):
+            raise ConfigError(f"{path}: 'demo' must be a mapping of dotted training keys, got {demo_overrides!r}")
+        for key, value in demo_overrides.items():
+            set_key(train, str(key), value)
+    for text in overrides:
+        set_key(train, *parse_override(text))
+    validate(train)
+    return RunConfig(name, dict(config), train)
+
+
+def train_config_from_dict(data: dict) -> TrainConfig:
+    """A TrainConfig from its to_dict() form (checkpoints); unknown keys fail."""
+    train = TrainConfig()
+    _apply_mapping(train, data)
+    validate(train)
+    return train
+
+
+__all__ = ["Budget", "ConfigError", "Eval", "Network", "Opponents", "PPO", "RunConfig", "SB3", "TrainConfig",
+           "default_path", "load", "load_run", "make_from_file", "parse_override", "set_key",
+           "train_config_from_dict", "validate"]

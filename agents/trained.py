@@ -1,0 +1,160 @@
+"""Trained policies as agents: one `.npz` file holds the actor's weights and a JSON description.
+
+    make_agent("ppo:checkpoint=runs/draw/policy.npz", game)   # any exported policy
+    make_agent("trained", game)                               # the policy shipped for game.name
+
+Why numpy and not torch here: an agent only needs the actor's forward pass (a few small matrix
+products), so evaluation, play and the shipped agents work without the optional torch extra, and
+a numpy forward of one observation is faster than torch's per-call overhead. Training keeps its
+own torch checkpoint for resuming (optimizer and all); it exports this file beside it.
+
+File format (``numpy.savez``, loaded with ``allow_pickle=False``): ``w0, b0, w1, b1, ...`` the
+actor MLP's layers (ReLU between them, the last gives one logit per action), and ``meta`` a JSON
+string: format, game, game config, obs_size, num_actions, hidden, algo, env_steps, package
+version, training config. Loading checks the file against the game and names what differs.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+
+from domino_envs.core import DominoError
+
+FORMAT = "domino-envs-policy/1"
+SHIPPED_DIR = Path(__file__).resolve().parent / "checkpoints"
+
+
+class CheckpointError(DominoError):
+    """A policy or training checkpoint that is unreadable or made for another game / shape."""
+
+
+def game_config_dict(game) -> dict:
+    """The game's config as plain JSON values (what a checkpoint records and compares)."""
+    return json.loads(json.dumps(dataclasses.asdict(game.config)))
+
+
+def policy_meta(game, hidden, algo: str, env_steps: int, train: dict | None = None) -> dict:
+    from domino_envs import __version__
+
+    return {"format": FORMAT, "game": game.name, "config": game_config_dict(game),
+            "obs_size": int(game.obs_size), "num_actions": int(game.num_actions),
+            "hidden": [int(h) for h in hidden], "algo": algo, "env_steps": int(env_steps),
+            "package_version": __version__, "train": train or {}}
+
+
+def save_policy(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray]], meta: dict) -> Path:
+    """Write actor layers [(W [out, in], b [out]), ...] and meta to `path` (.npz)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {}
+    for i, (w, b) in enumerate(layers):
+        arrays[f"w{i}"] = np.asarray(w, dtype=np.float32)
+        arrays[f"b{i}"] = np.asarray(b, dtype=np.float32)
+    tmp = path.with_name(path.name + ".tmp.npz")
+    np.savez(tmp, meta=np.array(json.dumps(meta)), **arrays)
+    tmp.replace(path)  # atomic: an interrupted run never leaves half a file
+    return path
+
+
+def load_policy(path: str | Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], dict]:
+    """(layers, meta) of a policy file; CheckpointError if it is missing, corrupted or malformed."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"policy file {str(path)!r} does not exist")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            meta = json.loads(str(data["meta"]))
+            n = sum(1 for k in data.files if k.startswith("w"))
+            layers = [(data[f"w{i}"], data[f"b{i}"]) for i in range(n)]
+    except CheckpointError:
+        raise
+    except Exception as err:  # zip, key, JSON errors: all mean "not a policy file of ours"
+        raise CheckpointError(f"{str(path)!r} is not a readable policy file ({type(err).__name__}: {err})") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise CheckpointError(f"{str(path)!r}: unknown policy format {meta.get('format') if isinstance(meta, dict) else meta!r}; "
+                              f"expected {FORMAT!r}")
+    if not layers:
+        raise CheckpointError(f"{str(path)!r} holds no layers")
+    sizes = [meta["obs_size"]] + [int(h) for h in meta["hidden"]] + [meta["num_actions"]]
+    if len(layers) != len(sizes) - 1 or any(
+            w.shape != (sizes[i + 1], sizes[i]) or b.shape != (sizes[i + 1],) for i, (w, b) in enumerate(layers)):
+        raise CheckpointError(f"{str(path)!r}: layer shapes {[w.shape for w, _ in layers]} do not match the "
+                              f"sizes its meta states {sizes}")
+    if not all(np.isfinite(w).all() and np.isfinite(b).all() for w, b in layers):
+        raise CheckpointError(f"{str(path)!r}: weights hold NaN or infinite values")
+    return layers, meta
+
+
+def check_meta(meta: dict, game, where: str) -> None:
+    """CheckpointError naming every way `meta` does not fit `game` (name, config, sizes)."""
+    problems = []
+    if meta.get("game") != game.name:
+        problems.append(f"it was trained on {meta.get('game')!r}, not {game.name!r}")
+    mine = game_config_dict(game)
+    theirs = meta.get("config", {})
+    diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+    if diff:
+        problems.append("game config differs: " + ", ".join(
+            f"{k}={theirs.get(k)!r} in the file vs {mine.get(k)!r} here" for k in diff))
+    if meta.get("obs_size") != game.obs_size:
+        problems.append(f"observation size {meta.get('obs_size')} vs {game.obs_size}")
+    if meta.get("num_actions") != game.num_actions:
+        problems.append(f"{meta.get('num_actions')} actions vs {game.num_actions}")
+    if problems:
+        raise CheckpointError(f"{where} does not fit {game.name}: " + "; ".join(problems))
+
+
+def mlp_logits(layers, x: np.ndarray) -> np.ndarray:
+    """Actor forward pass: ReLU MLP, logits of the last layer (x: [obs] or [batch, obs])."""
+    for w, b in layers[:-1]:
+        x = np.maximum(x @ w.T + b, 0.0)
+    w, b = layers[-1]
+    return x @ w.T + b
+
+
+class PolicyAgent:
+    """A trained actor playing `game`: the highest-scoring legal action, or a sample (``sample=True``)."""
+
+    name = "ppo"
+
+    def __init__(self, game, seed: int | None = None, checkpoint: str = "", sample: bool = False):
+        if not checkpoint:
+            raise CheckpointError("ppo agent needs checkpoint=PATH (a policy .npz written by training)")
+        self.game = game
+        self.layers, self.meta = load_policy(checkpoint)
+        check_meta(self.meta, game, f"policy {checkpoint!r}")
+        self.sample = bool(sample)
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.asarray(action_mask) != 0
+        if not legal.any():
+            raise ValueError(f"{self.name}.act: the action mask has no legal action")
+        logits = mlp_logits(self.layers, np.asarray(observation, dtype=np.float32)).astype(np.float64)
+        logits[~legal] = -np.inf
+        if not self.sample:
+            return int(np.argmax(logits))
+        p = np.exp(logits - logits.max())
+        return int(self._rng.choice(p.size, p=p / p.sum()))
+
+
+def shipped_path(game_name: str) -> Path:
+    return SHIPPED_DIR / f"{game_name}.npz"
+
+
+def shipped_agent(game, seed: int | None = None, sample: bool = False) -> PolicyAgent:
+    """The policy shipped for this env (agents/checkpoints/<env>.npz), trained on its default config."""
+    path = shipped_path(game.name)
+    if not path.is_file():
+        have = sorted(p.stem for p in SHIPPED_DIR.glob("*.npz"))
+        raise CheckpointError(f"no trained policy is shipped for {game.name!r}; shipped: {have}")
+    agent = PolicyAgent(game, seed=seed, checkpoint=str(path), sample=sample)
+    agent.name = "trained"
+    return agent

@@ -1,0 +1,556 @@
+"""Self-play PPO with action masks on the vector env: `domino train <game>` (``--algo ppo``).
+
+Read top to bottom: the network, the per-seat chains and GAE, collection, the PPO update, the run.
+Each piece is an importable function or small class, so tests call them one at a time.
+
+- **Masked policy.** Illegal actions' logits are -inf before the softmax: they get probability 0
+  and are never sampled (Gumbel-max over the masked logits, from the run's numpy Generator).
+- **One chain per seat.** The vector env steps whichever seat is to act in each game, so a
+  learner transition is (its observation, mask, action, log-prob, value) at *its* decision and its
+  reward is everything its seat received until its next decision. A game's end closes the chain of
+  every learner seat of that game, whoever acted last, so the final result reaches all of them.
+  GAE runs along each chain (`gae` follows each transition's `next` link). A chain still open at
+  the end of a rollout is bootstrapped with the critic's value of that seat's view at that moment.
+- **Reward.** ``ppo.reward="win"`` (default): 0 during the game, at its end the seat's win share
+  (1/w for each of the w seats with the top return, as the evaluation harness counts wins) minus
+  the fair share 1/n, so training optimizes what the harness measures. ``"score"``: the game's
+  own rewards times ``ppo.score_scale``.
+- **Opponent pool.** Each game draws who plays the other seats when it starts: the learner itself
+  in every seat (self-play; all seats' decisions train it), a frozen snapshot of it (one added
+  every ``snapshot_every`` updates, the oldest dropped), or a baseline (random, greedy, heuristic),
+  with the learner in one random seat; weights in ``opponents``. Seats played by an opponent give
+  no training data. Random and greedy are batched array operations (training/opponents.py).
+- **Perfect-information critic** (``ppo.perfect_info_critic``): the value head reads every seat's
+  observation (rotated to start at the deciding seat), compiled per game by `observe_all`; the
+  actor still reads its own observation only, and only the actor is exported.
+- **Seeded end to end**: the run's seed seeds the vector env, one numpy Generator (actions,
+  opponent draws, minibatch order) and the weights' initialization (in a forked torch RNG, so no
+  global RNG is touched). ``torch.set_num_threads(ppo.torch_threads)`` is set deliberately (one
+  thread measured fastest on 2 cores: the env and the update take turns on the same cores).
+- **Run folder**: checkpoint.pt (everything needed to resume: weights, optimizer, snapshots, the
+  vector env's rows, the Generator's state; a resumed run continues exactly as if never stopped),
+  policy.npz (the actor as an agent, agents/trained.py), config.yaml, log.csv, TensorBoard events
+  in tb/, evaluation points in eval.csv, curve.png and the final evaluation table (final_eval.md).
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from numba import literally, njit
+from torch import nn
+
+from agents.trained import CheckpointError, policy_meta, save_policy
+from domino_envs.dispatch import game_id, observe_one, specialize
+from domino_envs.registry import make_game
+from domino_envs.vector import VectorEnv
+from training.configs import RunConfig, TrainConfig, train_config_from_dict
+from training.opponents import GreedyBatch, HeuristicBatch, PolicyBatch, RandomBatch, sample_actions
+
+LEARNER = 0
+# opponent codes in the per-seat controller table; snapshots take SNAPSHOT0 + slot
+RANDOM, GREEDY, HEURISTIC, SNAPSHOT0 = 1, 2, 3, 4
+POOL_KINDS = ("self_play", "snapshot", "random", "greedy", "heuristic")
+CHECKPOINT_FORMAT = "domino-envs-ppo-checkpoint/1"
+
+
+# ------------------------------------------------------------------------------ network
+def _mlp(sizes: list[int], last_std: float) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for i in range(len(sizes) - 1):
+        lin = nn.Linear(sizes[i], sizes[i + 1])
+        last = i == len(sizes) - 2
+        nn.init.orthogonal_(lin.weight, last_std if last else math.sqrt(2))
+        nn.init.zeros_(lin.bias)
+        layers.append(lin)
+        if not last:
+            layers.append(nn.ReLU())
+    return nn.Sequential(*layers)
+
+
+class ActorCritic(nn.Module):
+    """Separate ReLU MLPs: the actor maps an observation to logits, the critic its input to a value."""
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: list[int], critic_size: int | None = None):
+        super().__init__()
+        self.hidden = [int(h) for h in hidden]
+        self.actor = _mlp([obs_size, *self.hidden, num_actions], 0.01)
+        self.critic = _mlp([critic_size or obs_size, *self.hidden, 1], 1.0)
+
+    def value(self, critic_in: torch.Tensor) -> torch.Tensor:
+        return self.critic(critic_in).squeeze(-1)
+
+    def actor_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The actor as numpy (W, b) pairs, the agents' format."""
+        return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
+                for m in self.actor if isinstance(m, nn.Linear)]
+
+
+def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """log-softmax over the legal actions; illegal ones get -inf (probability exactly 0)."""
+    return torch.log_softmax(logits.masked_fill(~mask, -math.inf), dim=-1)
+
+
+# ------------------------------------------------------------------------------ chains and GAE
+@dataclass
+class Buffer:
+    """Learner transitions of one rollout, in the order they were decided."""
+
+    obs: np.ndarray       # [C, obs] float32
+    mask: np.ndarray      # [C, A] bool
+    critic_in: np.ndarray | None  # [C, n * obs] float32 with the perfect-information critic
+    action: np.ndarray    # [C] int64
+    logp: np.ndarray      # [C] float32
+    value: np.ndarray     # [C] float32
+    reward: np.ndarray    # [C] float32: the seat's rewards until its next decision
+    done: np.ndarray      # [C] bool: the game ended before the seat's next decision
+    next: np.ndarray      # [C] int64: the seat's next transition in this rollout, -1 if none
+    boot: np.ndarray      # [C] float32: bootstrap value of a chain still open at the rollout's end
+    size: int = 0
+
+    @classmethod
+    def allocate(cls, capacity: int, obs_size: int, num_actions: int, critic_size: int | None):
+        return cls(np.zeros((capacity, obs_size), np.float32), np.zeros((capacity, num_actions), np.bool_),
+                   None if critic_size is None else np.zeros((capacity, critic_size), np.float32),
+                   np.zeros(capacity, np.int64), np.zeros(capacity, np.float32), np.zeros(capacity, np.float32),
+                   np.zeros(capacity, np.float32), np.zeros(capacity, np.bool_), np.full(capacity, -1, np.int64),
+                   np.zeros(capacity, np.float32))
+
+    def clear(self) -> None:
+        self.reward[:] = 0.0
+        self.done[:] = False
+        self.next[:] = -1
+        self.boot[:] = 0.0
+        self.size = 0
+
+
+class SeatChains:
+    """Which transition of each (game, seat) is still collecting rewards (see module doc)."""
+
+    def __init__(self, num_envs: int, num_players: int):
+        self.open = np.full((num_envs, num_players), -1, dtype=np.int64)
+
+    def decide(self, buf: Buffer, rows: np.ndarray, seats: np.ndarray, idx: np.ndarray) -> None:
+        """Seats `seats` of games `rows` decided; their new transitions are `idx`."""
+        prev = self.open[rows, seats]
+        linked = prev >= 0
+        buf.next[prev[linked]] = idx[linked]
+        self.open[rows, seats] = idx
+
+    def add_rewards(self, buf: Buffer, rewards: np.ndarray, rows: np.ndarray | None = None) -> None:
+        """rewards [len(rows), n] (or [num_envs, n]) go to each seat's open transition."""
+        o = self.open if rows is None else self.open[rows]
+        m = (o >= 0) & (rewards != 0)
+        buf.reward[o[m]] += rewards[m]
+
+    def end_games(self, buf: Buffer, rows: np.ndarray) -> None:
+        """Games `rows` ended: every open transition in them is terminal; their chains close."""
+        o = self.open[rows]
+        buf.done[o[o >= 0]] = True
+        self.open[rows] = -1
+
+    def close_rollout(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(rows, seats, idx) of the chains still open (to bootstrap); all chains close."""
+        rows, seats = np.nonzero(self.open >= 0)
+        idx = self.open[rows, seats].copy()
+        self.open[:] = -1
+        return rows, seats, idx
+
+
+@njit(cache=True)
+def gae(reward, value, done, nxt, boot, gamma, lam, adv):
+    """Generalized advantage estimates along each seat's chain, written into adv. A transition's
+    successor is its `next` (later in the buffer, so one backward pass suffices); a terminal one
+    has none (value 0); an open one's is its bootstrap value."""
+    for t in range(reward.shape[0] - 1, -1, -1):
+        if done[t]:
+            next_value, next_adv = 0.0, 0.0
+        elif nxt[t] >= 0:
+            next_value, next_adv = value[nxt[t]], adv[nxt[t]]
+        else:
+            next_value, next_adv = boot[t], 0.0
+        delta = reward[t] + gamma * next_value - value[t]
+        adv[t] = delta + gamma * lam * next_adv
+
+
+@njit(cache=True)
+def _observe_all(gid, states, p, out):
+    """out[i, k] = seat k's observation of game i (compiled per game, like the vector loops)."""
+    literally(gid)
+    g = gid
+    for i in range(states.shape[0]):
+        for k in range(out.shape[1]):
+            observe_one(g, states[i], p, k, out[i, k])
+
+
+# ------------------------------------------------------------------------------ collection
+class Collector:
+    """Plays the vector env with the learner and its opponents, filling a Buffer per rollout."""
+
+    def __init__(self, run: RunConfig, device: str = "cpu"):
+        cfg = run.train
+        self.cfg = cfg
+        self.game = make_game(run.game, **run.config)
+        n, N = self.game.num_players, cfg.ppo.num_envs
+        self.n, self.N = n, N
+        self.venv = VectorEnv(run.game, N, seed=cfg.seed, **run.config)
+        self.venv.reset()
+        self.rng = np.random.default_rng([cfg.seed, 0x7EA1])
+        self.device = torch.device(device)
+        self.pi_critic = cfg.ppo.perfect_info_critic
+        self.critic_size = n * self.game.obs_size if self.pi_critic else None
+        self.buf = Buffer.allocate(N * cfg.ppo.rollout_steps, self.game.obs_size, self.game.num_actions,
+                                   self.critic_size)
+        self.chains = SeatChains(N, n)
+        self.returns = np.zeros((N, n), dtype=np.float64)   # each seat's game return so far
+        self.ctrl = np.zeros((N, n), dtype=np.int64)        # who plays each seat (LEARNER or a code)
+        self.kind = np.zeros(N, dtype=np.int64)             # the pool kind drawn for each game
+        self.baselines = {RANDOM: RandomBatch(self.game), GREEDY: GreedyBatch(self.game)}
+        if cfg.opponents.heuristic > 0:
+            self.baselines[HEURISTIC] = HeuristicBatch(self.game, seed=cfg.seed)
+        self.snapshots: list[PolicyBatch | None] = [None] * cfg.opponents.max_snapshots
+        self.snapshot_count = 0
+        w = np.array([getattr(cfg.opponents, k) for k in POOL_KINDS], dtype=np.float64)
+        self.pool_weights = w / w.sum()
+        self.stats = self._new_stats()
+        if self.pi_critic:
+            self._gid = game_id(self.game)
+            self._all_obs = np.zeros((N, n, self.game.obs_size), dtype=np.float32)
+            self._observe_all = specialize(_observe_all, self._gid, self.venv.states, self.game.params,
+                                           self._all_obs)
+        self._rows = np.arange(N)
+        self._actions = np.zeros(N, dtype=np.int64)
+        self.assign(self._rows)
+
+    @staticmethod
+    def _new_stats() -> dict:
+        return {"games": 0, "wins": {k: [0.0, 0] for k in POOL_KINDS}}
+
+    # -------------------------------------------------------------- opponents
+    def add_snapshot(self, layers) -> None:
+        self.snapshots[self.snapshot_count % len(self.snapshots)] = PolicyBatch(layers)
+        self.snapshot_count += 1
+
+    def assign(self, rows: np.ndarray) -> None:
+        """Draw who plays games `rows` (they are starting)."""
+        if rows.size == 0:
+            return
+        kinds = self.rng.choice(len(POOL_KINDS), size=rows.size, p=self.pool_weights)
+        have = [i for i, s in enumerate(self.snapshots) if s is not None]
+        codes = np.zeros(rows.size, dtype=np.int64)
+        codes[kinds == 2], codes[kinds == 3], codes[kinds == 4] = RANDOM, GREEDY, HEURISTIC
+        snap = kinds == 1
+        if have:
+            codes[snap] = SNAPSHOT0 + np.asarray(have)[self.rng.integers(len(have), size=int(snap.sum()))]
+        else:
+            kinds[snap] = 0  # no snapshot yet: self-play instead
+        learner_seat = self.rng.integers(self.n, size=rows.size)
+        ctrl = np.repeat(codes[:, None], self.n, axis=1)
+        ctrl[np.arange(rows.size), learner_seat] = LEARNER
+        ctrl[kinds == 0] = LEARNER
+        self.ctrl[rows] = ctrl
+        self.kind[rows] = kinds
+
+    def _opponent(self, code: int):
+        return self.baselines[code] if code < SNAPSHOT0 else self.snapshots[code - SNAPSHOT0]
+
+    # -------------------------------------------------------------- one rollout
+    def critic_inputs(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """Critic input of seat seats[j] in game rows[j]: its observation, or (perfect-information
+        critic) every seat's, starting with its own (needs `_all_obs` refreshed)."""
+        if not self.pi_critic:
+            return np.stack([self.game.observe(self.venv.states[r], int(k)) for r, k in zip(rows, seats)]) \
+                if rows.size else np.zeros((0, self.game.obs_size), np.float32)
+        order = (seats[:, None] + np.arange(self.n)[None, :]) % self.n
+        return self._all_obs[rows[:, None], order].reshape(rows.size, -1)
+
+    @torch.no_grad()
+    def collect(self, model: ActorCritic) -> Buffer:
+        cfg, buf, venv = self.cfg.ppo, self.buf, self.venv
+        buf.clear()
+        ptr = 0
+        win_mode = cfg.reward == "win"
+        for _ in range(cfg.rollout_steps):
+            seats = venv.seats
+            who = self.ctrl[self._rows, seats]
+            learner = np.flatnonzero(who == LEARNER)
+            actions = self._actions
+            if learner.size:
+                idx = np.arange(ptr, ptr + learner.size)
+                obs = venv.obs[learner]
+                mask = venv.masks[learner] != 0
+                buf.obs[idx], buf.mask[idx] = obs, mask
+                obs_t = torch.from_numpy(obs).to(self.device)
+                logits = model.actor(obs_t).float().cpu().numpy()
+                a, logp = sample_actions(logits, mask, self.rng)
+                if self.pi_critic:
+                    self._observe_all(self._gid, venv.states, self.game.params, self._all_obs)
+                    cin = self.critic_inputs(learner, seats[learner])
+                    buf.critic_in[idx] = cin
+                    value = model.value(torch.from_numpy(cin).to(self.device))
+                else:
+                    value = model.value(obs_t)
+                buf.action[idx], buf.logp[idx] = a, logp
+                buf.value[idx] = value.float().cpu().numpy()
+                actions[learner] = a
+                self.chains.decide(buf, learner, seats[learner], idx)
+                ptr += learner.size
+            if learner.size < self.N:
+                for code in np.unique(who[who != LEARNER]):
+                    rows = np.flatnonzero(who == code)
+                    actions[rows] = self._opponent(int(code)).act_batch(venv.obs[rows], venv.masks[rows], self.rng)
+            _, _, _, rewards, terminated, truncated, _ = venv.step(actions)
+            if win_mode:
+                self.returns += rewards
+            else:
+                self.chains.add_rewards(buf, rewards * np.float32(cfg.score_scale))
+            ended = np.flatnonzero(terminated | truncated)
+            if ended.size:
+                self._end_games(buf, ended, win_mode)
+        buf.size = ptr
+        rows, seats, idx = self.chains.close_rollout()
+        if idx.size:
+            if self.pi_critic:
+                self._observe_all(self._gid, venv.states, self.game.params, self._all_obs)
+            cin = torch.from_numpy(self.critic_inputs(rows, seats)).to(self.device)
+            buf.boot[idx] = model.value(cin).float().cpu().numpy()
+        return buf
+
+    def _end_games(self, buf: Buffer, ended: np.ndarray, win_mode: bool) -> None:
+        totals = self.returns[ended]
+        top = totals.max(axis=1, keepdims=True)
+        winners = np.isclose(totals, top, rtol=0.0, atol=1e-9)
+        shares = winners / winners.sum(axis=1, keepdims=True)
+        if win_mode:
+            self.chains.add_rewards(buf, (shares - 1.0 / self.n).astype(np.float32), ended)
+        self.chains.end_games(buf, ended)
+        # training-time win share of the learner against each pool kind (self-play: seat 0's view)
+        ctrl = self.ctrl[ended]
+        learner_seat = (ctrl != LEARNER).argmin(axis=1)
+        mine = shares[np.arange(ended.size), learner_seat]
+        for j, kind in enumerate(self.kind[ended]):
+            acc = self.stats["wins"][POOL_KINDS[kind]]
+            acc[0] += mine[j]
+            acc[1] += 1
+        self.stats["games"] += ended.size
+        self.returns[ended] = 0.0
+        self.assign(ended)
+
+    # -------------------------------------------------------------- checkpoint
+    def state_dict(self) -> dict:
+        v = self.venv
+        return {"states": v.states.copy(), "obs": v.obs.copy(), "masks": v.masks.copy(), "seats": v.seats.copy(),
+                "venv_rng": v._rng.bit_generator.state, "rng": self.rng.bit_generator.state,
+                "returns": self.returns.copy(), "ctrl": self.ctrl.copy(), "kind": self.kind.copy(),
+                "snapshots": [None if s is None else s.layers for s in self.snapshots],
+                "snapshot_count": self.snapshot_count}
+
+    def load_state_dict(self, d: dict) -> None:
+        v = self.venv
+        for name in ("states", "obs", "masks", "seats"):
+            src, dst = d[name], getattr(v, name)
+            if src.shape != dst.shape:
+                raise CheckpointError(f"checkpoint's vector env {name} has shape {src.shape}, this run's {dst.shape}")
+            dst[...] = src
+        v._rng.bit_generator.state = d["venv_rng"]
+        self.rng.bit_generator.state = d["rng"]
+        self.returns[...] = d["returns"]
+        self.ctrl[...] = d["ctrl"]
+        self.kind[...] = d["kind"]
+        self.snapshots = [None if s is None else PolicyBatch(s) for s in d["snapshots"]]
+        self.snapshot_count = int(d["snapshot_count"])
+
+
+# ------------------------------------------------------------------------------ update
+def ppo_update(model: ActorCritic, optimizer: torch.optim.Optimizer, buf: Buffer, cfg, rng: np.random.Generator,
+               device: str = "cpu") -> dict:
+    """Clipped-surrogate PPO epochs over one rollout's learner transitions; returns mean losses."""
+    B = buf.size
+    if B == 0:
+        return {}
+    adv = np.zeros(B, dtype=np.float32)
+    gae(buf.reward[:B], buf.value[:B], buf.done[:B], buf.next[:B], buf.boot[:B],
+        np.float32(cfg.gamma), np.float32(cfg.gae_lambda), adv)
+    dev = torch.device(device)
+    obs = torch.from_numpy(buf.obs[:B]).to(dev)
+    mask = torch.from_numpy(buf.mask[:B]).to(dev)
+    cin = obs if buf.critic_in is None else torch.from_numpy(buf.critic_in[:B]).to(dev)
+    act = torch.from_numpy(buf.action[:B]).to(dev)
+    old_logp = torch.from_numpy(buf.logp[:B]).to(dev)
+    adv_t = torch.from_numpy(adv).to(dev)
+    ret_t = adv_t + torch.from_numpy(buf.value[:B]).to(dev)
+    sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_frac": 0.0}
+    count = 0
+    mb = min(cfg.minibatch_size, B)
+    for _ in range(cfg.epochs):
+        perm = torch.from_numpy(rng.permutation(B)).to(dev)
+        for start in range(0, B, mb):
+            j = perm[start:start + mb]
+            logp_all = masked_log_probs(model.actor(obs[j]), mask[j])
+            logp = logp_all.gather(1, act[j, None]).squeeze(1)
+            probs = logp_all.exp()
+            # illegal actions: p = 0 and log p = -inf; zero their log p first (0 * -inf is NaN,
+            # in the backward pass too)
+            entropy = -(probs * logp_all.masked_fill(~mask[j], 0.0)).sum(1).mean()
+            ratio = (logp - old_logp[j]).exp()
+            a = adv_t[j]
+            if a.numel() > 1:
+                a = (a - a.mean()) / (a.std() + 1e-8)
+            pg_loss = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
+            v_loss = 0.5 * (model.value(cin[j]) - ret_t[j]).pow(2).mean()
+            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+            with torch.no_grad():
+                log_ratio = logp - old_logp[j]
+                sums["approx_kl"] += float(((ratio - 1) - log_ratio).mean())
+                sums["clip_frac"] += float(((ratio - 1).abs() > cfg.clip).float().mean())
+            sums["policy_loss"] += float(pg_loss.detach())
+            sums["value_loss"] += float(v_loss.detach())
+            sums["entropy"] += float(entropy.detach())
+            count += 1
+    return {k: v / count for k, v in sums.items()}
+
+
+# ------------------------------------------------------------------------------ the run
+class Trainer:
+    """One training run in one folder: build, resume, iterate, checkpoint, export (see module doc)."""
+
+    def __init__(self, run: RunConfig, run_dir: str | Path):
+        self.run = run
+        self.cfg: TrainConfig = run.train
+        self.dir = Path(run_dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        p = self.cfg.ppo
+        torch.set_num_threads(p.torch_threads)
+        if p.device.startswith("cuda") and not torch.cuda.is_available():
+            from domino_envs.core import ConfigError
+
+            raise ConfigError(f"ppo.device={p.device!r} but torch sees no CUDA device; use ppo.device=cpu")
+        self.device = p.device
+        self.collector = Collector(run, p.device)
+        game = self.collector.game
+        with torch.random.fork_rng(devices=[]):  # seeded init without touching the global RNG
+            torch.manual_seed(self.cfg.seed)
+            self.model = ActorCritic(game.obs_size, game.num_actions, self.cfg.network.hidden,
+                                     self.collector.critic_size).to(p.device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=p.lr, eps=1e-5)
+        self.update = 0
+        self.env_steps = 0
+        self.seconds = 0.0  # training time over all sessions of this run
+
+    @property
+    def steps_per_update(self) -> int:
+        return self.cfg.ppo.num_envs * self.cfg.ppo.rollout_steps
+
+    @property
+    def total_updates(self) -> int:
+        return max(1, math.ceil(self.cfg.budget.env_steps / self.steps_per_update))
+
+    def iterate(self) -> dict:
+        """One update: collect a rollout, run the PPO epochs; returns the log row."""
+        p = self.cfg.ppo
+        t0 = time.perf_counter()
+        if p.anneal_lr:
+            for g in self.optimizer.param_groups:
+                g["lr"] = p.lr * (1.0 - self.update / self.total_updates)
+        buf = self.collector.collect(self.model)
+        t1 = time.perf_counter()
+        stats = ppo_update(self.model, self.optimizer, buf, p, self.collector.rng, self.device)
+        t2 = time.perf_counter()
+        self.update += 1
+        self.env_steps += self.steps_per_update
+        self.seconds += t2 - t0
+        if self.update % self.cfg.opponents.snapshot_every == 0:
+            self.collector.add_snapshot(self.model.actor_layers())
+        row = {"update": self.update, "env_steps": self.env_steps, "seconds": round(self.seconds, 3),
+               "steps_per_s": self.steps_per_update / (t2 - t0),
+               "collect_steps_per_s": self.steps_per_update / (t1 - t0),
+               "learner_transitions": buf.size, "lr": self.optimizer.param_groups[0]["lr"], **stats}
+        wins = self.collector.stats["wins"]
+        for kind, (total, count) in wins.items():
+            if count:
+                row[f"train_win_{kind}"] = total / count
+        self.collector.stats = self.collector._new_stats()
+        return row
+
+    # -------------------------------------------------------------- files
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.dir / "checkpoint.pt"
+
+    @property
+    def policy_path(self) -> Path:
+        return self.dir / "policy.npz"
+
+    def export_policy(self, path: Path | None = None) -> Path:
+        meta = policy_meta(self.collector.game, self.cfg.network.hidden, "ppo", self.env_steps,
+                           self.run.to_dict()["train"])
+        return save_policy(path or self.policy_path, self.model.actor_layers(), meta)
+
+    def save_checkpoint(self, extra: dict | None = None) -> Path:
+        from domino_envs import __version__
+
+        data = {"format": CHECKPOINT_FORMAT, "package_version": __version__, "run": self.run.to_dict(),
+                "update": self.update, "env_steps": self.env_steps, "seconds": self.seconds,
+                "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
+                "collector": self.collector.state_dict(), "extra": extra or {}}
+        tmp = self.checkpoint_path.with_suffix(".tmp")
+        torch.save(data, tmp)
+        tmp.replace(self.checkpoint_path)  # atomic: an interruption never leaves half a checkpoint
+        return self.checkpoint_path
+
+    def load_checkpoint(self, path: Path | None = None) -> dict:
+        """Restore everything from a checkpoint of this same run; returns its `extra`."""
+        path = Path(path or self.checkpoint_path)
+        data = load_checkpoint_file(path)
+        theirs, mine = data["run"], self.run.to_dict()
+        for key in ("game", "config"):
+            if theirs[key] != mine[key]:
+                raise CheckpointError(f"{path}: checkpoint is for {key} {theirs[key]!r}, this run has {mine[key]!r}")
+        for key in ("network", "ppo", "seed"):
+            if theirs["train"].get(key) != mine["train"].get(key) and key != "ppo":
+                raise CheckpointError(f"{path}: checkpoint has train.{key}={theirs['train'].get(key)!r}, "
+                                      f"this run {mine['train'].get(key)!r}")
+        for key in ("num_envs", "rollout_steps", "perfect_info_critic"):
+            a, b = theirs["train"]["ppo"][key], mine["train"]["ppo"][key]
+            if a != b:
+                raise CheckpointError(f"{path}: checkpoint has ppo.{key}={a!r}, this run {b!r}: cannot resume")
+        try:
+            self.model.load_state_dict(data["model"])
+            self.optimizer.load_state_dict(data["optimizer"])
+        except (RuntimeError, ValueError, KeyError) as err:
+            raise CheckpointError(f"{path}: weights do not fit this network ({err})") from None
+        self.collector.load_state_dict(data["collector"])
+        self.update, self.env_steps, self.seconds = int(data["update"]), int(data["env_steps"]), float(data["seconds"])
+        return data.get("extra", {})
+
+
+def load_checkpoint_file(path: Path) -> dict:
+    """A training checkpoint's contents (weights_only: no code runs); CheckpointError if unusable."""
+    if not path.is_file():
+        raise CheckpointError(f"no checkpoint at {str(path)!r}")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:
+        raise CheckpointError(f"{str(path)!r} is not a readable training checkpoint ({type(err).__name__}: {err})") from None
+    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{str(path)!r}: not a {CHECKPOINT_FORMAT} checkpoint")
+    return data
+
+
+def run_config_of_checkpoint(path: str | Path) -> RunConfig:
+    """The RunConfig a checkpoint was made with (to resume it without the original files)."""
+    data = load_checkpoint_file(Path(path))
+    run = data["run"]
+    return RunConfig(run["game"], run["config"], train_config_from_dict(run["train"]))
+
+
+__all__ = ["ActorCritic", "Buffer", "Collector", "SeatChains", "Trainer", "gae", "masked_log_probs",
+           "ppo_update", "sample_actions"]
