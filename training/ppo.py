@@ -342,14 +342,19 @@ class Collector:
 
     # -------------------------------------------------------------- checkpoint
     def state_dict(self) -> dict:
+        """Everything collection needs to go on exactly; arrays as tensors (torch.load's
+        weights_only mode accepts tensors, not numpy arrays)."""
         v = self.venv
-        return {"states": v.states.copy(), "obs": v.obs.copy(), "masks": v.masks.copy(), "seats": v.seats.copy(),
+        t = lambda a: torch.from_numpy(np.array(a))  # noqa: E731 (a copy, as a tensor)
+        return {"states": t(v.states), "obs": t(v.obs), "masks": t(v.masks), "seats": t(v.seats),
                 "venv_rng": v._rng.bit_generator.state, "rng": self.rng.bit_generator.state,
-                "returns": self.returns.copy(), "ctrl": self.ctrl.copy(), "kind": self.kind.copy(),
-                "snapshots": [None if s is None else s.layers for s in self.snapshots],
+                "returns": t(self.returns), "ctrl": t(self.ctrl), "kind": t(self.kind),
+                "snapshots": [None if s is None else [(t(w), t(b)) for w, b in s.layers] for s in self.snapshots],
                 "snapshot_count": self.snapshot_count}
 
     def load_state_dict(self, d: dict) -> None:
+        d = {k: (v.numpy() if isinstance(v, torch.Tensor) else v) for k, v in d.items()}
+        d["snapshots"] = [None if s is None else [(w.numpy(), b.numpy()) for w, b in s] for s in d["snapshots"]]
         v = self.venv
         for name in ("states", "obs", "masks", "seats"):
             src, dst = d[name], getattr(v, name)

@@ -1,0 +1,252 @@
+"""Our PPO: per-seat chains and GAE by hand, masking, checkpoints, resume, configs, a tiny run end to end."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import domino_envs
+from agents.registry import make_agent
+from agents.trained import CheckpointError, PolicyAgent, load_policy, save_policy
+from domino_envs.core import ConfigError
+from training.configs import TrainConfig, load_run, parse_override, set_key
+from training.opponents import GreedyBatch, PolicyBatch, RandomBatch, sample_actions
+from training.ppo import Buffer, SeatChains, Trainer, gae, masked_log_probs, run_config_of_checkpoint
+from training.train import main as train_main
+from training.train import train_ppo
+
+TINY = ["ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=32", "ppo.epochs=2", "network.hidden=[16]",
+        "budget.env_steps=256", "budget.checkpoint_every=1", "eval.every_updates=0", "eval.final_deals=0"]
+
+
+def tiny_run(game="draw_v0", *extra):
+    return load_run(game=game, overrides=TINY + list(extra))
+
+
+# ------------------------------------------------------------------------------ chains and GAE
+def test_gae_follows_each_seat_chain_with_two_seats_interleaved():
+    """One game, seats 0 and 1 alternate: t0 (seat 0), t1 (seat 1), t2 (seat 0), t3 (seat 1); the
+    game ends after t3 with +1 for seat 0 and -1 for seat 1 (seat 1 acted last, seat 0 still gets
+    its result). A second game's seat 0 decides at t4 and is still open at the rollout's end."""
+    buf = Buffer.allocate(8, 3, 2, None)
+    chains = SeatChains(num_envs=2, num_players=2)
+    value = np.array([0.1, 0.2, 0.3, 0.4, 0.5], np.float32)
+    for t, (row, seat) in enumerate([(0, 0), (0, 1), (0, 0), (0, 1), (1, 0)]):
+        chains.decide(buf, np.array([row]), np.array([seat]), np.array([t]))
+        if t == 1:  # a mid-game reward: seat 0 +0.5 (it reaches seat 0's open transition t0)
+            chains.add_rewards(buf, np.array([[0.5, 0.0], [0.0, 0.0]], np.float32))
+        if t == 3:
+            chains.add_rewards(buf, np.array([[1.0, -1.0]], np.float32), np.array([0]))
+            chains.end_games(buf, np.array([0]))
+    buf.value[:5] = value
+    rows, seats, idx = chains.close_rollout()
+    assert rows.tolist() == [1] and seats.tolist() == [0] and idx.tolist() == [4]
+    buf.boot[4] = 0.7
+    assert buf.next[:5].tolist() == [2, 3, -1, -1, -1]
+    assert buf.done[:5].tolist() == [False, False, True, True, False]
+    assert buf.reward[:5].tolist() == [0.5, 0.0, 1.0, -1.0, 0.0]
+    g, lam = 0.9, 0.8
+    adv = np.zeros(5, np.float32)
+    gae(buf.reward[:5], buf.value[:5], buf.done[:5], buf.next[:5], buf.boot[:5], np.float32(g), np.float32(lam), adv)
+    # by hand: seat 0's chain t0 -> t2 (terminal), seat 1's t1 -> t3 (terminal), t4 bootstrapped
+    a2 = 1.0 - 0.3
+    a0 = (0.5 + g * 0.3 - 0.1) + g * lam * a2
+    a3 = -1.0 - 0.4
+    a1 = (0.0 + g * 0.4 - 0.2) + g * lam * a3
+    a4 = 0.0 + g * 0.7 - 0.5
+    np.testing.assert_allclose(adv, [a0, a1, a2, a3, a4], rtol=1e-6)
+
+
+def test_collected_chains_link_each_seat_to_its_own_next_decision():
+    """In a real rollout every transition's successor is the same game's same seat, later."""
+    trainer = Trainer(tiny_run("draw_v0", "opponents.self_play=1.0", "opponents.snapshot=0", "opponents.random=0",
+                               "opponents.greedy=0", "opponents.heuristic=0"), "/tmp/unused-chain-run")
+    col = trainer.collector
+    seen = []  # (row, seat) of each transition in decision order, rebuilt from the buffer's obs
+    orig = col.chains.decide
+
+    def spy(buf, rows, seats, idx):
+        seen.extend(zip(rows.tolist(), seats.tolist(), idx.tolist()))
+        orig(buf, rows, seats, idx)
+
+    col.chains.decide = spy
+    buf = col.collect(trainer.model)
+    where = {i: (r, s) for r, s, i in seen}
+    assert buf.size == len(seen) == 8 * 8  # self-play: every decision is the learner's
+    linked = 0
+    for t in range(buf.size):
+        if buf.next[t] >= 0:
+            assert buf.next[t] > t and where[int(buf.next[t])] == where[t]
+            assert not buf.done[t]
+            linked += 1
+    assert linked > 0 and buf.done[:buf.size].any()
+    # the terminal win rewards of a 2-player game are +-0.5 (win share minus the fair share) or 0 (tie)
+    assert set(np.round(buf.reward[:buf.size][buf.done[:buf.size]], 6)) <= {-0.5, 0.0, 0.5}
+
+
+# ------------------------------------------------------------------------------ masking
+def test_masked_sampling_never_picks_an_illegal_action():
+    rng = np.random.default_rng(0)
+    logits = rng.normal(0, 5, (4000, 20)).astype(np.float32)
+    logits[:, 3] = 50.0  # a huge logit on an action that is often illegal
+    mask = rng.random((4000, 20)) < 0.2
+    mask[np.arange(4000), rng.integers(20, size=4000)] = True
+    for _ in range(5):
+        a, logp = sample_actions(logits, mask, rng)
+        assert mask[np.arange(4000), a].all()
+        assert np.isfinite(logp).all() and (logp <= 0).all()
+    lp = masked_log_probs(torch.from_numpy(logits), torch.from_numpy(mask))
+    assert torch.isinf(lp[~torch.from_numpy(mask)]).all()
+    np.testing.assert_allclose(lp.exp().sum(1).numpy(), 1.0, rtol=1e-5)
+    for opp in (RandomBatch(None), PolicyBatch([(rng.normal(size=(20, 5)).astype(np.float32), np.zeros(20, np.float32))])):
+        acts = opp.act_batch(rng.random((4000, 5), dtype=np.float32), mask.astype(np.int8), rng)
+        assert mask[np.arange(4000), acts].all()
+
+
+def test_sampling_matches_the_masked_softmax():
+    rng = np.random.default_rng(1)
+    logits = np.tile(np.array([[0.0, 1.0, 2.0, 5.0]], np.float32), (60000, 1))
+    mask = np.tile(np.array([[True, True, True, False]]), (60000, 1))
+    a, _ = sample_actions(logits, mask, rng)
+    p = np.exp([0.0, 1.0, 2.0]) / np.exp([0.0, 1.0, 2.0]).sum()
+    freq = np.bincount(a, minlength=4) / a.size
+    np.testing.assert_allclose(freq[:3], p, atol=0.01)
+    assert freq[3] == 0
+
+
+def test_greedy_batch_plays_like_the_greedy_agent():
+    game = domino_envs.make_game("draw_v0")
+    state = game.new_state()
+    agent, batch, rng = make_agent("greedy", game, seed=0), GreedyBatch(game), np.random.default_rng(0)
+    for seed in range(30):
+        game.reset(state, seed)
+        obs, mask = game.observe(state, int(state[0])), game.legal_mask(state)
+        chosen = int(batch.act_batch(obs[None], mask[None], rng)[0])
+        w = agent._score
+        assert mask[chosen] and w[chosen] == max(w[a] for a in np.flatnonzero(mask))
+
+
+# ------------------------------------------------------------------------------ checkpoints
+def test_policy_file_round_trip_gives_the_same_actions(tmp_path):
+    trainer = Trainer(tiny_run(), tmp_path)
+    trainer.iterate()
+    path = trainer.export_policy()
+    game = domino_envs.make_game("draw_v0")
+    agent = make_agent(f"ppo:checkpoint={path}", game)
+    obs, masks = trainer.collector.venv.obs, trainer.collector.venv.masks
+    with torch.no_grad():
+        logits = trainer.model.actor(torch.from_numpy(obs)).masked_fill(~torch.from_numpy(masks != 0), -torch.inf)
+    expected = logits.argmax(1).numpy()
+    assert [agent.act(o, m) for o, m in zip(obs, masks)] == expected.tolist()
+
+
+def test_mismatched_or_corrupted_policy_files_fail_clearly(tmp_path):
+    trainer = Trainer(tiny_run(), tmp_path)
+    path = trainer.export_policy()
+    with pytest.raises(CheckpointError, match="trained on 'draw_v0', not 'sum7_v0'"):
+        make_agent(f"ppo:checkpoint={path}", domino_envs.make_game("sum7_v0"))
+    with pytest.raises(CheckpointError, match="num_players=2 in the file vs 3 here"):
+        PolicyAgent(domino_envs.make_game("draw_v0", num_players=3), checkpoint=str(path))
+    with pytest.raises(CheckpointError, match="does not exist"):
+        PolicyAgent(domino_envs.make_game("draw_v0"), checkpoint=str(tmp_path / "nope.npz"))
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(path.read_bytes()[:200])
+    with pytest.raises(CheckpointError, match="not a readable policy file"):
+        PolicyAgent(domino_envs.make_game("draw_v0"), checkpoint=str(junk))
+    layers, meta = load_policy(path)
+    meta["obs_size"] = 999  # the layers no longer fit what the meta says
+    bad = save_policy(tmp_path / "bad.npz", layers, meta)
+    with pytest.raises(CheckpointError, match="layer shapes"):
+        load_policy(bad)
+    layers[0][0][0, 0] = np.nan
+    meta["obs_size"] = 122
+    nan = save_policy(tmp_path / "nan.npz", layers, meta)
+    with pytest.raises(CheckpointError, match="NaN"):
+        load_policy(nan)
+    (tmp_path / "bad.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(CheckpointError, match="not a readable training checkpoint"):
+        run_config_of_checkpoint(tmp_path / "bad.pt")
+
+
+def test_resume_continues_exactly_as_an_uninterrupted_run(tmp_path):
+    straight = Trainer(tiny_run(), tmp_path / "a")
+    for _ in range(4):
+        straight.iterate()
+    first = Trainer(tiny_run(), tmp_path / "b")
+    for _ in range(2):
+        first.iterate()
+    first.save_checkpoint()
+    resumed = Trainer(tiny_run(), tmp_path / "b")
+    resumed.load_checkpoint()
+    for _ in range(2):
+        resumed.iterate()
+    assert resumed.update == 4 and resumed.env_steps == straight.env_steps
+    for (k, a), b in zip(straight.model.state_dict().items(), resumed.model.state_dict().values()):
+        assert torch.equal(a, b), k
+    np.testing.assert_array_equal(straight.collector.venv.states, resumed.collector.venv.states)
+
+
+def test_a_checkpoint_of_another_run_is_refused(tmp_path):
+    t = Trainer(tiny_run(), tmp_path)
+    t.iterate()
+    t.save_checkpoint()
+    other = Trainer(tiny_run("draw_v0", "ppo.num_envs=4"), tmp_path / "other")
+    with pytest.raises(CheckpointError, match="ppo.num_envs=8, this run 4"):
+        other.load_checkpoint(t.checkpoint_path)
+    three = Trainer(load_run(game="draw_v0", overrides=TINY), tmp_path / "x")
+    three.run.config = {"num_players": 3}
+    with pytest.raises(CheckpointError, match="config"):
+        three.load_checkpoint(t.checkpoint_path)
+
+
+# ------------------------------------------------------------------------------ configs
+def test_unknown_or_mistyped_training_keys_fail():
+    with pytest.raises(ConfigError, match=r"unknown training key 'ppo.lrr'.*'lr'"):
+        load_run(game="draw_v0", overrides=["ppo.lrr=1"])
+    with pytest.raises(ConfigError, match="unknown training key 'bogus'"):
+        set_key(TrainConfig(), "bogus", 1)
+    with pytest.raises(ConfigError, match="must be a int"):
+        load_run(game="draw_v0", overrides=["ppo.num_envs=many"])
+    with pytest.raises(ConfigError, match="ppo.reward='points' is not allowed"):
+        load_run(game="draw_v0", overrides=["ppo.reward=points"])
+    with pytest.raises(ConfigError, match="write KEY=VALUE"):
+        parse_override("ppo.lr")
+    assert parse_override("ppo.lr=3e-4") == ("ppo.lr", 3e-4)
+    assert load_run(game="draw_v0", overrides=["network.hidden=[8, 4]"]).train.network.hidden == [8, 4]
+
+
+def test_unknown_key_in_a_config_file_fails(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("game: draw_v0\ntrain:\n  ppo:\n    learning_rate: 0.1\n")
+    with pytest.raises(ConfigError, match="unknown training key 'ppo.learning_rate'"):
+        load_run(bad)
+    bad.write_text("game: draw_v0\ntrainer: {}\n")
+    with pytest.raises(ConfigError, match=r"unknown top-level key\(s\) \['trainer'\]"):
+        load_run(bad)
+
+
+def test_every_config_file_has_a_valid_training_section():
+    for name in domino_envs.game_names():
+        run = load_run(game=name)
+        assert run.train.budget.env_steps > 0
+        demo = load_run(game=name, demo=True)
+        assert demo.train.budget.env_steps <= run.train.budget.env_steps
+
+
+# ------------------------------------------------------------------------------ end to end
+def test_a_tiny_run_end_to_end_writes_every_output(tmp_path, capsys):
+    run = tiny_run("draw_v0", "eval.every_updates=1", "eval.deals=4", "eval.final_deals=4",
+                   "eval.opponents=[random, greedy]", "eval.final_opponents=[random]")
+    report = train_ppo(run, tmp_path, progress=False)
+    for name in ("checkpoint.pt", "policy.npz", "config.yaml", "log.csv", "eval.csv", "final_eval.md", "final_eval.json"):
+        assert (tmp_path / name).is_file(), name
+    assert any((tmp_path / "tb").iterdir())
+    assert ("ppo", "random") in report.matchups
+    # the folder holds a run now: starting again without --resume is refused; with it, it goes on
+    assert train_main(["draw_v0", "--run-dir", str(tmp_path), "--no-progress"] + sum([["--set", s] for s in TINY], [])) == 2
+    assert "--resume" in capsys.readouterr().err
+    longer = [s if not s.startswith("budget.env_steps") else "budget.env_steps=512" for s in TINY]
+    assert train_main(["draw_v0", "--run-dir", str(tmp_path), "--resume", "--no-progress"]
+                      + sum([["--set", s] for s in longer], [])) == 0
+    rows = (tmp_path / "log.csv").read_text().strip().splitlines()
+    assert len(rows) == 1 + 8  # header + 8 updates of 64 decisions, none logged twice
