@@ -250,3 +250,19 @@ def test_a_tiny_run_end_to_end_writes_every_output(tmp_path, capsys):
                       + sum([["--set", s] for s in longer], [])) == 0
     rows = (tmp_path / "log.csv").read_text().strip().splitlines()
     assert len(rows) == 1 + 8  # header + 8 updates of 64 decisions, none logged twice
+
+
+def test_perfect_information_critic_reads_every_seat_starting_with_its_own(tmp_path):
+    trainer = Trainer(tiny_run("draw_v0", "ppo.perfect_info_critic=true"), tmp_path)
+    col = trainer.collector
+    row = trainer.iterate()
+    assert np.isfinite(row["value_loss"]) and col.buf.critic_in.shape[1] == 2 * col.game.obs_size
+    col._observe_all(col._gid, col.venv.states, col.game.params, col._all_obs)
+    rows, seats = np.array([0, 1, 2]), np.array([1, 0, 1])
+    cin = col.critic_inputs(rows, seats)
+    for j, (r, k) in enumerate(zip(rows, seats)):
+        state = col.venv.states[r]
+        expected = np.concatenate([col.game.observe(state, int(k)), col.game.observe(state, int(1 - k))])
+        np.testing.assert_array_equal(cin[j], expected)
+    # the actor alone is exported: the policy file fits the game as any other
+    assert PolicyAgent(col.game, checkpoint=str(trainer.export_policy())).layers[0][0].shape[1] == col.game.obs_size

@@ -76,6 +76,16 @@ class Opponents:
 
 
 @dataclass
+class Imitation:
+    """Warm start: the actor first copies a baseline's choices (training/imitate.py); 0 decisions: off."""
+
+    teacher: str = "heuristic"      # heuristic, greedy or random
+    decisions: int = 0              # teacher decisions to learn from
+    epochs: int = 8
+    lr: float = 1e-3
+
+
+@dataclass
 class Eval:
     every_updates: int = 25         # evaluation against `opponents` during training (0: never)
     deals: int = 100                # duplicate deals per matchup during training
@@ -105,6 +115,7 @@ class TrainConfig:
     network: Network = field(default_factory=Network)
     ppo: PPO = field(default_factory=PPO)
     opponents: Opponents = field(default_factory=Opponents)
+    imitation: Imitation = field(default_factory=Imitation)
     eval: Eval = field(default_factory=Eval)
     sb3: SB3 = field(default_factory=SB3)
 
@@ -114,6 +125,7 @@ class TrainConfig:
 
 ALGOS = ("ppo", "sb3")
 REWARDS = ("win", "score")
+TEACHERS = ("heuristic", "greedy", "random")
 
 
 @dataclass
@@ -276,6 +288,10 @@ def validate(train: TrainConfig) -> None:
          "weights must be >= 0 with a positive sum")
     need(train.opponents.snapshot_every >= 1, "opponents.snapshot_every", train.opponents.snapshot_every, "must be >= 1")
     need(train.opponents.max_snapshots >= 1, "opponents.max_snapshots", train.opponents.max_snapshots, "must be >= 1")
+    need(train.imitation.teacher in TEACHERS, "imitation.teacher", train.imitation.teacher, f"allowed: {list(TEACHERS)}")
+    need(train.imitation.decisions >= 0, "imitation.decisions", train.imitation.decisions, "must be >= 0")
+    need(train.imitation.epochs >= 1, "imitation.epochs", train.imitation.epochs, "must be >= 1")
+    need(train.imitation.lr > 0, "imitation.lr", train.imitation.lr, "must be > 0")
     need(train.eval.every_updates >= 0, "eval.every_updates", train.eval.every_updates, "must be >= 0")
     need(train.eval.deals >= 1, "eval.deals", train.eval.deals, "must be >= 1")
     need(train.eval.final_deals >= 0, "eval.final_deals", train.eval.final_deals, "must be >= 0")
@@ -319,6 +335,6 @@ def train_config_from_dict(data: dict) -> TrainConfig:
     return train
 
 
-__all__ = ["Budget", "ConfigError", "Eval", "Network", "Opponents", "PPO", "RunConfig", "SB3", "TrainConfig",
+__all__ = ["Budget", "ConfigError", "Eval", "Imitation", "Network", "Opponents", "PPO", "RunConfig", "SB3", "TrainConfig",
            "default_path", "load", "load_run", "make_from_file", "parse_override", "set_key",
            "train_config_from_dict", "validate"]

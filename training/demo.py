@@ -1,31 +1,39 @@
-"""`make demo`: a seeded tournament of the baseline agents on the Draw Game, printed as a table.
+"""`make demo`: train an agent on the Draw Game with the demo budget, then evaluate it.
 
-Random, greedy (heaviest tile first), the Draw heuristic and a small PIMC search (16 sampled
-deals per decision) play every pairing on the same seeded duplicate deals with seats swapped,
-through the evaluation harness (training/evaluate.py), which prints win rates and mean rewards
-per hand with 95% intervals and the head-to-head matrix. Same seed, same table. The first run on
-a fresh machine also compiles the search rollouts (cached on disk afterwards).
+Trains our self-play PPO (training/ppo.py) on `draw_v0` with configs/draw.yaml's training section
+and its `demo` overrides (a budget of a few minutes on 2 cores), in runs/demo (started afresh each
+time, so the demo is the same every run for a given seed), then prints the evaluation harness's
+table: the trained policy against random, greedy and the Draw heuristic on the same duplicate
+deals with seats swapped, win rates and rewards with 95% intervals.
 """
 from __future__ import annotations
 
+import shutil
 import sys
 import time
+from pathlib import Path
 
-from training.evaluate import evaluate
+from training.configs import load_run
+from training.train import train_ppo
 
-DEALS = 300
-SEED = 0
-AGENTS = ["random", "greedy", "heuristic", "pimc:n=16"]
+RUN_DIR = Path("runs/demo")
 
 
-def main(deals: int = DEALS, seed: int = SEED) -> None:
+def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
-    report = evaluate("draw_v0", AGENTS, deals, seed, progress=sys.stderr.isatty())
+    run = load_run(game="draw_v0", demo=True, overrides=list(argv or []))
+    if RUN_DIR.exists():
+        shutil.rmtree(RUN_DIR)
+    print(f"training {run.game} with PPO for {run.train.budget.env_steps:,} env steps "
+          f"(configs/draw.yaml, demo budget) in {RUN_DIR}/ ...", flush=True)
+    report = train_ppo(run, RUN_DIR, progress=sys.stderr.isatty())
+    print()
     print(report.table())
-    print(f"\n{deals} deals x 2 seatings per pairing, {len(report.matchups) // 2} pairings, "
-          f"{time.perf_counter() - t0:.1f} s. Regenerate the full per-game ladder with "
-          f"`python -m training.baselines` (docs/baselines.md).")
+    print(f"\n{time.perf_counter() - t0:.0f} s in all. The policy: {RUN_DIR / 'policy.npz'} "
+          f"(agent spec ppo:checkpoint={RUN_DIR / 'policy.npz'}); learning curve: {RUN_DIR / 'curve.png'}. "
+          f"Longer runs: domino train draw_v0.")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main(sys.argv[1:]))

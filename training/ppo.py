@@ -450,6 +450,14 @@ class Trainer:
         self.env_steps = 0
         self.seconds = 0.0  # training time over all sessions of this run
 
+    def warm_start(self) -> dict:
+        """Imitation of the configured teacher before the first update (training/imitate.py)."""
+        from training.imitate import clone, demonstrations
+
+        im = self.cfg.imitation
+        obs, masks, actions, targets = demonstrations(self.run, im.decisions, im.teacher, seed=self.cfg.seed + 1)
+        return clone(self.model, obs, masks, actions, targets, im.epochs, self.collector.rng, im.lr, device=self.device)
+
     @property
     def steps_per_update(self) -> int:
         return self.cfg.ppo.num_envs * self.cfg.ppo.rollout_steps
