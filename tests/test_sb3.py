@@ -191,3 +191,12 @@ def test_same_seed_same_model(tmp_path):
     a, b, c = weights("a", 3), weights("b", 3), weights("c", 4)
     assert all(torch.equal(x, y) for x, y in zip(a, b))
     assert not all(torch.equal(x, z) for x, z in zip(a, c))
+
+
+def test_time_cap_stops_and_saves(tmp_path):
+    """budget.minutes: the run stops within a step of the cap and still saves a resumable model."""
+    train_sb3(tiny_run("budget.minutes=1e-9"), tmp_path, progress=False)
+    meta = json.loads((tmp_path / "sb3_model.json").read_text())
+    assert meta["env_steps"] == 2  # one step of the 2 envs, then the cap stopped the first rollout
+    train_sb3(tiny_run("budget.env_steps=128"), tmp_path, progress=False)  # resumes, uncapped
+    assert [int(r["time/total_timesteps"]) for r in csv_rows(tmp_path / "log.csv")] == [130]

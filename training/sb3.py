@@ -341,21 +341,21 @@ def train_sb3(run: RunConfig, run_dir: str | Path, resume: bool = True, progress
     (run_dir / "config.yaml").write_text(yaml.safe_dump(run.to_dict(), sort_keys=False))
     learner = LearnerCopy()
     cfg = run.train
+    model, start = None, 0
     if resuming:
         try:
-            start = int(MaskablePPO.load(model_path, device="cpu").num_timesteps)
+            model = MaskablePPO.load(model_path, device="cpu")
         except Exception as err:
             raise CheckpointError(f"{str(model_path)!r} is not a readable MaskablePPO model "
                                   f"({type(err).__name__}: {err})") from None
-    else:
-        start = 0
+        start = int(model.num_timesteps)
     remaining = cfg.budget.env_steps - start
     venv = make_envs(run, learner, start)
     with seeded_globals(mix_seed(cfg.seed, start), cfg.ppo.torch_threads):
-        if resuming:
-            model = MaskablePPO.load(model_path, env=venv, device="cpu")
-        else:
+        if model is None:
             model = new_model(run, venv)
+        else:
+            model.set_env(venv, force_reset=True)
         model.set_logger(make_logger(run_dir))
         learner.refresh(model.policy, model.num_timesteps)  # before learn() resets the envs: opponents may move first
         if remaining > 0:
