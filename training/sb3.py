@@ -243,29 +243,27 @@ def _callbacks(run: RunConfig, run_dir: Path, learner: LearnerCopy, total: int, 
     return CallbackList(callbacks)
 
 
-class _AppendingCSV:
-    """SB3's CSVOutputFormat, continuing an existing log.csv (header kept, rows appended)."""
+def _csv_format(path: Path):
+    """SB3's CSVOutputFormat writing `path`; an existing log is continued (its header kept, rows
+    appended; SB3's own constructor would truncate it)."""
+    from stable_baselines3.common.logger import CSVOutputFormat
 
-    @staticmethod
-    def make(path: Path):
-        from stable_baselines3.common.logger import CSVOutputFormat
-
-        if not path.is_file() or path.stat().st_size == 0:
-            return CSVOutputFormat(str(path))
-        fmt = CSVOutputFormat.__new__(CSVOutputFormat)
-        fmt.file = open(path, "r+")
-        header = fmt.file.readline().rstrip("\n")
-        fmt.keys = header.split(",") if header else []
-        fmt.file.seek(0, os.SEEK_END)
-        fmt.separator, fmt.quotechar = ",", '"'
-        return fmt
+    if not path.is_file() or path.stat().st_size == 0:
+        return CSVOutputFormat(str(path))
+    fmt = CSVOutputFormat.__new__(CSVOutputFormat)
+    fmt.file = open(path, "r+")
+    header = fmt.file.readline().rstrip("\n")
+    fmt.keys = header.split(",") if header else []
+    fmt.file.seek(0, os.SEEK_END)
+    fmt.separator, fmt.quotechar = ",", '"'
+    return fmt
 
 
 def make_logger(run_dir: Path):
     """SB3's logger: log.csv (CSV format, an existing one continued) and tb/ (TensorBoard format)."""
     from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
 
-    return Logger(folder=str(run_dir), output_formats=[_AppendingCSV.make(run_dir / "log.csv"),
+    return Logger(folder=str(run_dir), output_formats=[_csv_format(run_dir / "log.csv"),
                                                        TensorBoardOutputFormat(str(run_dir / "tb"))])
 
 
