@@ -14,6 +14,7 @@ import inspect
 
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
+from .sb3_agent import SB3Agent
 
 
 def _heuristic(game, seed=None, **params):
@@ -53,6 +54,7 @@ AGENTS = {
     "pimc": _pimc,
     "ppo": _ppo,          # ppo:checkpoint=PATH[,sample=true]: a policy file written by training
     "trained": _trained,  # the policy shipped for the game (agents/checkpoints/<env>.npz)
+    "sb3": SB3Agent,      # sb3:model=PATH[,sample=true]: a MaskablePPO zip saved by training.sb3
 }
 
 

@@ -1,0 +1,94 @@
+"""A saved `sb3_contrib.MaskablePPO` model as an agent: ``make_agent("sb3:model=runs/x/sb3_model.zip", game)``.
+
+The model file is SB3's own zip (training/sb3.py writes it). Beside it, ``<name>.json`` (written by
+the same run) records the game, its config and the sizes; when present it is checked against the
+game, so a model saved for another game or another rule config is refused even where the sizes
+happen to agree (draw_v0 and block_v0 share them). Without it only the spaces are checked.
+
+Acting: ``model.predict(obs, action_masks=mask, deterministic=True)``, the highest-probability legal
+action. ``sample=True`` samples the masked policy instead, from the agent's own seeded Generator
+(SB3's ``deterministic=False`` would draw from torch's global RNG, which this project never uses).
+
+sb3_contrib (the ``train`` extra) is imported only when such an agent is built, so the registry
+stays importable without it.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from .trained import CheckpointError, check_meta
+
+META_FORMAT = "domino-envs-sb3-model/1"
+
+
+def meta_path(model_path: str | Path) -> Path:
+    """sb3_model.zip -> sb3_model.json (where training/sb3.py records the game of a model)."""
+    return Path(model_path).with_suffix(".json")
+
+
+class SB3Agent:
+    """A MaskablePPO model playing `game` (see module doc)."""
+
+    name = "sb3"
+
+    def __init__(self, game, seed: int | None = None, model: str = "", sample: bool = False):
+        if not model:
+            raise CheckpointError("sb3 agent needs model=PATH (a MaskablePPO .zip saved by training.sb3)")
+        path = Path(model)
+        if not path.is_file():
+            raise CheckpointError(f"sb3 model file {str(path)!r} does not exist")
+        where = f"sb3 model {str(path)!r}"
+        info = meta_path(path)
+        if info.is_file():
+            try:
+                meta = json.loads(info.read_text())
+            except (OSError, ValueError) as err:
+                raise CheckpointError(f"{str(info)!r} (the description of {where}) is unreadable ({err})") from None
+            if not isinstance(meta, dict) or meta.get("format") != META_FORMAT:
+                raise CheckpointError(f"{str(info)!r}: not a {META_FORMAT} description")
+            check_meta(meta, game, where)
+        try:
+            from sb3_contrib import MaskablePPO
+        except ImportError as err:
+            raise CheckpointError(f"{where}: sb3_contrib is not installed ({err}); pip install 'domino-envs[train]'") from None
+        try:
+            self.model = MaskablePPO.load(path, device="cpu")
+        except Exception as err:  # zip, pickle, key errors: all mean "not a MaskablePPO model"
+            raise CheckpointError(f"{where} is not a readable MaskablePPO model ({type(err).__name__}: {err})") from None
+        obs_shape = getattr(self.model.observation_space, "shape", None)
+        n_actions = getattr(self.model.action_space, "n", None)
+        problems = []
+        if obs_shape != (game.obs_size,):
+            problems.append(f"observation shape {obs_shape} vs {(game.obs_size,)}")
+        if n_actions != game.num_actions:
+            problems.append(f"{n_actions} actions vs {game.num_actions}")
+        if problems:
+            raise CheckpointError(f"{where} does not fit {game.name}: " + "; ".join(problems))
+        self.game = game
+        self.sample = bool(sample)
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = np.asarray(action_mask) != 0
+        if legal.shape != (self.game.num_actions,) or not legal.any():
+            raise ValueError(f"{self.name}.act: the action mask must have {self.game.num_actions} entries with a "
+                             f"legal one, got shape {legal.shape} with {int(legal.sum())} legal")
+        obs = np.asarray(observation, dtype=np.float32)
+        if not self.sample:
+            action, _ = self.model.predict(obs, action_masks=legal, deterministic=True)
+            return int(action)
+        import torch
+
+        policy = self.model.policy
+        with torch.no_grad():
+            obs_t, _ = policy.obs_to_tensor(obs)
+            probs = policy.get_distribution(obs_t, action_masks=legal[None, :]).distribution.probs[0].double().numpy()
+        probs[~legal] = 0.0
+        return int(self._rng.choice(probs.size, p=probs / probs.sum()))

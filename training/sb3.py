@@ -1,0 +1,374 @@
+"""The SB3 path: `sb3_contrib.MaskablePPO` on `SingleSeatEnv`, for users who live in Stable-Baselines3
+(``domino train <game> --algo sb3``). Our own PPO (training/ppo.py) is the fast path; this one trades
+speed for SB3's ecosystem and is kept as close to it as SB3 allows:
+
+- **Network**: ``MlpPolicy`` with separate actor and critic MLPs of widths ``network.hidden`` and
+  ReLU (SB3's default is tanh; ReLU makes it the same network as ours, and makes the actor the
+  agents' numpy format, so the run exports policy.npz too). Hyperparameters from ``sb3``; the ones
+  the section does not name keep SB3's defaults, which equal ours (GAE lambda 0.95, clip 0.2,
+  value coefficient 0.5, gradient norm 0.5).
+- **Environments**: ``sb3.n_envs`` SingleSeatEnv copies (learner seat rotating) in SB3's
+  DummyVecEnv, each in a Monitor (episode returns in the logs), each seeded from ``seed``.
+- **Opponent pool**: every other seat is a `PoolOpponent` that, at each game's start, draws from its
+  own seeded Generator (weights ``opponents``) whether it plays that game as random, greedy,
+  heuristic, or as a frozen copy of the learner. ``opponents.self_play`` and ``opponents.snapshot``
+  both mean "a learner copy" here (their weights add up): a single-seat env trains one seat only,
+  so true self-play (every seat's decisions train the learner) does not exist on this path, and
+  one copy refreshed every ``sb3.refresh_every`` timesteps stands in for both the latest policy
+  and the snapshots. Seats draw independently (ours draws one kind per game; the same with 2
+  players). The copy samples its masked policy (never an illegal action) from the opponent's own
+  Generator. It lives in this process, so the vector env must stay a DummyVecEnv.
+- **Seeding**: SB3's own ``seed=`` would reseed every env with ``seed + index`` and the process-wide
+  RNGs, so it is not used: envs and opponents get their own seeds, and SB3's draws (weight init,
+  action sampling, minibatch order: torch's and numpy's global RNGs) run inside a guard that
+  seeds them and restores the caller's RNG states afterwards.
+- **Run folder**: sb3_model.zip (the model, saved every ``budget.checkpoint_every`` rollouts and at
+  the end, atomically), sb3_model.json (game, game config, sizes, timesteps: read by
+  agents.sb3_agent.SB3Agent to refuse a model made for another game), policy.npz (the actor for
+  ``ppo:checkpoint=``), config.yaml, log.csv (SB3's logger, CSV format), tb/ (SB3's TensorBoard
+  format), and a tqdm progress bar on stderr.
+- **Resume**: with sb3_model.zip present and ``resume=True`` the model (weights, optimizer, timestep
+  count) is loaded and trains the remaining timesteps of ``budget.env_steps``; log.csv is appended
+  to. It is not bit-identical to an uninterrupted run: SB3 does not save RNG states or the games in
+  progress, so the envs restart with fresh deals (seeded from the timestep count).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import torch
+import yaml
+from torch import nn
+
+from agents.registry import make_agent
+from agents.trained import CheckpointError, game_config_dict, mlp_logits, policy_meta, save_policy
+from domino_envs.registry import make_game
+from domino_envs.rng import mix_seed
+from domino_envs.wrappers import SingleSeatEnv
+from training.configs import RunConfig
+from training.opponents import sample_actions
+
+MODEL_FILE = "sb3_model.zip"
+META_FILE = "sb3_model.json"
+META_FORMAT = "domino-envs-sb3-model/1"
+BASELINES = ("random", "greedy", "heuristic")
+LEARNER_COPY = "learner"
+
+
+# ------------------------------------------------------------------------------ the learner copy
+def actor_layers(policy) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The MlpPolicy's actor (ReLU MLP then action_net) as numpy (W, b) pairs, agents/trained.py's format."""
+    linears = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)] + [policy.action_net]
+    return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()) for m in linears]
+
+
+class LearnerCopy:
+    """A frozen numpy copy of the learner's actor, shared by every PoolOpponent of a run."""
+
+    def __init__(self):
+        self.layers: list[tuple[np.ndarray, np.ndarray]] | None = None
+        self.refreshed_at = -1  # timestep of the last copy
+
+    def refresh(self, policy, timestep: int) -> None:
+        self.layers = actor_layers(policy)
+        self.refreshed_at = int(timestep)
+
+
+class PoolOpponent:
+    """One opponent seat drawing, at every game's start, who it plays as (see module doc).
+
+    weights: {kind: weight} over "self_play", "snapshot" (both: the learner copy), "random",
+    "greedy", "heuristic". rng: this seat's own Generator for the draws and the copy's sampling.
+    """
+
+    name = "pool"
+
+    def __init__(self, game, weights: dict[str, float], learner: LearnerCopy, rng: np.random.Generator):
+        kinds: dict[str, float] = {}
+        for kind, w in weights.items():
+            key = LEARNER_COPY if kind in ("self_play", "snapshot") else kind
+            if key != LEARNER_COPY and key not in BASELINES:
+                raise ValueError(f"unknown opponent kind {kind!r}; allowed: ['self_play', 'snapshot', *{list(BASELINES)}]")
+            kinds[key] = kinds.get(key, 0.0) + float(w)
+        self.kinds = [k for k, w in kinds.items() if w > 0]
+        if not self.kinds:
+            raise ValueError(f"opponent weights {weights} give no kind a positive weight")
+        p = np.array([kinds[k] for k in self.kinds], dtype=np.float64)
+        self.p = p / p.sum()
+        self.learner = learner
+        self.rng = rng
+        self.agents = {k: make_agent(k, game, seed=0) for k in self.kinds if k in BASELINES}
+        self.kind = self.kinds[0]
+
+    def reset(self, seed: int | None = None) -> None:
+        self.kind = self.kinds[int(self.rng.choice(len(self.kinds), p=self.p))]
+        if self.kind != LEARNER_COPY:
+            self.agents[self.kind].reset(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if self.kind != LEARNER_COPY:
+            return self.agents[self.kind].act(observation, action_mask)
+        legal = np.asarray(action_mask) != 0
+        if not legal.any():
+            raise ValueError("PoolOpponent.act: the action mask has no legal action")
+        if self.learner.layers is None:
+            raise RuntimeError("PoolOpponent: the learner copy was never filled (LearnerCopy.refresh)")
+        logits = mlp_logits(self.learner.layers, np.asarray(observation, dtype=np.float32))
+        return int(sample_actions(logits[None, :], legal[None, :], self.rng)[0][0])
+
+
+# ------------------------------------------------------------------------------ envs and model
+def make_envs(run: RunConfig, learner: LearnerCopy, start: int = 0):
+    """DummyVecEnv of ``sb3.n_envs`` Monitor(SingleSeatEnv) copies playing the opponent pool.
+    start: the timestep count the run resumes from (0: fresh), mixed into every seed."""
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    cfg = run.train
+    weights = {k: getattr(cfg.opponents, k) for k in ("self_play", "snapshot", *BASELINES)}
+
+    def builder(index: int):
+        def build():
+            game = make_game(run.game, **run.config)
+            opponents = [PoolOpponent(game, weights, learner,
+                                      np.random.default_rng([cfg.seed, index, k, start, 0x5B3]))
+                         for k in range(game.num_players - 1)]
+            seed = mix_seed(cfg.seed, index)
+            return Monitor(SingleSeatEnv(game, opponents, seed=seed if start == 0 else mix_seed(seed, start)))
+        return build
+
+    return DummyVecEnv([builder(i) for i in range(cfg.sb3.n_envs)])
+
+
+def new_model(run: RunConfig, venv):
+    """A fresh MaskablePPO for `run` (call inside `seeded_globals`: weight init draws from torch)."""
+    from sb3_contrib import MaskablePPO
+
+    s, hidden = run.train.sb3, [int(h) for h in run.train.network.hidden]
+    return MaskablePPO("MlpPolicy", venv, learning_rate=s.lr, n_steps=s.n_steps, batch_size=s.batch_size,
+                       n_epochs=s.n_epochs, gamma=s.gamma, ent_coef=s.ent_coef, device="cpu", verbose=0,
+                       policy_kwargs={"net_arch": {"pi": hidden, "vf": hidden}, "activation_fn": nn.ReLU})
+
+
+@contextmanager
+def seeded_globals(seed: int, threads: int | None = None):
+    """Seed python's, numpy's and torch's global RNGs (SB3 draws from them) and optionally torch's
+    thread count; restore all of them afterwards, so the caller sees no change."""
+    py_state, np_state, old_threads = random.getstate(), np.random.get_state(), torch.get_num_threads()
+    with torch.random.fork_rng(devices=[]):
+        random.seed(seed)
+        np.random.seed(seed % 2**32)
+        torch.manual_seed(seed)
+        if threads:
+            torch.set_num_threads(threads)
+        try:
+            yield
+        finally:
+            random.setstate(py_state)
+            np.random.set_state(np_state)
+            torch.set_num_threads(old_threads)
+
+
+# ------------------------------------------------------------------------------ callbacks
+def _callbacks(run: RunConfig, run_dir: Path, learner: LearnerCopy, total: int, progress: bool):
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+
+    cfg = run.train
+
+    class RefreshLearnerCopy(BaseCallback):
+        """Copy the learner into the pool every ``sb3.refresh_every`` timesteps (weights change
+        only between rollouts, so the copy is at most one rollout older than asked)."""
+
+        def _on_rollout_start(self) -> None:
+            if self.num_timesteps - learner.refreshed_at >= cfg.sb3.refresh_every:
+                learner.refresh(self.model.policy, self.num_timesteps)
+
+        def _on_step(self) -> bool:
+            return True
+
+    class Checkpoint(BaseCallback):
+        """Save the model every ``budget.checkpoint_every`` rollouts, at a rollout's start (after the
+        previous update, so every counted timestep has been trained on)."""
+
+        rollouts = 0
+
+        def _on_rollout_start(self) -> None:
+            if self.rollouts and self.rollouts % cfg.budget.checkpoint_every == 0:
+                save_model(self.model, run, run_dir)
+            self.rollouts += 1
+
+        def _on_step(self) -> bool:
+            return True
+
+    class TimeCap(BaseCallback):
+        """Stop at the first step of a rollout started after ``budget.minutes`` (0: no cap)."""
+
+        stop = False
+
+        def _on_training_start(self) -> None:
+            self.t0 = time.monotonic()
+
+        def _on_rollout_start(self) -> None:
+            self.stop = cfg.budget.minutes > 0 and time.monotonic() - self.t0 > 60 * cfg.budget.minutes
+
+        def _on_step(self) -> bool:
+            return not self.stop
+
+    class Progress(BaseCallback):
+        """A tqdm bar over the run's timesteps (SB3's own bar needs rich, which the train extra lacks)."""
+
+        def _on_training_start(self) -> None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, initial=self.num_timesteps, unit="step", desc=f"sb3 {run.game}",
+                            dynamic_ncols=True)
+
+        def _on_step(self) -> bool:
+            self.bar.update(self.training_env.num_envs)
+            return True
+
+        def _on_training_end(self) -> None:
+            self.bar.close()
+
+    callbacks = [RefreshLearnerCopy(), Checkpoint(), TimeCap()]
+    if progress:
+        callbacks.append(Progress())
+    return CallbackList(callbacks)
+
+
+def _csv_format(path: Path):
+    """SB3's CSVOutputFormat writing `path`; an existing log is continued (its header kept, rows
+    appended; SB3's own constructor would truncate it)."""
+    from stable_baselines3.common.logger import CSVOutputFormat
+
+    if not path.is_file() or path.stat().st_size == 0:
+        return CSVOutputFormat(str(path))
+    fmt = CSVOutputFormat.__new__(CSVOutputFormat)
+    fmt.file = open(path, "r+")
+    header = fmt.file.readline().rstrip("\n")
+    fmt.keys = header.split(",") if header else []
+    fmt.file.seek(0, os.SEEK_END)
+    fmt.separator, fmt.quotechar = ",", '"'
+    return fmt
+
+
+def make_logger(run_dir: Path):
+    """SB3's logger: log.csv (CSV format, an existing one continued) and tb/ (TensorBoard format)."""
+    from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
+
+    return Logger(folder=str(run_dir), output_formats=[_csv_format(run_dir / "log.csv"),
+                                                       TensorBoardOutputFormat(str(run_dir / "tb"))])
+
+
+# ------------------------------------------------------------------------------ files
+def model_meta(run: RunConfig, model) -> dict:
+    """What sb3_model.json records: the policy meta of agents/trained.py (game, game config, sizes,
+    hidden, timesteps, package version, training config) under this format's name."""
+    game = make_game(run.game, **run.config)
+    meta = policy_meta(game, run.train.network.hidden, "sb3", model.num_timesteps, run.to_dict()["train"])
+    meta["format"] = META_FORMAT
+    return meta
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
+
+
+def save_model(model, run: RunConfig, run_dir: Path) -> Path:
+    """sb3_model.zip and sb3_model.json, each replaced atomically (an interruption leaves the old ones)."""
+    path = run_dir / MODEL_FILE
+    tmp = run_dir / ("tmp_" + MODEL_FILE)
+    model.save(tmp)
+    _write_atomic(run_dir / META_FILE, json.dumps(model_meta(run, model), indent=1))
+    tmp.replace(path)
+    return path
+
+
+def _check_resumable(run: RunConfig, run_dir: Path) -> None:
+    """CheckpointError unless the saved model belongs to this same run (game, config, network,
+    seed, and the sb3 settings that shape the model and its rollouts)."""
+    meta_path = run_dir / META_FILE
+    try:
+        meta = json.loads(meta_path.read_text())
+    except (OSError, ValueError) as err:
+        raise CheckpointError(f"{str(meta_path)!r} is missing or unreadable ({err}); cannot resume "
+                              f"{str(run_dir / MODEL_FILE)!r}") from None
+    mine, theirs = run.to_dict(), {"game": meta.get("game"), "config": meta.get("config"),
+                                   "train": meta.get("train") or {}}
+    problems = []
+    if theirs["game"] != mine["game"]:
+        problems.append(f"game {theirs['game']!r} vs {mine['game']!r}")
+    game_config = game_config_dict(make_game(run.game, **run.config))
+    if theirs["config"] != game_config:
+        problems.append(f"game config {theirs['config']!r} vs {game_config!r}")
+    for key in ("network", "seed"):
+        if theirs["train"].get(key) != mine["train"][key]:
+            problems.append(f"train.{key}={theirs['train'].get(key)!r} vs {mine['train'][key]!r}")
+    for key in ("n_steps", "batch_size", "n_epochs", "lr", "gamma", "ent_coef", "n_envs"):
+        a, b = (theirs["train"].get("sb3") or {}).get(key), mine["train"]["sb3"][key]
+        if a != b:
+            problems.append(f"sb3.{key}={a!r} vs {b!r}")
+    if problems:
+        raise CheckpointError(f"{str(run_dir / MODEL_FILE)!r} was saved by another run, cannot resume "
+                              f"(saved vs this run): " + "; ".join(problems))
+
+
+# ------------------------------------------------------------------------------ the run
+def train_sb3(run: RunConfig, run_dir: str | Path, resume: bool = True, progress: bool = True) -> Path:
+    """Train MaskablePPO for ``budget.env_steps`` timesteps in `run_dir` (see module doc); returns
+    the saved model's path. An existing sb3_model.zip is continued when `resume`, else replaced."""
+    from sb3_contrib import MaskablePPO
+
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    model_path = run_dir / MODEL_FILE
+    resuming = resume and model_path.is_file()
+    if resuming:
+        _check_resumable(run, run_dir)
+    elif (run_dir / "log.csv").exists():
+        (run_dir / "log.csv").unlink()  # a fresh run starts a fresh log
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(run.to_dict(), sort_keys=False))
+    learner = LearnerCopy()
+    cfg = run.train
+    model, start = None, 0
+    if resuming:
+        try:
+            model = MaskablePPO.load(model_path, device="cpu")
+        except Exception as err:
+            raise CheckpointError(f"{str(model_path)!r} is not a readable MaskablePPO model "
+                                  f"({type(err).__name__}: {err})") from None
+        start = int(model.num_timesteps)
+    remaining = cfg.budget.env_steps - start
+    venv = make_envs(run, learner, start)
+    with seeded_globals(mix_seed(cfg.seed, start), cfg.ppo.torch_threads):
+        if model is None:
+            model = new_model(run, venv)
+        else:
+            model.set_env(venv, force_reset=True)
+        model.set_logger(make_logger(run_dir))
+        learner.refresh(model.policy, model.num_timesteps)  # before learn() resets the envs: opponents may move first
+        if remaining > 0:
+            rollout = cfg.sb3.n_steps * cfg.sb3.n_envs  # SB3 always completes a rollout: the run ends
+            end = start + math.ceil(remaining / rollout) * rollout  # on the first multiple past the budget
+            model.learn(total_timesteps=remaining, reset_num_timesteps=not resuming, progress_bar=False,
+                        callback=_callbacks(run, run_dir, learner, end, progress))
+        model.logger.close()
+    path = save_model(model, run, run_dir)
+    game = make_game(run.game, **run.config)
+    save_policy(run_dir / "policy.npz", actor_layers(model.policy),
+                policy_meta(game, cfg.network.hidden, "sb3", model.num_timesteps, run.to_dict()["train"]))
+    venv.close()
+    return path
+
+
+__all__ = ["LearnerCopy", "PoolOpponent", "actor_layers", "make_envs", "new_model", "save_model",
+           "seeded_globals", "train_sb3"]
