@@ -1,8 +1,16 @@
 """Training speed benchmark (issue 14, criterion 1): env steps/s end to end and collection only.
 
-    python -m training.bench_train --game draw_v0 --sb3-steps 16384
+    python -m training.bench_train --game draw_v0 --sb3-steps 16384 --ppo-updates 8
 
-Not a test: timings depend on the machine and on what else runs on it.
+Not a test: timings depend on the machine and on what else runs on it. Both sides run in one
+process, one after the other, with the same game, the same network (``network.hidden``), the same
+torch threads and the same opponent pool, and the ratio of ours to MaskablePPO's is printed.
+
+Our side (`ppo_steps_per_second`): the `Trainer` of training/ppo.py, one untimed warm-up update
+(numba compiles), then `updates` timed updates. *End to end* is the wall time of the updates
+(collection + PPO epochs); *collection only* the part spent in `Collector.collect`. *Decisions*
+(env steps) count every seat's decisions stepped in the vector env; *samples* the learner's
+transitions among them (opponents' moves give none), the counterpart of SB3's timesteps.
 
 SB3 section (`sb3_steps_per_second`): MaskablePPO on SingleSeatEnv exactly as ``train_sb3`` builds
 it (the game's config file, its ``sb3`` settings and opponent pool, ``network.hidden``, torch
@@ -81,6 +89,38 @@ def sb3_steps_per_second(game: str = "draw_v0", steps: int = 16_384, hidden: lis
             "steps_per_cpu_s": timesteps / cpu_seconds, "decisions_per_cpu_s": decisions / cpu_seconds}
 
 
+def ppo_steps_per_second(game: str = "draw_v0", updates: int = 8, hidden: list[int] | None = None,
+                         overrides: list[str] | tuple = (), seed: int = 0) -> dict:
+    """Time our PPO's `updates` updates on `game` after one warm-up update (see module doc)."""
+    import tempfile
+
+    from training.ppo import Trainer
+
+    extra = [f"network.hidden={list(hidden)}"] if hidden is not None else []
+    run = load_run(game=game, overrides=[*extra, *overrides, f"seed={seed}", "imitation.decisions=0"])
+    with tempfile.TemporaryDirectory() as tmp:
+        trainer = Trainer(run, tmp)
+        trainer.iterate()  # warm-up, untimed
+        collect = seconds = samples = 0.0
+        c0 = time.process_time()
+        for _ in range(updates):
+            row = trainer.iterate()
+            n = trainer.steps_per_update
+            seconds += n / row["steps_per_s"]
+            collect += n / row["collect_steps_per_s"]
+            samples += row["learner_transitions"]
+        cpu_seconds = time.process_time() - c0
+    decisions = updates * trainer.steps_per_update
+    p = run.train.ppo
+    return {"algo": "ours PPO", "game": game, "hidden": list(run.train.network.hidden), "num_envs": p.num_envs,
+            "rollout_steps": p.rollout_steps, "epochs": p.epochs, "minibatch_size": p.minibatch_size,
+            "torch_threads": p.torch_threads, "decisions": decisions, "samples": int(samples),
+            "seconds": seconds, "cpu_seconds": cpu_seconds, "collect_seconds": collect,
+            "decisions_per_s": decisions / seconds, "collect_decisions_per_s": decisions / collect,
+            "samples_per_s": samples / seconds, "collect_samples_per_s": samples / collect,
+            "decisions_per_cpu_s": decisions / cpu_seconds}
+
+
 def _counted(act, counts: dict):
     def counted(observation, action_mask):
         counts["opponent_moves"] += 1
@@ -91,19 +131,37 @@ def _counted(act, counts: dict):
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--game", default="draw_v0")
-    p.add_argument("--sb3-steps", type=int, default=16_384, help="timed MaskablePPO timesteps")
+    p.add_argument("--sb3-steps", type=int, default=16_384, help="timed MaskablePPO timesteps (0: skip)")
+    p.add_argument("--ppo-updates", type=int, default=8, help="timed updates of our PPO (0: skip)")
     p.add_argument("--hidden", type=int, nargs="+", default=None, help="network widths (default: the config's)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="training override, both sides")
     args = p.parse_args(argv)
-    result = sb3_steps_per_second(args.game, args.sb3_steps, args.hidden)
-    print(f"{result['algo']} on {result['game']} (hidden {result['hidden']}, {result['n_envs']} envs x "
-          f"{result['n_steps']} steps, {result['n_epochs']} epochs, batch {result['batch_size']}, "
-          f"{result['torch_threads']} torch thread(s)): {result['timesteps']} timesteps in {result['seconds']:.1f} s")
-    print(f"  end to end:      {result['steps_per_s']:8.0f} timesteps/s  {result['decisions_per_s']:8.0f} decisions/s")
-    print(f"  collection only: {result['collect_steps_per_s']:8.0f} timesteps/s  "
-          f"{result['collect_decisions_per_s']:8.0f} decisions/s")
-    print(f"  per CPU second:  {result['steps_per_cpu_s']:8.0f} timesteps/s  {result['decisions_per_cpu_s']:8.0f} "
-          f"decisions/s  (end to end; {result['cpu_seconds']:.1f} CPU s, for a shared machine)")
-    return result
+    out = {}
+    if args.ppo_updates:
+        r = out["ppo"] = ppo_steps_per_second(args.game, args.ppo_updates, args.hidden, args.set)
+        print(f"{r['algo']} on {r['game']} (hidden {r['hidden']}, {r['num_envs']} envs x {r['rollout_steps']} steps, "
+              f"{r['epochs']} epochs, minibatch {r['minibatch_size']}, {r['torch_threads']} torch thread(s)): "
+              f"{r['decisions']} decisions in {r['seconds']:.1f} s")
+        print(f"  end to end:      {r['decisions_per_s']:8.0f} decisions/s  {r['samples_per_s']:8.0f} samples/s")
+        print(f"  collection only: {r['collect_decisions_per_s']:8.0f} decisions/s  "
+              f"{r['collect_samples_per_s']:8.0f} samples/s")
+        print(f"  per CPU second:  {r['decisions_per_cpu_s']:8.0f} decisions/s (end to end)")
+    if args.sb3_steps:
+        result = out["sb3"] = sb3_steps_per_second(args.game, args.sb3_steps, args.hidden, args.set)
+        print(f"{result['algo']} on {result['game']} (hidden {result['hidden']}, {result['n_envs']} envs x "
+              f"{result['n_steps']} steps, {result['n_epochs']} epochs, batch {result['batch_size']}, "
+              f"{result['torch_threads']} torch thread(s)): {result['timesteps']} timesteps in {result['seconds']:.1f} s")
+        print(f"  end to end:      {result['steps_per_s']:8.0f} timesteps/s  {result['decisions_per_s']:8.0f} decisions/s")
+        print(f"  collection only: {result['collect_steps_per_s']:8.0f} timesteps/s  "
+              f"{result['collect_decisions_per_s']:8.0f} decisions/s")
+        print(f"  per CPU second:  {result['steps_per_cpu_s']:8.0f} timesteps/s  {result['decisions_per_cpu_s']:8.0f} "
+              f"decisions/s  (end to end; {result['cpu_seconds']:.1f} CPU s, for a shared machine)")
+    if "ppo" in out and "sb3" in out:
+        a, b = out["ppo"], out["sb3"]
+        print(f"ours / MaskablePPO, end to end: {a['decisions_per_s'] / b['decisions_per_s']:.1f}x decisions/s, "
+              f"{a['samples_per_s'] / b['steps_per_s']:.1f}x learner samples/s; collection only: "
+              f"{a['collect_decisions_per_s'] / b['collect_decisions_per_s']:.1f}x decisions/s")
+    return out
 
 
 if __name__ == "__main__":

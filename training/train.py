@@ -199,15 +199,7 @@ def train_ppo(run: RunConfig, run_dir: str | Path, resume: bool = False, progres
     plot_curve(run_dir / "eval.csv", run_dir / "curve.png", f"{run.game}: PPO", fair)
     echo(f"{trainer.env_steps:,} env steps in {trainer.seconds:.0f} s of training "
          f"({trainer.env_steps / max(trainer.seconds, 1e-9):,.0f} steps/s); policy: {trainer.policy_path}")
-    if not cfg.eval.final_deals:
-        return None
-    spec, report = evaluate_policy(run, trainer.policy_path, cfg.eval.final_opponents, cfg.eval.final_deals,
-                                   cfg.eval.seed)
-    (run_dir / "final_eval.md").write_text(report.markdown())
-    import json
-
-    (run_dir / "final_eval.json").write_text(json.dumps(report.to_json(), indent=2))
-    return report
+    return final_evaluation(run, trainer.policy_path, run_dir)
 
 
 def _tensorboard(run_dir: Path, update: int):
@@ -244,8 +236,26 @@ def train(run: RunConfig, run_dir: str | Path, resume: bool = False, progress: b
     if run.train.algo == "sb3":
         from training.sb3 import train_sb3
 
-        return train_sb3(run, run_dir, resume=resume, progress=progress)
+        run_dir = Path(run_dir)
+        if (run_dir / "sb3_model.zip").is_file() and not resume:
+            raise DominoError(f"{run_dir} already holds a run (sb3_model.zip): pass --resume to continue it, "
+                              f"or choose another --run-dir")
+        train_sb3(run, run_dir, resume=resume, progress=sys.stderr.isatty() if progress is None else progress)
+        return final_evaluation(run, run_dir / "policy.npz", run_dir)
     return train_ppo(run, run_dir, resume=resume, progress=progress, echo=echo)
+
+
+def final_evaluation(run: RunConfig, policy: Path, run_dir: Path):
+    """The harness's table of the run's policy against eval.final_opponents, saved in the run folder."""
+    import json
+
+    cfg = run.train.eval
+    if not cfg.final_deals:
+        return None
+    _, report = evaluate_policy(run, policy, cfg.final_opponents, cfg.final_deals, cfg.seed)
+    (run_dir / "final_eval.md").write_text(report.markdown())
+    (run_dir / "final_eval.json").write_text(json.dumps(report.to_json(), indent=2))
+    return report
 
 
 def build_parser() -> argparse.ArgumentParser:
