@@ -54,10 +54,10 @@ from numba import njit
 from ..core import (
     deal_tile_ids,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, ConfigError,
-    DealError, Game, check_bool, check_int, step_begin, step_gate,
+    DealError, Game, MAX_HANDS, StateError, MAX_TARGET, check_bool, check_choice, check_int, step_begin, step_gate,
 )
 from ..layout import (
-    SPIN_NONE, lay_arm_end, lay_history, lay_init, lay_line_fill_mask, lay_line_fits,
+    SPIN_NONE, lay_arm_end, lay_problem, lay_slot_ranges, lay_history, lay_init, lay_line_fill_mask, lay_line_fits,
     lay_line_open_pips, lay_line_single_action, lay_place_line, lay_placed, lay_playable, lay_size,
     render_line,
 )
@@ -114,16 +114,15 @@ class DrawConfig:
     def __post_init__(self):
         g = "draw"
         check_int(g, "num_players", self.num_players, 2, MAX_PLAYERS)
-        if self.max_pip not in (6, 9):
-            raise ConfigError(f"{g}: max_pip={self.max_pip!r} is not allowed; allowed values: [6, 9]")
+        check_choice(g, "max_pip", self.max_pip, [6, 9])
         if self.hand_size is not None:
             check_int(g, "hand_size", self.hand_size, 1, num_tiles(self.max_pip) // self.num_players)
         check_bool(g, "drawing", self.drawing)
         if self.first_seat is not None:
             check_int(g, "first_seat", self.first_seat, 0, self.num_players - 1)
         check_bool(g, "match", self.match)
-        check_int(g, "target", self.target, 1)
-        check_int(g, "max_hands", self.max_hands, 1)
+        check_int(g, "target", self.target, 1, MAX_TARGET)
+        check_int(g, "max_hands", self.max_hands, 1, MAX_HANDS)
 
     @property
     def deal_size(self) -> int:
@@ -515,6 +514,28 @@ class DrawGame(Game, kernels=globals()):
         s[H_TURN] = first
         s[H_DONE] = 0
         _advance(s, self.params)
+
+    # ---- validate (core.Game.validate)
+    def slot_ranges(self):
+        n, nt, np1 = self.num_players, self.n_tiles, self.config.max_pip + 1
+        tiles, seats = (1 << nt) - 1, [("hands", HANDS), ("played", PLAYED_MASK)]
+        out = [(name, start, n, 0, tiles) for name, start in seats]
+        out += [(f"{name} of absent seats", start + n, MAX_PLAYERS - n, 0, 0) for name, start in seats]
+        out += [
+            ("deck position", DECK_POS, 1, 0, nt), ("boneyard end", BONE_END, 1, 0, nt),
+            ("voids", VOID, MAX_PLAYERS, 0, (1 << np1) - 1), ("drawn", DRAWN, MAX_PLAYERS, 0, nt),
+            ("scores", SCORES, MAX_PLAYERS, 0, int(self.obs_high())),
+            ("last placer", LAST_PLACER, 1, -1, n - 1), ("last winner", LAST_WINNER, 1, -1, n - 1),
+            ("first seat", FIRST_SEAT, 1, 0, n - 1), ("just drew", JUST_DREW, 1, 0, 1),
+        ]
+        return out + lay_slot_ranges(LAY, 2, self.config.max_pip, nt)
+
+    def _validate_more(self, state):
+        problem = lay_problem(state, LAY, 2, self.n_tiles)
+        if problem is None and state[DECK_POS] > state[BONE_END]:
+            problem = f"deck position {int(state[DECK_POS])} is past the boneyard end {int(state[BONE_END])}"
+        if problem:
+            raise StateError(f"{self.name}: corrupted state row: {problem}")
 
     # ---- inspection helpers (tests, rendering)
     def hand(self, state, seat) -> list[tuple[int, int]]:

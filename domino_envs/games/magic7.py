@@ -124,7 +124,7 @@ from numba import njit
 
 from ..core import (
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TURN, HEADER_SIZE, MAX_SEATS, OK, DealError,
-    Game, check_int, step_begin, step_gate,
+    Game, StateError, check_int, step_begin, step_gate,
 )
 from ..rng import rng_below, rng_shuffle
 from ..sampling import deal_consistent, shuffle_and_deal
@@ -999,6 +999,36 @@ class Magic7Game(Game, kernels=globals()):
         s[OUT] = ALL_MASK & ~sum(1 << t for t in seen)
         _setup(s, self.params, first)
         _advance(s, self.params)
+
+    # ---- validate (core.Game.validate)
+    def slot_ranges(self):
+        n, cards = self.num_players, (1 << N_CARDS) - 1
+        hi = int(self.obs_high())
+        return [
+            ("live", LIVE, n, 0, ALL_MASK), ("live of absent seats", LIVE + n, MAX_SEATS - n, 0, 0),
+            ("killed", KILLED, n, 0, ALL_MASK), ("killed of absent seats", KILLED + n, MAX_SEATS - n, 0, 0),
+            ("pile", PILE, N_TILES, -1, N_TILES - 1), ("pile position", PILE_POS, 1, 0, N_TILES),
+            ("pile end", PILE_END, 1, 0, N_TILES), ("out of play", OUT, 1, 0, ALL_MASK),
+            ("row low", LO, 4, 0, 13), ("row high", HI, 4, 0, 13), ("cover", COVER, 8, -1, N_CARDS - 1),
+            ("joker at", JOKER_AT, 1, 0, cards), ("played by", PLAYED_BY, N_CARDS, -1, n - 1),
+            ("jokers played", JPLAYED, MAX_SEATS, 0, 2), ("drawn", DRAWN, MAX_SEATS, 0, N_TILES),
+            ("lacks", LACK, MAX_SEATS, 0, cards), ("kills", NKILL, 1, 0, N_TILES),
+            ("kill seat", KSEAT, N_TILES, 0, n - 1), ("kill mask", KMASK, N_TILES, 0, ALL_MASK),
+            ("penalty totals", PEN_TOTAL, MAX_SEATS, 0, hi), ("last penalties", LAST_PEN, MAX_SEATS, 0, hi),
+            ("starter", STARTER, 1, 0, n - 1), ("went out", WENT_OUT, 1, -1, n - 1),
+            ("playable", PLAYABLE, 1, 0, cards), ("placed", PLACED, 1, 0, cards),
+            ("played", PLAYED_MASK, MAX_SEATS, 0, cards),
+        ]
+
+    def _validate_more(self, state):
+        s = state
+        problem = None
+        if not s[PILE_POS] <= s[PILE_END]:
+            problem = f"pile position {int(s[PILE_POS])} is past the pile end {int(s[PILE_END])}"
+        elif np.any(s[PILE + s[PILE_POS]:PILE + s[PILE_END]] < 0):
+            problem = "the pile holds an empty slot (-1) between its position and its end"
+        if problem:
+            raise StateError(f"{self.name}: corrupted state row: {problem}")
 
     # ---- inspection helpers (tests, rendering)
     def hand(self, state, seat) -> list[str]:

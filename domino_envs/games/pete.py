@@ -83,12 +83,12 @@ from numba import njit
 from ..core import (
     deal_tile_ids,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, ConfigError,
-    DealError, Game, check_bool, check_int, step_begin, step_gate,
+    DealError, Game, StateError, check_bool, check_int, is_int, step_begin, step_gate,
 )
 from ..layout import (
     SPIN_FIRST, lay_arm_double, lay_arm_end, lay_arm_len, lay_arm_open, lay_can_place, lay_count,
     lay_fill_mask, lay_history, lay_history_entry, lay_init, lay_num_arms, lay_open_pips, lay_place,
-    lay_placed, lay_playable, lay_single_action, lay_size, render_cross,
+    lay_placed, lay_playable, lay_problem, lay_single_action, lay_size, lay_slot_ranges, render_cross,
 )
 from ..rng import rng_below
 from ..sampling import deal_consistent, mask_to_array, shuffle_and_deal
@@ -143,7 +143,7 @@ class PeteConfig:
 
     def __post_init__(self):
         g = "seven_toed_pete"
-        if self.num_players != 4 or isinstance(self.num_players, bool):
+        if not is_int(self.num_players) or self.num_players != 4:
             raise ConfigError(f"{g}: num_players={self.num_players!r} is not allowed; Seven-Toed Pete is "
                               f"played by exactly 4 players (allowed values: [4])")
         check_bool(g, "double_extra_turn", self.double_extra_turn)
@@ -604,6 +604,22 @@ class PeteGame(Game, kernels=globals()):
         s[H_DONE] = 0
         s[H_TRUNC] = 0
         _advance(s, self.params)
+
+    # ---- validate (core.Game.validate)
+    def slot_ranges(self):
+        return [
+            ("hands", HANDS, NP, 0, FULL_MASK), ("played by", PLAYED_BY, NT, -1, NP - 1),
+            ("voids", VOID, NP, 0, (1 << NPIP) - 1), ("no lead", NOLEAD, NP, 0, 1),
+            ("chips", CHIPS, NP, 0, self.config.chips_to_win), ("hand won", HAND_WON, NP, 0, 1),
+            ("designated leader", DESIGNATED, 1, 0, NP - 1), ("leader", LEADER, 1, -1, NP - 1),
+            ("extra turn", EXTRA, 1, 0, 1), ("spinner tile", SPIN_TILE, 1, -1, NT - 1),
+            ("count", COUNT, 1, 0, 100), ("played", PLAYED_MASK, NP, 0, FULL_MASK),
+        ] + lay_slot_ranges(LAY, NARMS, NPIP - 1, NT)
+
+    def _validate_more(self, state):
+        problem = lay_problem(state, LAY, NARMS, NT)
+        if problem:
+            raise StateError(f"{self.name}: corrupted state row: {problem}")
 
     # ---- inspection helpers (tests, rendering)
     def hand(self, state, seat) -> list[tuple[int, int]]:

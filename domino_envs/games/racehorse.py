@@ -115,12 +115,13 @@ from numba import njit
 from ..core import (
     deal_tile_ids,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, MAX_SEATS, OK,
-    ConfigError, DealError, Game, check_bool, check_choice, check_int, step_begin, step_gate,
+    ConfigError, DealError, Game, StateError, MAX_HANDS, MAX_TARGET, check_bool, check_choice, check_int, step_begin,
+    step_gate,
 )
 from ..layout import (
     SPIN_ALL, SPIN_FIRST, SPIN_NONE, lay_arm_end, lay_arm_open, lay_can_place, lay_count,
     lay_fill_mask, lay_history, lay_init, lay_num_arms, lay_obs_arms, lay_open_pips, lay_place,
-    lay_placed, lay_playable, lay_single_action, lay_size, render_cross,
+    lay_placed, lay_playable, lay_problem, lay_single_action, lay_size, lay_slot_ranges, render_cross,
 )
 from ..rng import rng_below
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
@@ -193,8 +194,8 @@ class RacehorseConfig:
         check_choice(g, "spinner", self.spinner, list(SPIN_MODES))
         check_choice(g, "award", self.award, ["per_pip", "per_five"])
         check_bool(g, "match", self.match)
-        check_int(g, "target", self.target, 1)
-        check_int(g, "max_hands", self.max_hands, 1)
+        check_int(g, "target", self.target, 1, MAX_TARGET)
+        check_int(g, "max_hands", self.max_hands, 1, MAX_HANDS)
         if self.first_setter is not None:
             check_int(g, "first_setter", self.first_setter, 0, self.num_players - 1)
 
@@ -798,6 +799,33 @@ class RacehorseGame(Game, kernels=globals()):
         _new_hand_slots(s, self.params)
         _advance(s, self.params)
         _settle_pending(s)
+
+    # ---- validate (core.Game.validate)
+    def slot_ranges(self):
+        n, arms = self.num_players, int(self.params[P_ARMS])
+        hi = int(self.obs_high())
+        units = int(self.reward_scale) * hi
+        return [
+            ("hands", HANDS, n, 0, FULL_MASK), ("hands of absent seats", HANDS + n, MAX_PLAYERS - n, 0, 0),
+            ("deck", DECK, N_TILES, -1, N_TILES - 1), ("deck position", DECK_POS, 1, 0, N_TILES),
+            ("boneyard end", BONE_END, 1, 0, N_TILES), ("played by", PLAYED_BY, N_TILES, -1, n - 1),
+            ("voids", VOID, MAX_PLAYERS, 0, (1 << 7) - 1), ("no special", NOSPEC, MAX_PLAYERS, 0, 1),
+            ("drawn", DRAWN, MAX_PLAYERS, 0, N_TILES), ("washed up", WASHED, MAX_PLAYERS, 0, 1),
+            ("scores", SCORES, MAX_PLAYERS, 0, hi),
+            ("pending rewards", PENDING, MAX_PLAYERS, -units, units),
+            ("setter", SETTER, 1, 0, n - 1), ("set duty", DUTY, 1, -1, n - 1),
+            ("extra play", EXTRA, 1, 0, 1), ("just drew", JUST_DREW, 1, 0, 1),
+            ("out seat", OUT_SEAT, 1, -1, n - 1), ("last winner", LAST_WINNER, 1, -1, n - 1),
+            ("last award", LAST_AWARD, 1, 0, hi), ("count", COUNT, 1, 0, 1000),
+            ("played", PLAYED_MASK, MAX_PLAYERS, 0, FULL_MASK),
+        ] + lay_slot_ranges(LAY, arms, 6, N_TILES)
+
+    def _validate_more(self, state):
+        problem = lay_problem(state, LAY, int(self.params[P_ARMS]), N_TILES)
+        if problem is None and not state[DECK_POS] <= state[BONE_END]:
+            problem = f"deck position {int(state[DECK_POS])} is past the boneyard end {int(state[BONE_END])}"
+        if problem:
+            raise StateError(f"{self.name}: corrupted state row: {problem}")
 
     # ---- inspection helpers (tests, rendering)
     def hand(self, state, seat) -> list[tuple[int, int]]:

@@ -96,11 +96,11 @@ from numba import njit
 from ..core import (
     deal_tile_ids,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, DealError,
-    Game, check_bool, check_choice, check_int, step_begin, step_gate,
+    Game, StateError, MAX_HANDS, MAX_TARGET, check_bool, check_choice, check_int, step_begin, step_gate,
 )
 from ..layout import (
     SPIN_NONE, lay_arm_end, lay_arm_open, lay_close_arm, lay_history, lay_init, lay_place_touching,
-    lay_placed, lay_size,
+    lay_placed, lay_problem, lay_size, lay_slot_ranges,
 )
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
 from ..tiles import (
@@ -171,8 +171,8 @@ class Sum7Config:
         check_choice(g, "deal", self.deal, DEALS)
         check_choice(g, "zero_rule", self.zero_rule, ZERO_RULES)
         check_bool(g, "match", self.match)
-        check_int(g, "target", self.target, 1)
-        check_int(g, "max_hands", self.max_hands, 1)
+        check_int(g, "target", self.target, 1, MAX_TARGET)
+        check_int(g, "max_hands", self.max_hands, 1, MAX_HANDS)
 
     @property
     def hand_size(self) -> int:
@@ -658,6 +658,25 @@ class Sum7Game(Game, kernels=globals()):
         s[H_TRUNC] = 0
         _new_hand(s, self.params)
         _advance(s, self.params)
+
+    # ---- validate (core.Game.validate)
+    def slot_ranges(self):
+        n = self.num_players
+        score_hi = UNIT * int(self.obs_high())
+        return [
+            ("hands", HANDS, n, 0, FULL), ("hands of absent seats", HANDS + n, MAX_PLAYERS - n, 0, 0),
+            ("deck", DECK, NT, -1, NT - 1), ("deck position", DECK_POS, 1, 0, NT),
+            ("played by", PLAYED_BY, NT, -1, n - 1), ("lacks", LACKS, MAX_PLAYERS, 0, FULL),
+            ("drawn", DRAWN, MAX_PLAYERS, 0, NT), ("won", WON, MAX_PLAYERS, 0, score_hi),
+            ("paid", PAID, MAX_PLAYERS, 0, score_hi), ("passes", PASSES, 1, 0, n),
+            ("just drew", JUST_DREW, 1, 0, 1), ("starter", STARTER, 1, 0, n - 1),
+            ("winners", WINNERS, 1, 0, (1 << n) - 1), ("played", PLAYED_MASK, MAX_PLAYERS, 0, FULL),
+        ] + lay_slot_ranges(LAY, 2, 6, NT)
+
+    def _validate_more(self, state):
+        problem = lay_problem(state, LAY, 2, NT)
+        if problem:
+            raise StateError(f"{self.name}: corrupted state row: {problem}")
 
     # ---- inspection helpers (tests, rendering)
     def _tiles(self, mask) -> list[tuple[int, int]]:
