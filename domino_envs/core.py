@@ -172,7 +172,7 @@ def check_deal_keys(game: str, deal, allowed=DEAL_KEYS) -> None:
     if not isinstance(deal, dict):
         raise DealError(f"{game}: a deal is a dict with keys {allowed} ('hands' required); got {deal!r}")
     for key in deal:
-        if key in DEAL_RENAMED and key not in allowed:
+        if key in DEAL_RENAMED and key not in allowed and DEAL_RENAMED[key] in allowed:
             raise DealError(f"{game}: deal key {key!r} is now {DEAL_RENAMED[key]!r} (one deal format for "
                             f"every game; this game's keys: {allowed})")
     unknown = [k for k in deal if k not in allowed]
@@ -290,7 +290,18 @@ class Game:
         raise NotImplementedError
 
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
+        """Start an episode from a given deal instead of a shuffled one (see each game's module
+        docstring for its deal format). The whole deal is checked before the row is touched, so a
+        DealError leaves the row as it was; then the row starts afresh (as `reset` leaves it before
+        dealing, its random stream kept) and forced steps are taken."""
         raise NotImplementedError
+
+    def _fresh_row(self, state: np.ndarray) -> None:
+        """Every slot back to 0 but the row's random stream: a deal then starts a new episode
+        (hand 1, scores, rewards and counters cleared), whatever the row held before."""
+        rng = state[H_RNG]
+        state[:] = 0
+        state[H_RNG] = rng
 
     def render(self, state: np.ndarray, seat: int) -> str:
         raise NotImplementedError

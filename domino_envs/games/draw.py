@@ -52,7 +52,7 @@ import numpy as np
 from numba import njit
 
 from ..core import (
-    deal_tile_ids,
+    check_deal_keys, deal_first, deal_hands, deal_stock, deal_tile_ids,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, ConfigError,
     DealError, Game, MAX_HANDS, StateError, MAX_TARGET, check_bool, check_choice, check_int, step_begin, step_gate,
 )
@@ -466,53 +466,40 @@ class DrawGame(Game, kernels=globals()):
         if not 0 <= action < self.num_actions:
             return f"out of range (0..{self.num_actions - 1})"
         t, end = divmod(int(action), 2)
-        return f"play {tile_name(t)} on the {'left' if end == 0 else 'right'} end (left also leads)"
+        if end == 0:
+            return f"play {tile_name(t)} on the left end (or lead it)"
+        return f"play {tile_name(t)} on the right end"
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
-        """Start a hand from a given deal: {"hands": [[(a,b),...] per seat], "boneyard": [(a,b),...]
-        in draw order, "first": seat}. Tiles named nowhere are out of play."""
-        allowed = {"hands", "boneyard", "first"}
-        if not isinstance(deal, dict) or set(deal) - allowed or "hands" not in deal:
-            raise DealError(f"{self.name}: a deal is a dict with keys {sorted(allowed)} ('hands' required); got {deal!r}")
+        """Start a new episode from a given deal (module docstring, "Deal format")."""
+        self._check_row(state)
+        check_deal_keys(self.name, deal)
         n = self.num_players
-        hands = deal["hands"]
-        if len(hands) != n:
-            raise DealError(f"{self.name}: deal has {len(hands)} hands; this game has {n} players")
-        bone = list(deal.get("boneyard", []))
-        if bone and not self.config.drawing:
-            raise DealError(f"{self.name}: the Block Game has no boneyard; got {len(bone)} boneyard tiles")
-        first = deal.get("first", 0 if self.config.first_seat is None else self.config.first_seat)
-        if not isinstance(first, (int, np.integer)) or not 0 <= first < n:
-            raise DealError(f"{self.name}: first={first!r} must be a seat 0..{n - 1}")
+        hands = deal_hands(self.name, deal, n)
+        stock = deal_stock(self.name, deal)
+        if stock and not self.config.drawing:
+            raise DealError(f"{self.name}: the Block Game has no stock to draw from; got {len(stock)} stock tiles")
+        first = deal_first(self.name, deal, n, 0 if self.config.first_seat is None else self.config.first_seat)
         seen: set[int] = set()
-
-
-        def ids(seq, where):
-            return deal_tile_ids(self.name, seq, where, seen, self.config.max_pip)
-
-        hand_ids = [ids(h, f"hand {k}") for k, h in enumerate(hands)]
+        hand_ids = [deal_tile_ids(self.name, h, f"hand {k}", seen, self.config.max_pip) for k, h in enumerate(hands)]
         if any(len(h) == 0 for h in hand_ids):
             raise DealError(f"{self.name}: every hand needs at least one tile")
-        bone_ids = ids(bone, "boneyard")
+        stock_ids = deal_tile_ids(self.name, stock, "stock", seen, self.config.max_pip)
         rest = [t for t in range(self.n_tiles) if t not in seen]
-        order = [t for h in hand_ids for t in h] + bone_ids + rest
         s = state
+        self._fresh_row(s)
+        s[LAST_PLACER] = -1
+        s[LAST_WINNER] = -1
         deck = s.view(np.int8)
-        deck[DECK_BYTES:DECK_BYTES + self.n_tiles] = order
-        deck[DECK_BYTES + self.n_tiles:LAY * 8] = 0
-        for k in range(MAX_PLAYERS):
-            s[HANDS + k] = sum(1 << t for t in hand_ids[k]) if k < n else 0
-            s[VOID + k] = 0
-            s[DRAWN + k] = 0
-            s[PLAYED_MASK + k] = 0
+        deck[DECK_BYTES:DECK_BYTES + self.n_tiles] = [t for h in hand_ids for t in h] + stock_ids + rest
+        for k in range(n):
+            s[HANDS + k] = sum(1 << t for t in hand_ids[k])
         s[DECK_POS] = sum(len(h) for h in hand_ids)
-        s[BONE_END] = s[DECK_POS] + len(bone_ids)
+        s[BONE_END] = s[DECK_POS] + len(stock_ids)
         lay_init(s, LAY, 2, SPIN_NONE)
         s[FIRST_SEAT] = first
-        s[JUST_DREW] = 0
         s[H_TURN] = first
-        s[H_DONE] = 0
         _advance(s, self.params)
 
     # ---- validate (core.Game.validate)

@@ -123,6 +123,7 @@ import numpy as np
 from numba import njit
 
 from ..core import (
+    check_deal_keys, deal_first, deal_hands, deal_stock,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TURN, HEADER_SIZE, MAX_SEATS, OK, DealError,
     Game, StateError, check_int, step_begin, step_gate,
 )
@@ -948,27 +949,16 @@ class Magic7Game(Game, kernels=globals()):
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
-        """Start a game from a given deal: {"hands": [[card, ...] per seat], "pile": [card, ...] in
-        draw order, "first": seat}. Cards by name ('7H', '10S', 'JK' for a joker; 'JK' twice is
-        both jokers) or id. Tiles named nowhere are out of play. 7s in hands go out at once."""
-        allowed = {"hands", "pile", "first"}
-        if not isinstance(deal, dict) or set(deal) - allowed or "hands" not in deal:
-            raise DealError(f"{self.name}: a deal is a dict with keys {sorted(allowed)} ('hands' required); got {deal!r}")
+        """Start a new episode from a given deal (module docstring, "Deal format")."""
+        self._check_row(state)
+        check_deal_keys(self.name, deal)
         n = self.num_players
-        hands = deal["hands"]
-        if not isinstance(hands, (list, tuple)) or len(hands) != n:
-            raise DealError(f"{self.name}: deal has {len(hands) if isinstance(hands, (list, tuple)) else hands!r} hands; this game has {n} players")
-        pile = deal.get("pile", [])
-        if not isinstance(pile, (list, tuple)):
-            raise DealError(f"{self.name}: pile must be a list of cards in draw order; got {pile!r}")
-        first = deal.get("first", 0 if self.config.first_seat is None else self.config.first_seat)
-        if isinstance(first, (bool, np.bool_)) or not isinstance(first, (int, np.integer)) or not 0 <= first < n:
-            raise DealError(f"{self.name}: first={first!r} must be a seat 0..{n - 1}")
+        hands = deal_hands(self.name, deal, n)
+        stock = deal_stock(self.name, deal)
+        first = deal_first(self.name, deal, n, 0 if self.config.first_seat is None else self.config.first_seat)
         seen: set[int] = set()
 
         def ids(seq, where):
-            if not isinstance(seq, (list, tuple)):
-                raise DealError(f"{self.name}: {where} must be a list of cards; got {seq!r}")
             out = []
             for name in seq:
                 try:
@@ -987,15 +977,17 @@ class Magic7Game(Game, kernels=globals()):
         for k, h in enumerate(hand_ids):
             if not any(t % 13 != 6 or t >= N_CARDS for t in h):
                 raise DealError(f"{self.name}: hand {k} needs at least one tile besides 7s")
-        pile_ids = ids(pile, "pile")
+        stock_ids = ids(stock, "stock")
         s = state
-        order = [t for h in hand_ids for t in h] + pile_ids
+        self._fresh_row(s)
+        s[WENT_OUT] = -1
+        order = [t for h in hand_ids for t in h] + stock_ids
         s[PILE:PILE + N_TILES] = -1
         s[PILE:PILE + len(order)] = order
         s[PILE_POS] = sum(len(h) for h in hand_ids)
         s[PILE_END] = len(order)
-        for k in range(MAX_SEATS):
-            s[LIVE + k] = sum(1 << t for t in hand_ids[k]) if k < n else 0
+        for k in range(n):
+            s[LIVE + k] = sum(1 << t for t in hand_ids[k])
         s[OUT] = ALL_MASK & ~sum(1 << t for t in seen)
         _setup(s, self.params, first)
         _advance(s, self.params)

@@ -81,7 +81,7 @@ import numpy as np
 from numba import njit
 
 from ..core import (
-    deal_tile_ids,
+    check_deal_keys, deal_first, deal_hands, deal_stock, deal_tile_ids,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, ConfigError,
     DealError, Game, StateError, check_bool, check_int, is_int, step_begin, step_gate,
 )
@@ -127,7 +127,8 @@ COUNT = SPIN_TILE + 1  # the count after the last placement (0 before the lead)
 PLAYED_MASK = COUNT + 1  # per seat: bitmask of the tiles it placed this hand
 LAY = PLAYED_MASK + NP
 STATE_SIZE = LAY + lay_size(NARMS)
-# the deal shuffles its deck in the layout block (lay_size(4) >= NT), which _new_hand then clears
+# the deal shuffles its deck in the layout block (lay_size(4) >= NT) and clears it once the hands are
+# dealt (lay_init clears only the layout header, and a hidden tile must not stay in a dead slot)
 DECK = LAY
 
 
@@ -173,6 +174,8 @@ def _new_hand(s, p):
 @njit(cache=True, _nrt=False)
 def _deal(s, p):
     shuffle_and_deal(s, H_RNG, s, DECK, NT, HANDS, NP, HAND_SIZE)
+    for i in range(NT):  # the deck lies in the layout's slots: no dealt tile may stay in them
+        s[DECK + i] = 0
     _new_hand(s, p)
     if s[H_HAND] == 0:
         d = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, NP)
@@ -558,26 +561,19 @@ class PeteGame(Game, kernels=globals()):
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
-        """Start a hand from a given deal: {"hands": 4 lists of tiles (a, b) that together hold each
-        of the 28 tiles exactly once (sizes may differ, each >= 1), "leader": designated leader seat
-        (default: ``first_leader`` or 0), "chips": [4 ints] chips already held (match mode only)}."""
-        allowed = {"hands", "leader", "chips"}
-        if not isinstance(deal, dict) or set(deal) - allowed or "hands" not in deal:
-            raise DealError(f"{self.name}: a deal is a dict with keys {sorted(allowed)} ('hands' required); "
-                            f"got {deal!r}")
-        hands = deal["hands"]
-        if not isinstance(hands, (list, tuple)) or len(hands) != NP:
-            raise DealError(f"{self.name}: a deal needs exactly {NP} hands (one per seat); got {hands!r}")
-        leader = deal.get("leader", 0 if self.config.first_leader is None else self.config.first_leader)
-        if isinstance(leader, bool) or not isinstance(leader, (int, np.integer)) or not 0 <= leader < NP:
-            raise DealError(f"{self.name}: leader={leader!r} must be a seat 0..{NP - 1}")
+        """Start a new episode from a given deal (module docstring, "Deal format")."""
+        self._check_row(state)
+        check_deal_keys(self.name, deal, ("hands", "stock", "first", "chips"))
+        hands = deal_hands(self.name, deal, NP)
+        if deal_stock(self.name, deal):
+            raise DealError(f"{self.name}: every tile is dealt, there is no stock; got stock={deal['stock']!r}")
+        leader = deal_first(self.name, deal, NP, 0 if self.config.first_leader is None else self.config.first_leader)
         chips = deal.get("chips")
         if chips is not None:
             if not self.config.match:
                 raise DealError(f"{self.name}: 'chips' can only be given in match mode (match=True)")
             if (not isinstance(chips, (list, tuple)) or len(chips) != NP
-                    or any(isinstance(c, bool) or not isinstance(c, (int, np.integer))
-                           or not 0 <= c < self.config.chips_to_win for c in chips)):
+                    or any(not is_int(c) or not 0 <= c < self.config.chips_to_win for c in chips)):
                 raise DealError(f"{self.name}: chips={chips!r} must be {NP} integers in "
                                 f"0..{self.config.chips_to_win - 1} (chips_to_win={self.config.chips_to_win})")
         seen: set[int] = set()
@@ -589,20 +585,17 @@ class PeteGame(Game, kernels=globals()):
             masks.append(sum(1 << t for t in ids))
         missing = [tile_name(t) for t in range(NT) if t not in seen]
         if missing:
-            raise DealError(f"{self.name}: there is no boneyard, so the hands must hold all 28 tiles; "
+            raise DealError(f"{self.name}: there is no stock, so the hands must hold all 28 tiles; "
                             f"missing: {missing}")
         s = state
+        self._fresh_row(s)
         for k in range(NP):
             s[HANDS + k] = masks[k]
-            s[H_REWARD + k] = 0
-            s[HAND_WON + k] = 0
             if chips is not None:
                 s[CHIPS + k] = int(chips[k])
         _new_hand(s, self.params)
-        s[DESIGNATED] = int(leader)
-        s[H_TURN] = int(leader)
-        s[H_DONE] = 0
-        s[H_TRUNC] = 0
+        s[DESIGNATED] = leader
+        s[H_TURN] = leader
         _advance(s, self.params)
 
     # ---- validate (core.Game.validate)

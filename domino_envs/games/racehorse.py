@@ -113,7 +113,7 @@ import numpy as np
 from numba import njit
 
 from ..core import (
-    deal_tile_ids,
+    check_deal_keys, deal_first, deal_hands, deal_stock, deal_tile_ids, is_int,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, MAX_SEATS, OK,
     ConfigError, DealError, Game, StateError, MAX_HANDS, MAX_TARGET, check_bool, check_choice, check_int, step_begin,
     step_gate,
@@ -745,56 +745,39 @@ class RacehorseGame(Game, kernels=globals()):
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
-        """Start a hand from a given deal: {"hands": [[(a,b),...] per seat], "boneyard": [(a,b),...]
-        in draw order, "first": seat holding the set duty (default 0, or first_setter), "scores":
-        [points per seat] (optional; with teams partners must be equal)}. Tiles named nowhere are
-        out of play (for short test hands). Forced steps are taken at once."""
-        allowed = {"hands", "boneyard", "first", "scores"}
-        if not isinstance(deal, dict) or set(deal) - allowed or "hands" not in deal:
-            raise DealError(f"{self.name}: a deal is a dict with keys {sorted(allowed)} ('hands' required); got {deal!r}")
+        """Start a new episode from a given deal (module docstring, "Deal format")."""
+        self._check_row(state)
+        check_deal_keys(self.name, deal, ("hands", "stock", "first", "scores"))
         n = self.num_players
-        hands = deal["hands"]
-        if not isinstance(hands, (list, tuple)) or len(hands) != n:
-            raise DealError(f"{self.name}: deal needs a list of {n} hands (one per seat); got {hands!r}")
-        bone = deal.get("boneyard", [])
-        if not isinstance(bone, (list, tuple)):
-            raise DealError(f"{self.name}: boneyard must be a list of tiles; got {bone!r}")
-        if bone and n == 4:
-            raise DealError(f"{self.name}: 4 players have no boneyard; got {len(bone)} boneyard tiles")
-        default_first = 0 if self.config.first_setter is None else self.config.first_setter
-        first = deal.get("first", default_first)
-        if isinstance(first, bool) or not isinstance(first, (int, np.integer)) or not 0 <= first < n:
-            raise DealError(f"{self.name}: first={first!r} must be a seat 0..{n - 1}")
+        hands = deal_hands(self.name, deal, n)
+        stock = deal_stock(self.name, deal)
+        if stock and n == 4:
+            raise DealError(f"{self.name}: 4 players have no stock (boneyard); got {len(stock)} stock tiles")
+        first = deal_first(self.name, deal, n, 0 if self.config.first_setter is None else self.config.first_setter)
         scores = deal.get("scores", [0] * n)
+        cap = self.config.target - 1
         if (not isinstance(scores, (list, tuple)) or len(scores) != n
-                or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0 for x in scores)):
-            raise DealError(f"{self.name}: scores must be a list of {n} non-negative ints; got {scores!r}")
+                or any(not is_int(x) or not 0 <= x <= cap for x in scores)):
+            raise DealError(f"{self.name}: scores must be a list of {n} ints in 0..{cap} (below target="
+                            f"{self.config.target}: a side at the target has won); got {scores!r}")
         if self.config.teams and (scores[0] != scores[2] or scores[1] != scores[3]):
             raise DealError(f"{self.name}: with teams partners share a score (seats 0 & 2, 1 & 3); got {list(scores)}")
         seen: set[int] = set()
-
-
-        def ids(seq, where):
-            return deal_tile_ids(self.name, seq, where, seen, 6)
-
-        hand_ids = [ids(h, f"hand {k}") for k, h in enumerate(hands)]
+        hand_ids = [deal_tile_ids(self.name, h, f"hand {k}", seen, 6) for k, h in enumerate(hands)]
         if any(len(h) == 0 for h in hand_ids):
             raise DealError(f"{self.name}: every hand needs at least one tile")
-        bone_ids = ids(bone, "boneyard")
+        stock_ids = deal_tile_ids(self.name, stock, "stock", seen, 6)
         rest = [t for t in range(N_TILES) if t not in seen]
-        order = [t for h in hand_ids for t in h] + bone_ids + rest
         s = state
-        rng = s[H_RNG]
-        s[:] = 0
-        s[H_RNG] = rng
+        self._fresh_row(s)
         s[OUT_SEAT] = -1
         s[LAST_WINNER] = -1
-        s[DECK:DECK + N_TILES] = order
-        for k in range(MAX_PLAYERS):
-            s[HANDS + k] = sum(1 << t for t in hand_ids[k]) if k < n else 0
-            s[SCORES + k] = scores[k] if k < n else 0
+        s[DECK:DECK + N_TILES] = [t for h in hand_ids for t in h] + stock_ids + rest
+        for k in range(n):
+            s[HANDS + k] = sum(1 << t for t in hand_ids[k])
+            s[SCORES + k] = int(scores[k])
         s[DECK_POS] = sum(len(h) for h in hand_ids)
-        s[BONE_END] = s[DECK_POS] + len(bone_ids)
+        s[BONE_END] = s[DECK_POS] + len(stock_ids)
         s[SETTER] = first
         _new_hand_slots(s, self.params)
         _advance(s, self.params)

@@ -94,7 +94,7 @@ import numpy as np
 from numba import njit
 
 from ..core import (
-    deal_tile_ids,
+    check_deal_keys, deal_hands, deal_stock, deal_tile_ids,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, DealError,
     Game, StateError, MAX_HANDS, MAX_TARGET, check_bool, check_choice, check_int, step_begin, step_gate,
 )
@@ -622,40 +622,31 @@ class Sum7Game(Game, kernels=globals()):
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
-        """Start a hand from a given deal: {"hands": [[(a, b), ...] per seat], "market": [(a, b), ...]
-        in draw order}. Hands may have any non-empty size (a hand-set deal for tests and puzzles).
-        Tiles named nowhere go to the market after the named ones, in ascending tile id order. The
-        starter and lead follow S-2/S-3; forced steps are taken."""
-        allowed = {"hands", "market"}
-        if not isinstance(deal, dict) or set(deal) - allowed or "hands" not in deal:
-            raise DealError(f"{self.name}: a deal is a dict with keys {sorted(allowed)} ('hands' required); got {deal!r}")
+        """Start a new episode from a given deal (module docstring, "Deal format")."""
+        self._check_row(state)
+        if isinstance(deal, dict) and "first" in deal:
+            raise DealError(f"{self.name}: a deal cannot name 'first': the starter is the holder of the "
+                            f"highest double, else of the heaviest zero-free tile (S-2/S-3)")
+        check_deal_keys(self.name, deal, ("hands", "stock"))
         n = self.num_players
-        hands = deal["hands"]
-        if not isinstance(hands, (list, tuple)) or len(hands) != n:
-            raise DealError(f"{self.name}: deal needs {n} hands (one per player); got {hands!r}")
+        hands = deal_hands(self.name, deal, n)
         seen: set[int] = set()
-
-
-        def ids(seq, where):
-            return deal_tile_ids(self.name, seq, where, seen, 6)
-
-        hand_ids = [ids(h, f"hand {k}") for k, h in enumerate(hands)]
+        hand_ids = [deal_tile_ids(self.name, h, f"hand {k}", seen, 6) for k, h in enumerate(hands)]
         if any(len(h) == 0 for h in hand_ids):
             raise DealError(f"{self.name}: every hand needs at least one tile")
         if all(LEAD_RANK[t] < 0 for h in hand_ids for t in h):
             raise DealError(f"{self.name}: no hand holds a tile that can lead (a double 1-1..6-6 or a zero-free tile; S-2/S-3)")
-        market_ids = ids(deal.get("market", []), "market")
-        rest = [t for t in range(NT) if t not in seen]
+        stock_ids = deal_tile_ids(self.name, deal_stock(self.name, deal), "stock", seen, 6)
+        missing = [tile_name(t) for t in range(NT) if t not in seen]
+        if missing:
+            raise DealError(f"{self.name}: every tile is in play (a hand or the stock, the market drawn from); "
+                            f"the deal leaves out {missing}")
         s = state
-        s[DECK:DECK + NT] = [t for h in hand_ids for t in h] + market_ids + rest
-        for k in range(MAX_PLAYERS):
-            s[HANDS + k] = sum(1 << t for t in hand_ids[k]) if k < n else 0
-            s[LACKS + k] = 0
-            s[DRAWN + k] = 0
-            s[H_REWARD + k] = 0
+        self._fresh_row(s)
+        s[DECK:DECK + NT] = [t for h in hand_ids for t in h] + stock_ids
+        for k in range(n):
+            s[HANDS + k] = sum(1 << t for t in hand_ids[k])
         s[DECK_POS] = sum(len(h) for h in hand_ids)
-        s[H_DONE] = 0
-        s[H_TRUNC] = 0
         _new_hand(s, self.params)
         _advance(s, self.params)
 
