@@ -13,7 +13,7 @@ from domino_envs.games import draw as D
 def deal(game, hands, boneyard=(), first=0):
     state = game.new_state()
     game.reset(state, 0)
-    game.set_deal(state, {"hands": hands, "boneyard": list(boneyard), "first": first})
+    game.set_deal(state, {"hands": hands, "stock": list(boneyard), "first": first})
     return state
 
 
@@ -236,7 +236,8 @@ def test_encode_and_describe_actions():
     game = make_game("draw_v0", max_pip=9)
     a = game.encode_action(9, 4, 1)
     assert a == D.tile_id(4, 9) * 2 + 1
-    assert game.describe_action(a) == "play 4-9 on the right end (left also leads)"
+    assert game.describe_action(a) == "play 4-9 on the right end"  # only the left end takes a lead
+    assert game.describe_action(a - 1) == "play 4-9 on the left end (or lead it)"
     with pytest.raises(ValueError, match="end must be 0"):
         game.encode_action(1, 2, 2)
     with pytest.raises(ValueError, match="not in a double-6 set"):
