@@ -6,7 +6,7 @@ import pytest
 
 import domino_envs
 from domino_envs import make_game
-from domino_envs.core import H_DONE, H_TURN
+from domino_envs.core import H_DONE, H_HAND, H_RNG, H_TURN
 from domino_envs.games import draw as D
 
 
@@ -242,3 +242,19 @@ def test_encode_and_describe_actions():
         game.encode_action(1, 2, 2)
     with pytest.raises(ValueError, match="not in a double-6 set"):
         make_game("draw_v0").encode_action(7, 7, 0)
+
+
+def test_a_deal_starts_a_new_match():
+    """Issue 13 item 4 (engine side): a deal after a reset whose forced moves played a whole match
+    starts at hand 1 with no scores and no rewards, not where that match ended."""
+    game = make_game("draw_v0", hand_size=1, match=True, target=1000)
+    state = game.new_state()
+    game.reset(state, 0)
+    assert state[H_HAND] > 1 and max(game.scores(state)) > 0  # forced moves played a whole match
+    game.set_deal(state, {"hands": [[(6, 6), (0, 1)], [(2, 3), (4, 5)]], "first": 0})
+    assert state[H_HAND] == 0 and game.scores(state) == [0, 0]
+    assert not game.is_over(state) and game.rewards(state).tolist() == [0, 0]
+    fresh = game.new_state()
+    game.reset(fresh, 5)
+    game.set_deal(fresh, {"hands": [[(6, 6), (0, 1)], [(2, 3), (4, 5)]], "first": 0})
+    assert np.flatnonzero(fresh != state).tolist() in ([], [H_RNG])

@@ -11,7 +11,7 @@ import pytest
 
 import domino_envs
 from domino_envs import ConfigError, DealError, IllegalActionError, make_game
-from domino_envs.core import H_HAND, H_TURN
+from domino_envs.core import H_HAND, H_RNG, H_TURN
 from domino_envs.games import pete as P
 from domino_envs.tiles import TILE_A, TILE_B, tile_id
 
@@ -538,3 +538,26 @@ def test_bad_chips_in_match_mode_and_bad_actions():
     s = deal(game_of(), SPIN_DEAL)
     with pytest.raises(IllegalActionError, match="out of range"):
         game_of().step(s, 112)
+
+
+def test_no_hidden_tile_stays_in_a_dead_slot_after_the_deal():
+    """Item 8 of issue 13: the deal shuffles its deck in the layout's slots. Two rows holding the
+    same deal, one from reset(seed) and one from set_deal of that deal over another reset, must be
+    equal but for the random stream: a slot that differs holds a trace of a shuffle (hidden tiles
+    of a hand), and sample_hidden, which copies the row, must not differ either."""
+    game = game_of()
+    for seed in range(30):
+        a = game.new_state()
+        game.reset(a, seed)
+        if game.leader(a) >= 0:  # forced plays already: rebuild the deal only from a fresh hand
+            continue
+        hands = [game.hand(a, k) for k in range(4)]
+        b = game.new_state()
+        game.reset(b, seed + 1000)
+        game.set_deal(b, {"hands": hands, "first": game.designated_leader(a)})
+        diff = np.flatnonzero(a != b).tolist()
+        assert diff in ([], [H_RNG]), f"seed {seed}: slots {diff} differ"
+        for v in range(4):
+            sa = game.sample_hidden(a, v, np.random.default_rng(seed))
+            sb = game.sample_hidden(b, v, np.random.default_rng(seed))
+            assert np.array_equal(sa, sb), f"seed {seed}: the sample of seat {v} depends on the row's past"
