@@ -43,6 +43,12 @@ Observation (float32 vector, seat-relative: index 0 is the observing seat, r is 
     to_move      (n_players,)             one-hot relative seat to act (zeros once over)
     just_drew    (1,)                     1 if the seat to act drew this turn: it holds exactly one
                                           playable tile (the last drawn), which it must play
+
+Deal format (``reset(options={"deal": ...})``, ``Game.set_deal``; the one format of every game,
+core.py): ``{"hands": [[(a, b), ...] one list per seat], "stock":
+[(a, b), ...] the boneyard in draw order, "first": seat to lead}``. Hands may have any non-empty
+size; tiles named nowhere are out of play; "first" defaults to ``first_seat`` or 0. The Block
+Game takes no stock (an empty list at most). A deal starts a new episode (hand 1 of a match).
 """
 from __future__ import annotations
 

@@ -114,6 +114,12 @@ Observation (float32 vector, seat-relative: r = 0 is the observing seat, r seats
     last_penalties  (n,)       penalties of the last finished game
     games_played    (1,)       games finished so far
     to_move         (n,)       one-hot relative seat to act (zeros once over)
+
+Deal format (``reset(options={"deal": ...})``, ``Game.set_deal``; the one format of every game,
+core.py): ``{"hands": [[card, ...] one list per seat], "stock":
+[card, ...] the pile in draw order, "first": starter}``. Cards by name ('7H', '10S', 'QC', 'JK'
+for a joker; 'JK' twice is both jokers) or id 0..53; tiles named nowhere are out of play (and
+known to all); 7s in hands go out at once (M7-1). "first" defaults to ``first_seat`` or 0.
 """
 from __future__ import annotations
 

@@ -72,6 +72,12 @@ Observation (float32 vector, seat-relative: index 0 is the observing seat, r is 
     leader        (4,)       one-hot seat that led this hand, or holds the duty before the lead
     to_move       (4,)       one-hot seat to act (zeros once over)
     extra_turn    (1,)       1 if the seat to act is playing an extra turn it just earned
+
+Deal format (``reset(options={"deal": ...})``, ``Game.set_deal``; the one format of every game,
+core.py): ``{"hands": [[(a, b), ...] x 4], "first": designated
+leader, "chips": [4 ints]}``. The hands hold all 28 tiles between them (sizes may differ, each
+>= 1): there is no stock ("stock" may only be empty). "first" defaults to ``first_leader`` or 0;
+"chips" (match mode only, each 0..chips_to_win-1) are the chips already held.
 """
 from __future__ import annotations
 

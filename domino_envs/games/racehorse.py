@@ -104,6 +104,14 @@ Observation (float32 vector, seat-relative: index 0 is the observing seat, r is 
     extra_play   (1,)       1 if the seat to act is making an obliged extra play (T-2, T-3)
     just_drew    (1,)       1 if the seat to act just drew: it holds exactly one playable tile (the
                             last drawn), which it must play
+
+Deal format (``reset(options={"deal": ...})``, ``Game.set_deal``; the one format of every game,
+core.py): ``{"hands": [[(a, b), ...] one list per seat], "stock":
+[(a, b), ...] the boneyard in draw order, "first": seat holding the set duty, "scores": [points
+per seat]}``. Hands may have any non-empty size; tiles named nowhere are out of play; 4 players
+have no stock. "first" defaults to ``first_setter`` or 0. "scores" (default zeros) are points
+already won, each 0..target-1 (a side at the target has won; this keeps every observation within
+``obs_high``), partners equal with teams.
 """
 from __future__ import annotations
 

@@ -85,6 +85,13 @@ Observation (float32 vector, seat-relative: index 0 is the observing seat, r is 
     to_move      (n,)       one-hot relative seat to act (zeros once over)
     just_drew    (1,)       1 if the seat to act drew this turn: it holds exactly one placeable
                             tile (the last drawn), which it must place (no waiting)
+
+Deal format (``reset(options={"deal": ...})``, ``Game.set_deal``; the one format of every game,
+core.py): ``{"hands": [[(a, b), ...] one list per seat], "stock":
+[(a, b), ...] the market in draw order}``. Hands may have any non-empty size. The deal names every
+one of the 28 tiles (the market is all that is not in a hand; a tile left out is a DealError
+listing the missing tiles, rather than a market order the caller did not choose). There is no
+"first": the starter and the lead follow S-2/S-3.
 """
 from __future__ import annotations
 
