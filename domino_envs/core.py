@@ -26,6 +26,21 @@ pieces, deals, rendering, action names); this base class turns them into the pub
 `s` is one state row, `p` the game's int64 params array (its config as numbers). A row must be
 contiguous (`new_state()`, or a row of a C-order batch): packed fields (the Draw Game's deck, the
 layout history) are read through byte and int16 views of it.
+
+Checks in front of the kernels (compiled loops trust their inputs). Every public method checks
+its arguments before any kernel runs, at the cost of a few attribute reads: the row is a 1-D
+C-contiguous int64 ndarray of ``state_size``; an ``out`` buffer has exactly the dtype and size
+the kernel writes, contiguous and writeable; a seat is an int (not a bool) in 0..num_players-1;
+an action is an int in 0..num_actions-1; ``sample_hidden`` takes a numpy Generator. The methods
+that read a row also check its header's turn and done slots (the seat to act indexes the hands
+in every kernel), so a row with a garbage turn raises `StateError`. They do not check the rest of
+the row: a row that only the engine has written (``reset``, ``step``, ``set_deal``) is valid by
+construction, and a full check on every call would cost the callers that step in a loop. A row
+from anywhere else (a file, another process, edited by hand) goes through ``validate(state)``
+once: the header ranges, every slot a kernel uses as an index or bitmask within its range, and
+the game's invariants (``_check_kernel``), each failure a `StateError` naming the slot. The
+fronts' hot paths (the AEC env's step, ``VectorEnv``'s compiled loop) call the kernels directly on
+rows they own and pay for none of this.
 """
 from __future__ import annotations
 
@@ -96,6 +111,18 @@ class DealError(DominoError):
     """A malformed deal passed to reset(options={"deal": ...})."""
 
 
+class StateError(DominoError):
+    """A state row or output buffer the engine cannot use: wrong type, dtype, shape or layout, or
+    (``Game.validate``) contents outside what the rules can produce. Names what is wrong."""
+
+
+# Upper bounds of the config integers the kernels add up or compare (they fit int64 with room).
+MAX_TARGET = 1_000_000
+MAX_HANDS = 1_000_000
+# Engine seeds are int64 (the row's random stream slot).
+SEED_MIN, SEED_MAX = -(2 ** 63), 2 ** 63 - 1
+
+
 def deal_tile_ids(game: str, seq, where: str, seen: set, max_pip: int = 6) -> list[int]:
     """Tile ids of one place of a hand-set deal (a list of (a, b) pairs). DealError naming the game,
     the place and the tile for anything that is not a tile of the double-`max_pip` set or that is
@@ -108,7 +135,7 @@ def deal_tile_ids(game: str, seq, where: str, seen: set, max_pip: int = 6) -> li
     for tile in seq:
         try:
             a, b = tile
-            if isinstance(a, (bool, np.bool_)) or isinstance(b, (bool, np.bool_)) or int(a) != a or int(b) != b:
+            if not (is_int(a) and is_int(b)):
                 raise ValueError
             a, b = int(a), int(b)
             if min(a, b) < 0:
@@ -125,19 +152,76 @@ def deal_tile_ids(game: str, seq, where: str, seen: set, max_pip: int = 6) -> li
     return out
 
 
+def is_int(value) -> bool:
+    """Whether value is an integer (Python or numpy), bools excluded: 6.0, True and "6" are not."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+# The one deal format: every game's set_deal takes {"hands": one list of tiles per seat (required),
+# "stock": the undealt tiles in draw order, "first": the seat to start} plus that game's extras.
+# The keys games used before are refused with a message naming the new key.
+DEAL_KEYS = ("hands", "stock", "first")
+DEAL_RENAMED = {"boneyard": "stock", "market": "stock", "pile": "stock", "leader": "first"}
+
+
+def check_deal_keys(game: str, deal, allowed=DEAL_KEYS) -> None:
+    """DealError unless deal is a dict whose keys are among `allowed` (the game's subset of the one
+    deal format plus its extras) and include "hands"; a key of the old formats gets a message
+    naming the key that replaces it."""
+    allowed = list(allowed)
+    if not isinstance(deal, dict):
+        raise DealError(f"{game}: a deal is a dict with keys {allowed} ('hands' required); got {deal!r}")
+    for key in deal:
+        if key in DEAL_RENAMED and key not in allowed and DEAL_RENAMED[key] in allowed:
+            raise DealError(f"{game}: deal key {key!r} is now {DEAL_RENAMED[key]!r} (one deal format for "
+                            f"every game; this game's keys: {allowed})")
+    unknown = [k for k in deal if k not in allowed]
+    if unknown or "hands" not in deal:
+        raise DealError(f"{game}: a deal is a dict with keys {allowed} ('hands' required); got keys "
+                        f"{list(deal)}")
+
+
+def deal_hands(game: str, deal: dict, n: int) -> list:
+    """The deal's "hands": a list (or tuple) of n lists, one per seat; DealError otherwise."""
+    hands = deal["hands"]
+    if not isinstance(hands, (list, tuple)) or len(hands) != n:
+        raise DealError(f"{game}: 'hands' must be a list of {n} hands (one per seat); got {hands!r}")
+    for k, h in enumerate(hands):
+        if not isinstance(h, (list, tuple)):
+            raise DealError(f"{game}: hand {k} must be a list of tiles; got {h!r}")
+    return list(hands)
+
+
+def deal_stock(game: str, deal: dict) -> list:
+    """The deal's "stock" (the undealt tiles in draw order; [] if absent); DealError unless a list."""
+    stock = deal.get("stock", [])
+    if not isinstance(stock, (list, tuple)):
+        raise DealError(f"{game}: 'stock' must be a list of tiles in draw order; got {stock!r}")
+    return list(stock)
+
+
+def deal_first(game: str, deal: dict, n: int, default: int) -> int:
+    """The deal's "first" seat (`default` if absent): an int (not a bool) in 0..n-1."""
+    first = deal.get("first", default)
+    if not is_int(first) or not 0 <= first < n:
+        raise DealError(f"{game}: first={first!r} must be a seat 0..{n - 1} (an int)")
+    return int(first)
+
+
 def check_choice(game: str, key: str, value, allowed) -> None:
-    """Raise ConfigError unless value is one of allowed."""
-    if value not in allowed:
-        raise ConfigError(f"{game}: {key}={value!r} is not allowed; allowed values: {list(allowed)}")
+    """Raise ConfigError unless value is one of allowed, of the same kind (6.0 or True is not 6
+    or 1: an int choice takes ints only, a str choice strs only)."""
+    allowed = list(allowed)
+    kind_ok = all(is_int(value) if is_int(a) else type(value) is type(a) for a in allowed[:1])
+    if not kind_ok or value not in allowed:
+        raise ConfigError(f"{game}: {key}={value!r} is not allowed; allowed values: {allowed}")
 
 
-def check_int(game: str, key: str, value, lo: int, hi: int | None = None) -> None:
-    """Raise ConfigError unless value is an int in [lo, hi]."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo or (
-        hi is not None and value > hi
-    ):
-        rng = f"{lo}..{hi}" if hi is not None else f">= {lo}"
-        raise ConfigError(f"{game}: {key}={value!r} must be an integer in {rng}")
+def check_int(game: str, key: str, value, lo: int, hi: int) -> None:
+    """Raise ConfigError unless value is an int (not a bool, not a float) in [lo, hi]. Every
+    config integer has an upper bound: the kernels hold it in int64 and add to it."""
+    if not is_int(value) or not lo <= value <= hi:
+        raise ConfigError(f"{game}: {key}={value!r} must be an integer in {lo}..{hi}")
 
 
 def check_bool(game: str, key: str, value) -> None:
@@ -191,7 +275,6 @@ class Game:
         self.config = config
         if name is not None:
             self.name = name
-        self._mask_buf = np.zeros(self.num_actions, dtype=np.int8)
         self.obs_size = sum(int(np.prod(shape)) for _, shape in self.obs_pieces())
 
     # ------------------------------------------------------------------ to be provided
@@ -207,7 +290,18 @@ class Game:
         raise NotImplementedError
 
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
+        """Start an episode from a given deal instead of a shuffled one (see each game's module
+        docstring for its deal format). The whole deal is checked before the row is touched, so a
+        DealError leaves the row as it was; then the row starts afresh (as `reset` leaves it before
+        dealing, its random stream kept) and forced steps are taken."""
         raise NotImplementedError
+
+    def _fresh_row(self, state: np.ndarray) -> None:
+        """Every slot back to 0 but the row's random stream: a deal then starts a new episode
+        (hand 1, scores, rewards and counters cleared), whatever the row held before."""
+        rng = state[H_RNG]
+        state[:] = 0
+        state[H_RNG] = rng
 
     def render(self, state: np.ndarray, seat: int) -> str:
         raise NotImplementedError
@@ -215,12 +309,54 @@ class Game:
     def _sample_kernel(self, state, seat, seed):  # pragma: no cover - overridden
         raise NotImplementedError
 
+    # ------------------------------------------------------------------ argument checks
+    def _check_row(self, state) -> None:
+        """StateError unless state is a row the kernels can index: a 1-D C-contiguous int64 ndarray
+        of state_size slots (cheap: no slot is read)."""
+        if (type(state) is not np.ndarray or state.dtype != np.int64 or state.shape != (self.state_size,)
+                or not state.flags.c_contiguous):
+            what = (f"{type(state).__name__} with dtype {state.dtype}, shape {state.shape}"
+                    + ("" if state.flags.c_contiguous else ", not C-contiguous")
+                    if isinstance(state, np.ndarray) else repr(type(state).__name__))
+            raise StateError(f"{self.name}: a state row is a C-contiguous int64 numpy array of shape "
+                             f"({self.state_size},) (game.new_state()); got {what}")
+
+    def _check_state(self, state) -> None:
+        """`_check_row` plus the header slots every kernel indexes with: done is 0 or 1, and the
+        turn is a seat 0..num_players-1 while the episode runs, -1 once it is over."""
+        self._check_row(state)
+        turn, done = state[H_TURN], state[H_DONE]
+        if not ((done == 0 and 0 <= turn < self.num_players) or (done == 1 and turn == -1)):
+            raise StateError(f"{self.name}: corrupted state row: turn slot {int(turn)} with done slot "
+                             f"{int(done)} (a running episode has done 0 and a turn 0..{self.num_players - 1}; "
+                             f"a finished one done 1 and turn -1)")
+
+    def _check_out(self, out, dtype, size: int, what: str) -> None:
+        if (type(out) is not np.ndarray or out.dtype != dtype or out.shape != (size,)
+                or not out.flags.c_contiguous or not out.flags.writeable):
+            got = (f"dtype {out.dtype}, shape {out.shape}"
+                   + ("" if out.flags.c_contiguous else ", not contiguous")
+                   + ("" if out.flags.writeable else ", read-only")
+                   if isinstance(out, np.ndarray) else f"a {type(out).__name__}")
+            raise StateError(f"{self.name}: out must be a writeable contiguous {np.dtype(dtype).name} "
+                             f"numpy array of shape ({size},) ({what}); got {got}")
+
+    def seat_as_int(self, seat) -> int:
+        """The seat as a Python int; StateError unless an int (Python or numpy, not a bool) in
+        0..num_players-1 (no negative indexing: -1 is not the last seat)."""
+        if not is_int(seat) or not 0 <= seat < self.num_players:
+            raise StateError(f"{self.name}: seat={seat!r} must be an int 0..{self.num_players - 1}")
+        return int(seat)
+
     # ------------------------------------------------------------------ contract
     def new_state(self) -> np.ndarray:
         return np.zeros(self.state_size, dtype=np.int64)
 
     def reset(self, state: np.ndarray, seed: int) -> None:
-        """Deal a new episode into state from an integer seed."""
+        """Deal a new episode into state from an integer seed (int64 range)."""
+        self._check_row(state)
+        if not is_int(seed) or not SEED_MIN <= seed <= SEED_MAX:
+            raise ConfigError(f"{self.name}: seed={seed!r} must be an int in {SEED_MIN}..{SEED_MAX}")
         type(self)._reset_kernel(state, np.int64(seed), self.params)
 
     def action_as_int(self, action) -> int:
@@ -236,7 +372,10 @@ class Game:
 
     def step(self, state: np.ndarray, action) -> None:
         """Apply one action of the seat to move; advance through forced steps."""
+        self._check_state(state)
         a = self.action_as_int(action)
+        if not 0 <= a < self.num_actions:  # before the kernel: 2**63 does not fit its int64
+            self._raise_step_error(state, a, ERR_OVER if state[H_DONE] else ERR_RANGE)
         code = type(self)._step_kernel(state, a, self.params)
         if code != OK:
             self._raise_step_error(state, a, code)
@@ -263,34 +402,93 @@ class Game:
 
     def legal_mask(self, state: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """int8 mask of the legal actions of the seat to move (all zeros once over)."""
+        self._check_state(state)
         if out is None:
             out = np.zeros(self.num_actions, dtype=np.int8)
+        else:
+            self._check_out(out, np.int8, self.num_actions, "num_actions")
         type(self)._mask_kernel(state, self.params, out)
         return out
 
     def legal_actions(self, state: np.ndarray) -> list[int]:
-        return [int(a) for a in np.flatnonzero(self.legal_mask(state, self._mask_buf))]
+        # a fresh mask per call: one Game may serve several envs in several threads
+        return [int(a) for a in np.flatnonzero(self.legal_mask(state))]
 
     def observe(self, state: np.ndarray, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """float32 observation of `seat` (seat-relative, only what that seat may know)."""
+        self._check_state(state)
+        seat = self.seat_as_int(seat)
         if out is None:
             out = np.zeros(self.obs_size, dtype=np.float32)
+        else:
+            self._check_out(out, np.float32, self.obs_size, "obs_size")
         type(self)._obs_kernel(state, self.params, seat, out)
         return out
 
     def sample_hidden(self, state: np.ndarray, seat: int, rng: np.random.Generator) -> np.ndarray:
         """A state `seat` cannot tell from `state`: every tile it cannot see redealt consistently."""
-        return type(self)._sample_kernel(state, self.params, int(seat), np.int64(seed_from_generator(rng)))
+        self._check_state(state)
+        seat = self.seat_as_int(seat)
+        if not isinstance(rng, np.random.Generator):
+            raise StateError(f"{self.name}: rng must be a numpy.random.Generator "
+                             f"(np.random.default_rng(seed)); got {type(rng).__name__}")
+        return type(self)._sample_kernel(state, self.params, seat, np.int64(seed_from_generator(rng)))
 
     def legal_set(self, state: np.ndarray) -> np.ndarray:
         """int8 legality of every action by the step's own check (an independent path from the mask)."""
+        self._check_state(state)
         out = np.zeros(self.num_actions, dtype=np.int8)
         type(self)._legal_set_kernel(state, self.params, out)
         return out
 
     def invariants_ok(self, state: np.ndarray) -> bool:
         """Tile conservation and the game's own state invariants."""
+        self._check_state(state)
         return bool(type(self)._check_kernel(state, self.params))
+
+    # ------------------------------------------------------------------ full row check
+    def slot_ranges(self) -> list[tuple[str, int, int, int, int]]:
+        """(name, first slot, count, lo, hi) of every game slot a kernel uses as an index, a seat,
+        a bitmask or a bounded counter: ``validate`` requires lo <= value <= hi for each. Supplied
+        by each game (the header is checked here)."""
+        raise NotImplementedError
+
+    def validate(self, state: np.ndarray) -> None:
+        """Check a row from outside the engine before any kernel reads it: its type and layout, the
+        header (turn and done consistent, done/truncated 0 or 1, steps and hands counts >= 0,
+        rewards within reward_scale * obs_high()), every slot of ``slot_ranges`` within its range,
+        and then the game's invariants (``_check_kernel``: tile conservation and more). StateError
+        naming the first slot that is wrong; None if the row is one the engine can use."""
+        self._check_state(state)
+        s = state
+        if s[H_TRUNC] not in (0, 1) or (s[H_TRUNC] == 1 and s[H_DONE] == 0):
+            raise StateError(f"{self.name}: corrupted state row: truncated slot {int(s[H_TRUNC])} "
+                             f"(0, or 1 once the episode is over)")
+        for name, slot in (("steps", H_STEPS), ("hands", H_HAND)):
+            if s[slot] < 0:
+                raise StateError(f"{self.name}: corrupted state row: {name} slot {int(s[slot])} is negative")
+        bound = self.reward_scale * self.obs_high()
+        rewards = s[H_REWARD:H_REWARD + MAX_SEATS]
+        bad = np.flatnonzero((np.abs(rewards) > bound) | (np.arange(MAX_SEATS) >= self.num_players) & (rewards != 0))
+        if bad.size:
+            k = int(bad[0])
+            raise StateError(f"{self.name}: corrupted state row: reward slot of seat {k} is {int(rewards[k])} "
+                             f"(seats 0..{self.num_players - 1} within +-{bound:g}, the rest 0)")
+        for name, start, count, lo, hi in self.slot_ranges():
+            vals = s[start:start + count]
+            bad = np.flatnonzero((vals < lo) | (vals > hi))
+            if bad.size:
+                i = int(bad[0])
+                where = f"{name}[{i}]" if count > 1 else name
+                raise StateError(f"{self.name}: corrupted state row: {where} (slot {start + i}) is "
+                                 f"{int(vals[i])}; allowed {lo}..{hi}")
+        self._validate_more(s)
+        if not type(self)._check_kernel(s, self.params):
+            raise StateError(f"{self.name}: corrupted state row: its tiles are not a consistent deal "
+                             f"(hands, layout and stock must hold every tile once: the game's _check_kernel)")
+
+    def _validate_more(self, state: np.ndarray) -> None:
+        """Game checks beyond plain slot ranges (dependent ranges), before `_check_kernel`."""
 
     def current_seat(self, state: np.ndarray) -> int:
         return int(state[H_TURN])

@@ -530,3 +530,42 @@ def render_cross(s, L, count: int | None = None) -> str:
         legend += f"   count {count}"
     return "\n".join(rows + [legend])
 
+
+
+# ---- checking a layout read from outside the engine (Game.validate; Python, not compiled)
+def lay_slot_ranges(L: int, max_arms: int, max_pip: int, n_tiles: int) -> list[tuple[str, int, int, int, int]]:
+    """(name, first slot, count, lo, hi) of the layout's slots (the `Game.slot_ranges` format):
+    every value a layout function uses as an index or a count, with its range."""
+    n_spin = (max_arms - 2) // 2
+    out = [
+        ("layout placed", L + _PLACED, 1, 0, n_tiles),
+        ("layout centre tile", L + _CENTER, 1, -1, n_tiles - 1),
+        ("layout arms in use", L + _NARMS, 1, 0, max_arms),
+        ("layout max arms", L + _MAXARMS, 1, max_arms, max_arms),
+        ("layout spinner mode", L + _SPINMODE, 1, SPIN_NONE, SPIN_ALL),
+        ("layout spinners", L + _NSPIN, 1, 0, n_spin),
+    ]
+    for a in range(max_arms):
+        ar = L + _HDR + 4 * a
+        out += [(f"layout arm {a} end", ar, 1, 0, max_pip), (f"layout arm {a} double", ar + 1, 1, 0, 1),
+                (f"layout arm {a} tiles", ar + 2, 1, 0, n_tiles), (f"layout arm {a} open", ar + 3, 1, 0, 1)]
+    for k in range(n_spin):
+        sp = L + _HDR + 4 * max_arms + 4 * k
+        out += [(f"layout spinner {k} host arm", sp, 1, -1, max_arms - 1),
+                (f"layout spinner {k} host length", sp + 1, 1, 0, n_tiles),
+                (f"layout spinner {k} first branch", sp + 2, 1, 0, max_arms - 2),
+                (f"layout spinner {k} opened", sp + 3, 1, 0, 1)]
+    return out
+
+
+def lay_problem(s, L: int, max_arms: int, n_tiles: int) -> str | None:
+    """What is wrong with a layout whose slots are within `lay_slot_ranges` (arms in use odd, or a
+    history entry below `placed` naming no tile or arm), or None."""
+    if s[L + _NARMS] % 2:
+        return f"layout arms in use is {int(s[L + _NARMS])} (an even number)"
+    first = _HIST_PER_SLOT * (L + _HDR + 4 * max_arms + 4 * ((max_arms - 2) // 2))
+    entries = s.view(np.int16)[first:first + int(s[L + _PLACED])]
+    bad = np.flatnonzero((entries < 0) | (entries // HIST_STRIDE >= n_tiles) | (entries % HIST_STRIDE >= max_arms))
+    if bad.size:
+        return f"layout history entry {int(bad[0])} is {int(entries[bad[0]])} (tile * {HIST_STRIDE} + arm)"
+    return None

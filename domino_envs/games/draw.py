@@ -43,6 +43,12 @@ Observation (float32 vector, seat-relative: index 0 is the observing seat, r is 
     to_move      (n_players,)             one-hot relative seat to act (zeros once over)
     just_drew    (1,)                     1 if the seat to act drew this turn: it holds exactly one
                                           playable tile (the last drawn), which it must play
+
+Deal format (``reset(options={"deal": ...})``, ``Game.set_deal``; the one format of every game,
+core.py): ``{"hands": [[(a, b), ...] one list per seat], "stock":
+[(a, b), ...] the boneyard in draw order, "first": seat to lead}``. Hands may have any non-empty
+size; tiles named nowhere are out of play; "first" defaults to ``first_seat`` or 0. The Block
+Game takes no stock (an empty list at most). A deal starts a new episode (hand 1 of a match).
 """
 from __future__ import annotations
 
@@ -52,12 +58,12 @@ import numpy as np
 from numba import njit
 
 from ..core import (
-    deal_tile_ids,
+    check_deal_keys, deal_first, deal_hands, deal_stock, deal_tile_ids,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, ConfigError,
-    DealError, Game, check_bool, check_int, step_begin, step_gate,
+    DealError, Game, MAX_HANDS, StateError, MAX_TARGET, check_bool, check_choice, check_int, step_begin, step_gate,
 )
 from ..layout import (
-    SPIN_NONE, lay_arm_end, lay_history, lay_init, lay_line_fill_mask, lay_line_fits,
+    SPIN_NONE, lay_arm_end, lay_problem, lay_slot_ranges, lay_history, lay_init, lay_line_fill_mask, lay_line_fits,
     lay_line_open_pips, lay_line_single_action, lay_place_line, lay_placed, lay_playable, lay_size,
     render_line,
 )
@@ -114,16 +120,15 @@ class DrawConfig:
     def __post_init__(self):
         g = "draw"
         check_int(g, "num_players", self.num_players, 2, MAX_PLAYERS)
-        if self.max_pip not in (6, 9):
-            raise ConfigError(f"{g}: max_pip={self.max_pip!r} is not allowed; allowed values: [6, 9]")
+        check_choice(g, "max_pip", self.max_pip, [6, 9])
         if self.hand_size is not None:
             check_int(g, "hand_size", self.hand_size, 1, num_tiles(self.max_pip) // self.num_players)
         check_bool(g, "drawing", self.drawing)
         if self.first_seat is not None:
             check_int(g, "first_seat", self.first_seat, 0, self.num_players - 1)
         check_bool(g, "match", self.match)
-        check_int(g, "target", self.target, 1)
-        check_int(g, "max_hands", self.max_hands, 1)
+        check_int(g, "target", self.target, 1, MAX_TARGET)
+        check_int(g, "max_hands", self.max_hands, 1, MAX_HANDS)
 
     @property
     def deal_size(self) -> int:
@@ -467,54 +472,63 @@ class DrawGame(Game, kernels=globals()):
         if not 0 <= action < self.num_actions:
             return f"out of range (0..{self.num_actions - 1})"
         t, end = divmod(int(action), 2)
-        return f"play {tile_name(t)} on the {'left' if end == 0 else 'right'} end (left also leads)"
+        if end == 0:
+            return f"play {tile_name(t)} on the left end (or lead it)"
+        return f"play {tile_name(t)} on the right end"
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
-        """Start a hand from a given deal: {"hands": [[(a,b),...] per seat], "boneyard": [(a,b),...]
-        in draw order, "first": seat}. Tiles named nowhere are out of play."""
-        allowed = {"hands", "boneyard", "first"}
-        if not isinstance(deal, dict) or set(deal) - allowed or "hands" not in deal:
-            raise DealError(f"{self.name}: a deal is a dict with keys {sorted(allowed)} ('hands' required); got {deal!r}")
+        """Start a new episode from a given deal (module docstring, "Deal format")."""
+        self._check_row(state)
+        check_deal_keys(self.name, deal)
         n = self.num_players
-        hands = deal["hands"]
-        if len(hands) != n:
-            raise DealError(f"{self.name}: deal has {len(hands)} hands; this game has {n} players")
-        bone = list(deal.get("boneyard", []))
-        if bone and not self.config.drawing:
-            raise DealError(f"{self.name}: the Block Game has no boneyard; got {len(bone)} boneyard tiles")
-        first = deal.get("first", 0 if self.config.first_seat is None else self.config.first_seat)
-        if not isinstance(first, (int, np.integer)) or not 0 <= first < n:
-            raise DealError(f"{self.name}: first={first!r} must be a seat 0..{n - 1}")
+        hands = deal_hands(self.name, deal, n)
+        stock = deal_stock(self.name, deal)
+        if stock and not self.config.drawing:
+            raise DealError(f"{self.name}: the Block Game has no stock to draw from; got {len(stock)} stock tiles")
+        first = deal_first(self.name, deal, n, 0 if self.config.first_seat is None else self.config.first_seat)
         seen: set[int] = set()
-
-
-        def ids(seq, where):
-            return deal_tile_ids(self.name, seq, where, seen, self.config.max_pip)
-
-        hand_ids = [ids(h, f"hand {k}") for k, h in enumerate(hands)]
+        hand_ids = [deal_tile_ids(self.name, h, f"hand {k}", seen, self.config.max_pip) for k, h in enumerate(hands)]
         if any(len(h) == 0 for h in hand_ids):
             raise DealError(f"{self.name}: every hand needs at least one tile")
-        bone_ids = ids(bone, "boneyard")
+        stock_ids = deal_tile_ids(self.name, stock, "stock", seen, self.config.max_pip)
         rest = [t for t in range(self.n_tiles) if t not in seen]
-        order = [t for h in hand_ids for t in h] + bone_ids + rest
         s = state
+        self._fresh_row(s)
+        s[LAST_PLACER] = -1
+        s[LAST_WINNER] = -1
         deck = s.view(np.int8)
-        deck[DECK_BYTES:DECK_BYTES + self.n_tiles] = order
-        deck[DECK_BYTES + self.n_tiles:LAY * 8] = 0
-        for k in range(MAX_PLAYERS):
-            s[HANDS + k] = sum(1 << t for t in hand_ids[k]) if k < n else 0
-            s[VOID + k] = 0
-            s[DRAWN + k] = 0
-            s[PLAYED_MASK + k] = 0
+        deck[DECK_BYTES:DECK_BYTES + self.n_tiles] = [t for h in hand_ids for t in h] + stock_ids + rest
+        for k in range(n):
+            s[HANDS + k] = sum(1 << t for t in hand_ids[k])
         s[DECK_POS] = sum(len(h) for h in hand_ids)
-        s[BONE_END] = s[DECK_POS] + len(bone_ids)
+        s[BONE_END] = s[DECK_POS] + len(stock_ids)
         lay_init(s, LAY, 2, SPIN_NONE)
         s[FIRST_SEAT] = first
-        s[JUST_DREW] = 0
         s[H_TURN] = first
-        s[H_DONE] = 0
         _advance(s, self.params)
+
+    # ---- validate (core.Game.validate)
+    def slot_ranges(self):
+        n, nt, np1 = self.num_players, self.n_tiles, self.config.max_pip + 1
+        tiles, seats = (1 << nt) - 1, [("hands", HANDS), ("played", PLAYED_MASK)]
+        out = [(name, start, n, 0, tiles) for name, start in seats]
+        out += [(f"{name} of absent seats", start + n, MAX_PLAYERS - n, 0, 0) for name, start in seats]
+        out += [
+            ("deck position", DECK_POS, 1, 0, nt), ("boneyard end", BONE_END, 1, 0, nt),
+            ("voids", VOID, MAX_PLAYERS, 0, (1 << np1) - 1), ("drawn", DRAWN, MAX_PLAYERS, 0, nt),
+            ("scores", SCORES, MAX_PLAYERS, 0, int(self.obs_high())),
+            ("last placer", LAST_PLACER, 1, -1, n - 1), ("last winner", LAST_WINNER, 1, -1, n - 1),
+            ("first seat", FIRST_SEAT, 1, 0, n - 1), ("just drew", JUST_DREW, 1, 0, 1),
+        ]
+        return out + lay_slot_ranges(LAY, 2, self.config.max_pip, nt)
+
+    def _validate_more(self, state):
+        problem = lay_problem(state, LAY, 2, self.n_tiles)
+        if problem is None and state[DECK_POS] > state[BONE_END]:
+            problem = f"deck position {int(state[DECK_POS])} is past the boneyard end {int(state[BONE_END])}"
+        if problem:
+            raise StateError(f"{self.name}: corrupted state row: {problem}")
 
     # ---- inspection helpers (tests, rendering)
     def hand(self, state, seat) -> list[tuple[int, int]]:

@@ -114,6 +114,12 @@ Observation (float32 vector, seat-relative: r = 0 is the observing seat, r seats
     last_penalties  (n,)       penalties of the last finished game
     games_played    (1,)       games finished so far
     to_move         (n,)       one-hot relative seat to act (zeros once over)
+
+Deal format (``reset(options={"deal": ...})``, ``Game.set_deal``; the one format of every game,
+core.py): ``{"hands": [[card, ...] one list per seat], "stock":
+[card, ...] the pile in draw order, "first": starter}``. Cards by name ('7H', '10S', 'QC', 'JK'
+for a joker; 'JK' twice is both jokers) or id 0..53; tiles named nowhere are out of play (and
+known to all); 7s in hands go out at once (M7-1). "first" defaults to ``first_seat`` or 0.
 """
 from __future__ import annotations
 
@@ -123,8 +129,9 @@ import numpy as np
 from numba import njit
 
 from ..core import (
+    check_deal_keys, deal_first, deal_hands, deal_stock,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TURN, HEADER_SIZE, MAX_SEATS, OK, DealError,
-    Game, check_int, step_begin, step_gate,
+    Game, StateError, check_int, step_begin, step_gate,
 )
 from ..rng import rng_below, rng_shuffle
 from ..sampling import deal_consistent, shuffle_and_deal
@@ -948,27 +955,16 @@ class Magic7Game(Game, kernels=globals()):
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
-        """Start a game from a given deal: {"hands": [[card, ...] per seat], "pile": [card, ...] in
-        draw order, "first": seat}. Cards by name ('7H', '10S', 'JK' for a joker; 'JK' twice is
-        both jokers) or id. Tiles named nowhere are out of play. 7s in hands go out at once."""
-        allowed = {"hands", "pile", "first"}
-        if not isinstance(deal, dict) or set(deal) - allowed or "hands" not in deal:
-            raise DealError(f"{self.name}: a deal is a dict with keys {sorted(allowed)} ('hands' required); got {deal!r}")
+        """Start a new episode from a given deal (module docstring, "Deal format")."""
+        self._check_row(state)
+        check_deal_keys(self.name, deal)
         n = self.num_players
-        hands = deal["hands"]
-        if not isinstance(hands, (list, tuple)) or len(hands) != n:
-            raise DealError(f"{self.name}: deal has {len(hands) if isinstance(hands, (list, tuple)) else hands!r} hands; this game has {n} players")
-        pile = deal.get("pile", [])
-        if not isinstance(pile, (list, tuple)):
-            raise DealError(f"{self.name}: pile must be a list of cards in draw order; got {pile!r}")
-        first = deal.get("first", 0 if self.config.first_seat is None else self.config.first_seat)
-        if isinstance(first, (bool, np.bool_)) or not isinstance(first, (int, np.integer)) or not 0 <= first < n:
-            raise DealError(f"{self.name}: first={first!r} must be a seat 0..{n - 1}")
+        hands = deal_hands(self.name, deal, n)
+        stock = deal_stock(self.name, deal)
+        first = deal_first(self.name, deal, n, 0 if self.config.first_seat is None else self.config.first_seat)
         seen: set[int] = set()
 
         def ids(seq, where):
-            if not isinstance(seq, (list, tuple)):
-                raise DealError(f"{self.name}: {where} must be a list of cards; got {seq!r}")
             out = []
             for name in seq:
                 try:
@@ -987,18 +983,50 @@ class Magic7Game(Game, kernels=globals()):
         for k, h in enumerate(hand_ids):
             if not any(t % 13 != 6 or t >= N_CARDS for t in h):
                 raise DealError(f"{self.name}: hand {k} needs at least one tile besides 7s")
-        pile_ids = ids(pile, "pile")
+        stock_ids = ids(stock, "stock")
         s = state
-        order = [t for h in hand_ids for t in h] + pile_ids
+        self._fresh_row(s)
+        s[WENT_OUT] = -1
+        order = [t for h in hand_ids for t in h] + stock_ids
         s[PILE:PILE + N_TILES] = -1
         s[PILE:PILE + len(order)] = order
         s[PILE_POS] = sum(len(h) for h in hand_ids)
         s[PILE_END] = len(order)
-        for k in range(MAX_SEATS):
-            s[LIVE + k] = sum(1 << t for t in hand_ids[k]) if k < n else 0
+        for k in range(n):
+            s[LIVE + k] = sum(1 << t for t in hand_ids[k])
         s[OUT] = ALL_MASK & ~sum(1 << t for t in seen)
         _setup(s, self.params, first)
         _advance(s, self.params)
+
+    # ---- validate (core.Game.validate)
+    def slot_ranges(self):
+        n, cards = self.num_players, (1 << N_CARDS) - 1
+        hi = int(self.obs_high())
+        return [
+            ("live", LIVE, n, 0, ALL_MASK), ("live of absent seats", LIVE + n, MAX_SEATS - n, 0, 0),
+            ("killed", KILLED, n, 0, ALL_MASK), ("killed of absent seats", KILLED + n, MAX_SEATS - n, 0, 0),
+            ("pile", PILE, N_TILES, -1, N_TILES - 1), ("pile position", PILE_POS, 1, 0, N_TILES),
+            ("pile end", PILE_END, 1, 0, N_TILES), ("out of play", OUT, 1, 0, ALL_MASK),
+            ("row low", LO, 4, 0, 13), ("row high", HI, 4, 0, 13), ("cover", COVER, 8, -1, N_CARDS - 1),
+            ("joker at", JOKER_AT, 1, 0, cards), ("played by", PLAYED_BY, N_CARDS, -1, n - 1),
+            ("jokers played", JPLAYED, MAX_SEATS, 0, 2), ("drawn", DRAWN, MAX_SEATS, 0, N_TILES),
+            ("lacks", LACK, MAX_SEATS, 0, cards), ("kills", NKILL, 1, 0, N_TILES),
+            ("kill seat", KSEAT, N_TILES, 0, n - 1), ("kill mask", KMASK, N_TILES, 0, ALL_MASK),
+            ("penalty totals", PEN_TOTAL, MAX_SEATS, 0, hi), ("last penalties", LAST_PEN, MAX_SEATS, 0, hi),
+            ("starter", STARTER, 1, 0, n - 1), ("went out", WENT_OUT, 1, -1, n - 1),
+            ("playable", PLAYABLE, 1, 0, cards), ("placed", PLACED, 1, 0, cards),
+            ("played", PLAYED_MASK, MAX_SEATS, 0, cards),
+        ]
+
+    def _validate_more(self, state):
+        s = state
+        problem = None
+        if not s[PILE_POS] <= s[PILE_END]:
+            problem = f"pile position {int(s[PILE_POS])} is past the pile end {int(s[PILE_END])}"
+        elif np.any(s[PILE + s[PILE_POS]:PILE + s[PILE_END]] < 0):
+            problem = "the pile holds an empty slot (-1) between its position and its end"
+        if problem:
+            raise StateError(f"{self.name}: corrupted state row: {problem}")
 
     # ---- inspection helpers (tests, rendering)
     def hand(self, state, seat) -> list[str]:

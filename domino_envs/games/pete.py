@@ -72,6 +72,12 @@ Observation (float32 vector, seat-relative: index 0 is the observing seat, r is 
     leader        (4,)       one-hot seat that led this hand, or holds the duty before the lead
     to_move       (4,)       one-hot seat to act (zeros once over)
     extra_turn    (1,)       1 if the seat to act is playing an extra turn it just earned
+
+Deal format (``reset(options={"deal": ...})``, ``Game.set_deal``; the one format of every game,
+core.py): ``{"hands": [[(a, b), ...] x 4], "first": designated
+leader, "chips": [4 ints]}``. The hands hold all 28 tiles between them (sizes may differ, each
+>= 1): there is no stock ("stock" may only be empty). "first" defaults to ``first_leader`` or 0;
+"chips" (match mode only, each 0..chips_to_win-1) are the chips already held.
 """
 from __future__ import annotations
 
@@ -81,14 +87,14 @@ import numpy as np
 from numba import njit
 
 from ..core import (
-    deal_tile_ids,
+    check_deal_keys, deal_first, deal_hands, deal_stock, deal_tile_ids,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, ConfigError,
-    DealError, Game, check_bool, check_int, step_begin, step_gate,
+    DealError, Game, StateError, check_bool, check_int, is_int, step_begin, step_gate,
 )
 from ..layout import (
     SPIN_FIRST, lay_arm_double, lay_arm_end, lay_arm_len, lay_arm_open, lay_can_place, lay_count,
     lay_fill_mask, lay_history, lay_history_entry, lay_init, lay_num_arms, lay_open_pips, lay_place,
-    lay_placed, lay_playable, lay_single_action, lay_size, render_cross,
+    lay_placed, lay_playable, lay_problem, lay_single_action, lay_size, lay_slot_ranges, render_cross,
 )
 from ..rng import rng_below
 from ..sampling import deal_consistent, mask_to_array, shuffle_and_deal
@@ -127,7 +133,8 @@ COUNT = SPIN_TILE + 1  # the count after the last placement (0 before the lead)
 PLAYED_MASK = COUNT + 1  # per seat: bitmask of the tiles it placed this hand
 LAY = PLAYED_MASK + NP
 STATE_SIZE = LAY + lay_size(NARMS)
-# the deal shuffles its deck in the layout block (lay_size(4) >= NT), which _new_hand then clears
+# the deal shuffles its deck in the layout block (lay_size(4) >= NT) and clears it once the hands are
+# dealt (lay_init clears only the layout header, and a hidden tile must not stay in a dead slot)
 DECK = LAY
 
 
@@ -143,7 +150,7 @@ class PeteConfig:
 
     def __post_init__(self):
         g = "seven_toed_pete"
-        if self.num_players != 4 or isinstance(self.num_players, bool):
+        if not is_int(self.num_players) or self.num_players != 4:
             raise ConfigError(f"{g}: num_players={self.num_players!r} is not allowed; Seven-Toed Pete is "
                               f"played by exactly 4 players (allowed values: [4])")
         check_bool(g, "double_extra_turn", self.double_extra_turn)
@@ -173,6 +180,8 @@ def _new_hand(s, p):
 @njit(cache=True, _nrt=False)
 def _deal(s, p):
     shuffle_and_deal(s, H_RNG, s, DECK, NT, HANDS, NP, HAND_SIZE)
+    for i in range(NT):  # the deck lies in the layout's slots: no dealt tile may stay in them
+        s[DECK + i] = 0
     _new_hand(s, p)
     if s[H_HAND] == 0:
         d = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, NP)
@@ -558,26 +567,19 @@ class PeteGame(Game, kernels=globals()):
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
-        """Start a hand from a given deal: {"hands": 4 lists of tiles (a, b) that together hold each
-        of the 28 tiles exactly once (sizes may differ, each >= 1), "leader": designated leader seat
-        (default: ``first_leader`` or 0), "chips": [4 ints] chips already held (match mode only)}."""
-        allowed = {"hands", "leader", "chips"}
-        if not isinstance(deal, dict) or set(deal) - allowed or "hands" not in deal:
-            raise DealError(f"{self.name}: a deal is a dict with keys {sorted(allowed)} ('hands' required); "
-                            f"got {deal!r}")
-        hands = deal["hands"]
-        if not isinstance(hands, (list, tuple)) or len(hands) != NP:
-            raise DealError(f"{self.name}: a deal needs exactly {NP} hands (one per seat); got {hands!r}")
-        leader = deal.get("leader", 0 if self.config.first_leader is None else self.config.first_leader)
-        if isinstance(leader, bool) or not isinstance(leader, (int, np.integer)) or not 0 <= leader < NP:
-            raise DealError(f"{self.name}: leader={leader!r} must be a seat 0..{NP - 1}")
+        """Start a new episode from a given deal (module docstring, "Deal format")."""
+        self._check_row(state)
+        check_deal_keys(self.name, deal, ("hands", "stock", "first", "chips"))
+        hands = deal_hands(self.name, deal, NP)
+        if deal_stock(self.name, deal):
+            raise DealError(f"{self.name}: every tile is dealt, there is no stock; got stock={deal['stock']!r}")
+        leader = deal_first(self.name, deal, NP, 0 if self.config.first_leader is None else self.config.first_leader)
         chips = deal.get("chips")
         if chips is not None:
             if not self.config.match:
                 raise DealError(f"{self.name}: 'chips' can only be given in match mode (match=True)")
             if (not isinstance(chips, (list, tuple)) or len(chips) != NP
-                    or any(isinstance(c, bool) or not isinstance(c, (int, np.integer))
-                           or not 0 <= c < self.config.chips_to_win for c in chips)):
+                    or any(not is_int(c) or not 0 <= c < self.config.chips_to_win for c in chips)):
                 raise DealError(f"{self.name}: chips={chips!r} must be {NP} integers in "
                                 f"0..{self.config.chips_to_win - 1} (chips_to_win={self.config.chips_to_win})")
         seen: set[int] = set()
@@ -589,21 +591,34 @@ class PeteGame(Game, kernels=globals()):
             masks.append(sum(1 << t for t in ids))
         missing = [tile_name(t) for t in range(NT) if t not in seen]
         if missing:
-            raise DealError(f"{self.name}: there is no boneyard, so the hands must hold all 28 tiles; "
+            raise DealError(f"{self.name}: there is no stock, so the hands must hold all 28 tiles; "
                             f"missing: {missing}")
         s = state
+        self._fresh_row(s)
         for k in range(NP):
             s[HANDS + k] = masks[k]
-            s[H_REWARD + k] = 0
-            s[HAND_WON + k] = 0
             if chips is not None:
                 s[CHIPS + k] = int(chips[k])
         _new_hand(s, self.params)
-        s[DESIGNATED] = int(leader)
-        s[H_TURN] = int(leader)
-        s[H_DONE] = 0
-        s[H_TRUNC] = 0
+        s[DESIGNATED] = leader
+        s[H_TURN] = leader
         _advance(s, self.params)
+
+    # ---- validate (core.Game.validate)
+    def slot_ranges(self):
+        return [
+            ("hands", HANDS, NP, 0, FULL_MASK), ("played by", PLAYED_BY, NT, -1, NP - 1),
+            ("voids", VOID, NP, 0, (1 << NPIP) - 1), ("no lead", NOLEAD, NP, 0, 1),
+            ("chips", CHIPS, NP, 0, self.config.chips_to_win), ("hand won", HAND_WON, NP, 0, 1),
+            ("designated leader", DESIGNATED, 1, 0, NP - 1), ("leader", LEADER, 1, -1, NP - 1),
+            ("extra turn", EXTRA, 1, 0, 1), ("spinner tile", SPIN_TILE, 1, -1, NT - 1),
+            ("count", COUNT, 1, 0, 100), ("played", PLAYED_MASK, NP, 0, FULL_MASK),
+        ] + lay_slot_ranges(LAY, NARMS, NPIP - 1, NT)
+
+    def _validate_more(self, state):
+        problem = lay_problem(state, LAY, NARMS, NT)
+        if problem:
+            raise StateError(f"{self.name}: corrupted state row: {problem}")
 
     # ---- inspection helpers (tests, rendering)
     def hand(self, state, seat) -> list[tuple[int, int]]:

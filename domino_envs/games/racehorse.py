@@ -104,6 +104,14 @@ Observation (float32 vector, seat-relative: index 0 is the observing seat, r is 
     extra_play   (1,)       1 if the seat to act is making an obliged extra play (T-2, T-3)
     just_drew    (1,)       1 if the seat to act just drew: it holds exactly one playable tile (the
                             last drawn), which it must play
+
+Deal format (``reset(options={"deal": ...})``, ``Game.set_deal``; the one format of every game,
+core.py): ``{"hands": [[(a, b), ...] one list per seat], "stock":
+[(a, b), ...] the boneyard in draw order, "first": seat holding the set duty, "scores": [points
+per seat]}``. Hands may have any non-empty size; tiles named nowhere are out of play; 4 players
+have no stock. "first" defaults to ``first_setter`` or 0. "scores" (default zeros) are points
+already won, each 0..target-1 (a side at the target has won; this keeps every observation within
+``obs_high``), partners equal with teams.
 """
 from __future__ import annotations
 
@@ -113,14 +121,15 @@ import numpy as np
 from numba import njit
 
 from ..core import (
-    deal_tile_ids,
+    check_deal_keys, deal_first, deal_hands, deal_stock, deal_tile_ids, is_int,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, MAX_SEATS, OK,
-    ConfigError, DealError, Game, check_bool, check_choice, check_int, step_begin, step_gate,
+    ConfigError, DealError, Game, StateError, MAX_HANDS, MAX_TARGET, check_bool, check_choice, check_int, step_begin,
+    step_gate,
 )
 from ..layout import (
     SPIN_ALL, SPIN_FIRST, SPIN_NONE, lay_arm_end, lay_arm_open, lay_can_place, lay_count,
     lay_fill_mask, lay_history, lay_init, lay_num_arms, lay_obs_arms, lay_open_pips, lay_place,
-    lay_placed, lay_playable, lay_single_action, lay_size, render_cross,
+    lay_placed, lay_playable, lay_problem, lay_single_action, lay_size, lay_slot_ranges, render_cross,
 )
 from ..rng import rng_below
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
@@ -193,8 +202,8 @@ class RacehorseConfig:
         check_choice(g, "spinner", self.spinner, list(SPIN_MODES))
         check_choice(g, "award", self.award, ["per_pip", "per_five"])
         check_bool(g, "match", self.match)
-        check_int(g, "target", self.target, 1)
-        check_int(g, "max_hands", self.max_hands, 1)
+        check_int(g, "target", self.target, 1, MAX_TARGET)
+        check_int(g, "max_hands", self.max_hands, 1, MAX_HANDS)
         if self.first_setter is not None:
             check_int(g, "first_setter", self.first_setter, 0, self.num_players - 1)
 
@@ -744,60 +753,70 @@ class RacehorseGame(Game, kernels=globals()):
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
-        """Start a hand from a given deal: {"hands": [[(a,b),...] per seat], "boneyard": [(a,b),...]
-        in draw order, "first": seat holding the set duty (default 0, or first_setter), "scores":
-        [points per seat] (optional; with teams partners must be equal)}. Tiles named nowhere are
-        out of play (for short test hands). Forced steps are taken at once."""
-        allowed = {"hands", "boneyard", "first", "scores"}
-        if not isinstance(deal, dict) or set(deal) - allowed or "hands" not in deal:
-            raise DealError(f"{self.name}: a deal is a dict with keys {sorted(allowed)} ('hands' required); got {deal!r}")
+        """Start a new episode from a given deal (module docstring, "Deal format")."""
+        self._check_row(state)
+        check_deal_keys(self.name, deal, ("hands", "stock", "first", "scores"))
         n = self.num_players
-        hands = deal["hands"]
-        if not isinstance(hands, (list, tuple)) or len(hands) != n:
-            raise DealError(f"{self.name}: deal needs a list of {n} hands (one per seat); got {hands!r}")
-        bone = deal.get("boneyard", [])
-        if not isinstance(bone, (list, tuple)):
-            raise DealError(f"{self.name}: boneyard must be a list of tiles; got {bone!r}")
-        if bone and n == 4:
-            raise DealError(f"{self.name}: 4 players have no boneyard; got {len(bone)} boneyard tiles")
-        default_first = 0 if self.config.first_setter is None else self.config.first_setter
-        first = deal.get("first", default_first)
-        if isinstance(first, bool) or not isinstance(first, (int, np.integer)) or not 0 <= first < n:
-            raise DealError(f"{self.name}: first={first!r} must be a seat 0..{n - 1}")
+        hands = deal_hands(self.name, deal, n)
+        stock = deal_stock(self.name, deal)
+        if stock and n == 4:
+            raise DealError(f"{self.name}: 4 players have no stock (boneyard); got {len(stock)} stock tiles")
+        first = deal_first(self.name, deal, n, 0 if self.config.first_setter is None else self.config.first_setter)
         scores = deal.get("scores", [0] * n)
+        cap = self.config.target - 1
         if (not isinstance(scores, (list, tuple)) or len(scores) != n
-                or any(isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < 0 for x in scores)):
-            raise DealError(f"{self.name}: scores must be a list of {n} non-negative ints; got {scores!r}")
+                or any(not is_int(x) or not 0 <= x <= cap for x in scores)):
+            raise DealError(f"{self.name}: scores must be a list of {n} ints in 0..{cap} (below target="
+                            f"{self.config.target}: a side at the target has won); got {scores!r}")
         if self.config.teams and (scores[0] != scores[2] or scores[1] != scores[3]):
             raise DealError(f"{self.name}: with teams partners share a score (seats 0 & 2, 1 & 3); got {list(scores)}")
         seen: set[int] = set()
-
-
-        def ids(seq, where):
-            return deal_tile_ids(self.name, seq, where, seen, 6)
-
-        hand_ids = [ids(h, f"hand {k}") for k, h in enumerate(hands)]
+        hand_ids = [deal_tile_ids(self.name, h, f"hand {k}", seen, 6) for k, h in enumerate(hands)]
         if any(len(h) == 0 for h in hand_ids):
             raise DealError(f"{self.name}: every hand needs at least one tile")
-        bone_ids = ids(bone, "boneyard")
+        stock_ids = deal_tile_ids(self.name, stock, "stock", seen, 6)
         rest = [t for t in range(N_TILES) if t not in seen]
-        order = [t for h in hand_ids for t in h] + bone_ids + rest
         s = state
-        rng = s[H_RNG]
-        s[:] = 0
-        s[H_RNG] = rng
+        self._fresh_row(s)
         s[OUT_SEAT] = -1
         s[LAST_WINNER] = -1
-        s[DECK:DECK + N_TILES] = order
-        for k in range(MAX_PLAYERS):
-            s[HANDS + k] = sum(1 << t for t in hand_ids[k]) if k < n else 0
-            s[SCORES + k] = scores[k] if k < n else 0
+        s[DECK:DECK + N_TILES] = [t for h in hand_ids for t in h] + stock_ids + rest
+        for k in range(n):
+            s[HANDS + k] = sum(1 << t for t in hand_ids[k])
+            s[SCORES + k] = int(scores[k])
         s[DECK_POS] = sum(len(h) for h in hand_ids)
-        s[BONE_END] = s[DECK_POS] + len(bone_ids)
+        s[BONE_END] = s[DECK_POS] + len(stock_ids)
         s[SETTER] = first
         _new_hand_slots(s, self.params)
         _advance(s, self.params)
         _settle_pending(s)
+
+    # ---- validate (core.Game.validate)
+    def slot_ranges(self):
+        n, arms = self.num_players, int(self.params[P_ARMS])
+        hi = int(self.obs_high())
+        units = int(self.reward_scale) * hi
+        return [
+            ("hands", HANDS, n, 0, FULL_MASK), ("hands of absent seats", HANDS + n, MAX_PLAYERS - n, 0, 0),
+            ("deck", DECK, N_TILES, -1, N_TILES - 1), ("deck position", DECK_POS, 1, 0, N_TILES),
+            ("boneyard end", BONE_END, 1, 0, N_TILES), ("played by", PLAYED_BY, N_TILES, -1, n - 1),
+            ("voids", VOID, MAX_PLAYERS, 0, (1 << 7) - 1), ("no special", NOSPEC, MAX_PLAYERS, 0, 1),
+            ("drawn", DRAWN, MAX_PLAYERS, 0, N_TILES), ("washed up", WASHED, MAX_PLAYERS, 0, 1),
+            ("scores", SCORES, MAX_PLAYERS, 0, hi),
+            ("pending rewards", PENDING, MAX_PLAYERS, -units, units),
+            ("setter", SETTER, 1, 0, n - 1), ("set duty", DUTY, 1, -1, n - 1),
+            ("extra play", EXTRA, 1, 0, 1), ("just drew", JUST_DREW, 1, 0, 1),
+            ("out seat", OUT_SEAT, 1, -1, n - 1), ("last winner", LAST_WINNER, 1, -1, n - 1),
+            ("last award", LAST_AWARD, 1, 0, hi), ("count", COUNT, 1, 0, 1000),
+            ("played", PLAYED_MASK, MAX_PLAYERS, 0, FULL_MASK),
+        ] + lay_slot_ranges(LAY, arms, 6, N_TILES)
+
+    def _validate_more(self, state):
+        problem = lay_problem(state, LAY, int(self.params[P_ARMS]), N_TILES)
+        if problem is None and not state[DECK_POS] <= state[BONE_END]:
+            problem = f"deck position {int(state[DECK_POS])} is past the boneyard end {int(state[BONE_END])}"
+        if problem:
+            raise StateError(f"{self.name}: corrupted state row: {problem}")
 
     # ---- inspection helpers (tests, rendering)
     def hand(self, state, seat) -> list[tuple[int, int]]:

@@ -85,6 +85,13 @@ Observation (float32 vector, seat-relative: index 0 is the observing seat, r is 
     to_move      (n,)       one-hot relative seat to act (zeros once over)
     just_drew    (1,)       1 if the seat to act drew this turn: it holds exactly one placeable
                             tile (the last drawn), which it must place (no waiting)
+
+Deal format (``reset(options={"deal": ...})``, ``Game.set_deal``; the one format of every game,
+core.py): ``{"hands": [[(a, b), ...] one list per seat], "stock":
+[(a, b), ...] the market in draw order}``. Hands may have any non-empty size. The deal names every
+one of the 28 tiles (the market is all that is not in a hand; a tile left out is a DealError
+listing the missing tiles, rather than a market order the caller did not choose). There is no
+"first": the starter and the lead follow S-2/S-3.
 """
 from __future__ import annotations
 
@@ -94,13 +101,13 @@ import numpy as np
 from numba import njit
 
 from ..core import (
-    deal_tile_ids,
+    check_deal_keys, deal_hands, deal_stock, deal_tile_ids,
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, DealError,
-    Game, check_bool, check_choice, check_int, step_begin, step_gate,
+    Game, StateError, MAX_HANDS, MAX_TARGET, check_bool, check_choice, check_int, step_begin, step_gate,
 )
 from ..layout import (
     SPIN_NONE, lay_arm_end, lay_arm_open, lay_close_arm, lay_history, lay_init, lay_place_touching,
-    lay_placed, lay_size,
+    lay_placed, lay_problem, lay_size, lay_slot_ranges,
 )
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
 from ..tiles import (
@@ -171,8 +178,8 @@ class Sum7Config:
         check_choice(g, "deal", self.deal, DEALS)
         check_choice(g, "zero_rule", self.zero_rule, ZERO_RULES)
         check_bool(g, "match", self.match)
-        check_int(g, "target", self.target, 1)
-        check_int(g, "max_hands", self.max_hands, 1)
+        check_int(g, "target", self.target, 1, MAX_TARGET)
+        check_int(g, "max_hands", self.max_hands, 1, MAX_HANDS)
 
     @property
     def hand_size(self) -> int:
@@ -622,42 +629,52 @@ class Sum7Game(Game, kernels=globals()):
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
-        """Start a hand from a given deal: {"hands": [[(a, b), ...] per seat], "market": [(a, b), ...]
-        in draw order}. Hands may have any non-empty size (a hand-set deal for tests and puzzles).
-        Tiles named nowhere go to the market after the named ones, in ascending tile id order. The
-        starter and lead follow S-2/S-3; forced steps are taken."""
-        allowed = {"hands", "market"}
-        if not isinstance(deal, dict) or set(deal) - allowed or "hands" not in deal:
-            raise DealError(f"{self.name}: a deal is a dict with keys {sorted(allowed)} ('hands' required); got {deal!r}")
+        """Start a new episode from a given deal (module docstring, "Deal format")."""
+        self._check_row(state)
+        if isinstance(deal, dict) and "first" in deal:
+            raise DealError(f"{self.name}: a deal cannot name 'first': the starter is the holder of the "
+                            f"highest double, else of the heaviest zero-free tile (S-2/S-3)")
+        check_deal_keys(self.name, deal, ("hands", "stock"))
         n = self.num_players
-        hands = deal["hands"]
-        if not isinstance(hands, (list, tuple)) or len(hands) != n:
-            raise DealError(f"{self.name}: deal needs {n} hands (one per player); got {hands!r}")
+        hands = deal_hands(self.name, deal, n)
         seen: set[int] = set()
-
-
-        def ids(seq, where):
-            return deal_tile_ids(self.name, seq, where, seen, 6)
-
-        hand_ids = [ids(h, f"hand {k}") for k, h in enumerate(hands)]
+        hand_ids = [deal_tile_ids(self.name, h, f"hand {k}", seen, 6) for k, h in enumerate(hands)]
         if any(len(h) == 0 for h in hand_ids):
             raise DealError(f"{self.name}: every hand needs at least one tile")
         if all(LEAD_RANK[t] < 0 for h in hand_ids for t in h):
             raise DealError(f"{self.name}: no hand holds a tile that can lead (a double 1-1..6-6 or a zero-free tile; S-2/S-3)")
-        market_ids = ids(deal.get("market", []), "market")
-        rest = [t for t in range(NT) if t not in seen]
+        stock_ids = deal_tile_ids(self.name, deal_stock(self.name, deal), "stock", seen, 6)
+        missing = [tile_name(t) for t in range(NT) if t not in seen]
+        if missing:
+            raise DealError(f"{self.name}: every tile is in play (a hand or the stock, the market drawn from); "
+                            f"the deal leaves out {missing}")
         s = state
-        s[DECK:DECK + NT] = [t for h in hand_ids for t in h] + market_ids + rest
-        for k in range(MAX_PLAYERS):
-            s[HANDS + k] = sum(1 << t for t in hand_ids[k]) if k < n else 0
-            s[LACKS + k] = 0
-            s[DRAWN + k] = 0
-            s[H_REWARD + k] = 0
+        self._fresh_row(s)
+        s[DECK:DECK + NT] = [t for h in hand_ids for t in h] + stock_ids
+        for k in range(n):
+            s[HANDS + k] = sum(1 << t for t in hand_ids[k])
         s[DECK_POS] = sum(len(h) for h in hand_ids)
-        s[H_DONE] = 0
-        s[H_TRUNC] = 0
         _new_hand(s, self.params)
         _advance(s, self.params)
+
+    # ---- validate (core.Game.validate)
+    def slot_ranges(self):
+        n = self.num_players
+        score_hi = UNIT * int(self.obs_high())
+        return [
+            ("hands", HANDS, n, 0, FULL), ("hands of absent seats", HANDS + n, MAX_PLAYERS - n, 0, 0),
+            ("deck", DECK, NT, -1, NT - 1), ("deck position", DECK_POS, 1, 0, NT),
+            ("played by", PLAYED_BY, NT, -1, n - 1), ("lacks", LACKS, MAX_PLAYERS, 0, FULL),
+            ("drawn", DRAWN, MAX_PLAYERS, 0, NT), ("won", WON, MAX_PLAYERS, 0, score_hi),
+            ("paid", PAID, MAX_PLAYERS, 0, score_hi), ("passes", PASSES, 1, 0, n),
+            ("just drew", JUST_DREW, 1, 0, 1), ("starter", STARTER, 1, 0, n - 1),
+            ("winners", WINNERS, 1, 0, (1 << n) - 1), ("played", PLAYED_MASK, MAX_PLAYERS, 0, FULL),
+        ] + lay_slot_ranges(LAY, 2, 6, NT)
+
+    def _validate_more(self, state):
+        problem = lay_problem(state, LAY, 2, NT)
+        if problem:
+            raise StateError(f"{self.name}: corrupted state row: {problem}")
 
     # ---- inspection helpers (tests, rendering)
     def _tiles(self, mask) -> list[tuple[int, int]]:

@@ -6,14 +6,14 @@ import pytest
 
 import domino_envs
 from domino_envs import make_game
-from domino_envs.core import H_DONE, H_TURN
+from domino_envs.core import H_DONE, H_HAND, H_RNG, H_TURN
 from domino_envs.games import draw as D
 
 
 def deal(game, hands, boneyard=(), first=0):
     state = game.new_state()
     game.reset(state, 0)
-    game.set_deal(state, {"hands": hands, "boneyard": list(boneyard), "first": first})
+    game.set_deal(state, {"hands": hands, "stock": list(boneyard), "first": first})
     return state
 
 
@@ -236,8 +236,25 @@ def test_encode_and_describe_actions():
     game = make_game("draw_v0", max_pip=9)
     a = game.encode_action(9, 4, 1)
     assert a == D.tile_id(4, 9) * 2 + 1
-    assert game.describe_action(a) == "play 4-9 on the right end (left also leads)"
+    assert game.describe_action(a) == "play 4-9 on the right end"  # only the left end takes a lead
+    assert game.describe_action(a - 1) == "play 4-9 on the left end (or lead it)"
     with pytest.raises(ValueError, match="end must be 0"):
         game.encode_action(1, 2, 2)
     with pytest.raises(ValueError, match="not in a double-6 set"):
         make_game("draw_v0").encode_action(7, 7, 0)
+
+
+def test_a_deal_starts_a_new_match():
+    """Issue 13 item 4 (engine side): a deal after a reset whose forced moves played a whole match
+    starts at hand 1 with no scores and no rewards, not where that match ended."""
+    game = make_game("draw_v0", hand_size=1, match=True, target=1000)
+    state = game.new_state()
+    game.reset(state, 0)
+    assert state[H_HAND] > 1 and max(game.scores(state)) > 0  # forced moves played a whole match
+    game.set_deal(state, {"hands": [[(6, 6), (0, 1)], [(2, 3), (4, 5)]], "first": 0})
+    assert state[H_HAND] == 0 and game.scores(state) == [0, 0]
+    assert not game.is_over(state) and game.rewards(state).tolist() == [0, 0]
+    fresh = game.new_state()
+    game.reset(fresh, 5)
+    game.set_deal(fresh, {"hands": [[(6, 6), (0, 1)], [(2, 3), (4, 5)]], "first": 0})
+    assert np.flatnonzero(fresh != state).tolist() in ([], [H_RNG])

@@ -18,7 +18,7 @@ def deal(hands, pile=(), first=0, **cfg):
     game = make_game("magic7_v0", num_players=len(hands), **cfg)
     state = game.new_state()
     game.reset(state, 0)
-    game.set_deal(state, {"hands": hands, "pile": list(pile), "first": first})
+    game.set_deal(state, {"hands": hands, "stock": list(pile), "first": first})
     return game, state
 
 
@@ -561,7 +561,7 @@ def test_action_encoding_table():
 def test_render_shows_rows_jokers_and_hand_by_suit():
     env = domino_envs.make("magic7_v0", num_players=2, render_mode="ansi")
     env.reset(seed=0, options={"deal": {"hands": [["7S", "JK", "JK", "QD", "2H", "3H"], ["5S", "8S", "9C"]],
-                                        "pile": ["6S", "10C"], "first": 0}})
+                                        "stock": ["6S", "10C"], "first": 0}})
     env.step(env.encode_action("joker", "S", "low"))
     text = env.render()
     assert "spades: [JK>6S] 7" in text and "hearts: (7 not out)" in text
@@ -581,7 +581,7 @@ def test_bad_config_values(key, value, pattern):
 
 
 @pytest.mark.parametrize("bad,pattern", [
-    ({"hands": [["2C"]]}, r"deal has 1 hands; this game has 2 players"),
+    ({"hands": [["2C"]]}, r"'hands' must be a list of 2 hands \(one per seat\)"),
     ({"hands": [["2C"], ["2C"]]}, r"hand 1: '2C' is dealt twice"),
     ({"hands": [["2C"], ["1X"]]}, r"hand 1: '1X' is not a card name"),
     ({"hands": [["2C"], [99]]}, r"hand 1: tile id 99 is outside 0\.\.53"),
@@ -589,9 +589,12 @@ def test_bad_config_values(key, value, pattern):
     ({"hands": [["2C"], ["7H", "7S"]]}, r"hand 1 needs at least one tile besides 7s"),
     ({"hands": [["2C"], []]}, r"hand 1 needs at least one tile besides 7s"),
     ({"hands": [["2C"], ["3C"]], "first": 2}, r"first=2 must be a seat 0\.\.1"),
-    ({"hands": [["2C"], ["3C"]], "pile": "4C"}, r"pile must be a list"),
-    ({"hands": [["2C"], ["3C"]], "pile": ["3C"]}, r"pile: '3C' is dealt twice"),
-    ({"hands": [["2C"], ["3C"]], "boneyard": []}, r"a deal is a dict with keys"),
+    ({"hands": [["2C"], ["3C"]], "stock": "4C"}, r"'stock' must be a list"),
+    ({"hands": [["2C"], ["3C"]], "stock": ["3C"]}, r"stock: '3C' is dealt twice"),
+    ({"hands": [["2C"], ["3C"]], "pile": ["4C"]}, r"deal key 'pile' is now 'stock'"),
+    ({"hands": [["2C"], ["3C"]], "first": True}, r"first=True must be a seat 0\.\.1"),
+    ({"hands": [["2C"], ["3C"]], "seat": 0}, r"a deal is a dict with keys \['hands', 'stock', 'first'\]"),
+    ({"hands": 5}, r"'hands' must be a list of 2 hands"),
 ])
 def test_malformed_deals(bad, pattern):
     env = domino_envs.make("magic7_v0", num_players=2)

@@ -11,7 +11,7 @@ import pytest
 
 import domino_envs
 from domino_envs import ConfigError, DealError, IllegalActionError, make_game
-from domino_envs.core import H_HAND, H_TURN
+from domino_envs.core import H_HAND, H_RNG, H_TURN
 from domino_envs.games import pete as P
 from domino_envs.tiles import TILE_A, TILE_B, tile_id
 
@@ -25,7 +25,7 @@ def game_of(**cfg):
 def deal(game, hands, leader=0, chips=None):
     state = game.new_state()
     game.reset(state, 0)
-    d = {"hands": hands, "leader": leader}
+    d = {"hands": hands, "first": leader}
     if chips is not None:
         d["chips"] = chips
     game.set_deal(state, d)
@@ -422,7 +422,7 @@ def test_p7_match_of_random_play_ends_with_a_seat_at_target_and_returns_sum_to_r
 
 def test_env_extra_turn_keeps_agent_selection_and_says_so():
     env = domino_envs.make(NAME)
-    env.reset(seed=0, options={"deal": {"hands": SPIN_DEAL, "leader": 0}})
+    env.reset(seed=0, options={"deal": {"hands": SPIN_DEAL, "first": 0}})
     for seat, (a, b), arm in [(1, (4, 6), 0), (2, (3, 4), 1)]:
         assert env.agent_selection == f"player_{seat}"
         env.step(env.encode_action(a, b, arm))
@@ -498,19 +498,23 @@ def test_bad_config(cfg, msg):
 
 
 @pytest.mark.parametrize("mutate,msg", [
-    (lambda d: d.update(hands=d["hands"][:3]), "exactly 4 hands"),
+    (lambda d: d.update(hands=d["hands"][:3]), "a list of 4 hands"),
     (lambda d: d["hands"][0].pop(), "missing"),
     (lambda d: d["hands"][0].append((2, 3)), "dealt twice"),
     (lambda d: d["hands"][0].__setitem__(0, (7, 1)), "not in a double-6 set"),
     (lambda d: d["hands"][0].__setitem__(0, "55"), "not a tile"),
     (lambda d: d["hands"].__setitem__(0, []), "non-empty"),
-    (lambda d: d.update(leader=4), "leader"),
+    (lambda d: d.update(first=4), "first=4"),
+    (lambda d: d.update(first=True), "first=True"),
+    (lambda d: d.update(leader=1), "deal key 'leader' is now 'first'"),
+    (lambda d: d.update(stock=[(0, 0)]), "there is no stock"),
+    (lambda d: d.update(hands=5), "'hands' must be a list of 4 hands"),
     (lambda d: d.update(boneyard=[]), "keys"),
     (lambda d: d.update(chips=[0, 0, 0, 0]), "match mode"),
 ])
 def test_bad_deals(mutate, msg):
     game = game_of()
-    d = {"hands": [list(h) for h in SPIN_DEAL], "leader": 0}
+    d = {"hands": [list(h) for h in SPIN_DEAL], "first": 0}
     mutate(d)
     s = game.new_state()
     game.reset(s, 0)
@@ -534,3 +538,26 @@ def test_bad_chips_in_match_mode_and_bad_actions():
     s = deal(game_of(), SPIN_DEAL)
     with pytest.raises(IllegalActionError, match="out of range"):
         game_of().step(s, 112)
+
+
+def test_no_hidden_tile_stays_in_a_dead_slot_after_the_deal():
+    """Item 8 of issue 13: the deal shuffles its deck in the layout's slots. Two rows holding the
+    same deal, one from reset(seed) and one from set_deal of that deal over another reset, must be
+    equal but for the random stream: a slot that differs holds a trace of a shuffle (hidden tiles
+    of a hand), and sample_hidden, which copies the row, must not differ either."""
+    game = game_of()
+    for seed in range(30):
+        a = game.new_state()
+        game.reset(a, seed)
+        if game.leader(a) >= 0:  # forced plays already: rebuild the deal only from a fresh hand
+            continue
+        hands = [game.hand(a, k) for k in range(4)]
+        b = game.new_state()
+        game.reset(b, seed + 1000)
+        game.set_deal(b, {"hands": hands, "first": game.designated_leader(a)})
+        diff = np.flatnonzero(a != b).tolist()
+        assert diff in ([], [H_RNG]), f"seed {seed}: slots {diff} differ"
+        for v in range(4):
+            sa = game.sample_hidden(a, v, np.random.default_rng(seed))
+            sb = game.sample_hidden(b, v, np.random.default_rng(seed))
+            assert np.array_equal(sa, sb), f"seed {seed}: the sample of seat {v} depends on the row's past"

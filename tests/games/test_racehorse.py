@@ -23,7 +23,7 @@ def game(**kw):
 
 def start(g, hands, boneyard=(), first=0, scores=None):
     s = g.new_state()
-    deal = {"hands": hands, "boneyard": list(boneyard), "first": first}
+    deal = {"hands": hands, "stock": list(boneyard), "first": first}
     if scores is not None:
         deal["scores"] = scores
     g.set_deal(s, deal)
@@ -626,7 +626,14 @@ def test_bad_deals_are_rejected_with_clear_errors():
         ({"hands": [[(0, 5)], ["x"]]}, "not a tile"),
         ({"hands": [[(0, 5)], []]}, "at least one tile"),
         ({"hands": [[(0, 5)], [(1, 2)]], "first": 2}, "first=2"),
-        ({"hands": [[(0, 5)], [(1, 2)]], "boneyard": [(1, 2)]}, "dealt twice"),
+        ({"hands": [[(0, 5)], [(1, 2)]], "stock": [(1, 2)]}, "dealt twice"),
+        ({"hands": [[(0, 5)], [(1, 2)]], "boneyard": [(3, 4)]}, "deal key 'boneyard' is now 'stock'"),
+        ({"hands": [[(0, 5)], [(1, 2)]], "first": True}, "first=True"),
+        ({"hands": 5}, "'hands' must be a list of 2 hands"),
+        ({"hands": [[(0, 5)], [(1, 2)]], "scores": [61, 0]}, r"scores must be a list of 2 ints in 0\.\.60"),
+        ({"hands": [[(0, 5)], [(1, 2)]], "scores": [5000, 0]}, "scores"),
+        ({"hands": [[(0, 5)], [(1, 2)]], "scores": [2 ** 63 - 1, 0]}, "scores"),
+        ({"hands": [[(0, 5)], [(1, 2)]], "scores": [1.0, 0]}, "scores"),
         ({"hands": [[(0, 5)], [(1, 2)]], "scores": [1]}, "scores"),
         ({"hands": [[(0, 5)], [(1, 2)]], "scores": [-1, 0]}, "scores"),
         ({"hands": [[(0, 5)], [(1, 2)]], "seat": 1}, "keys"),
@@ -635,8 +642,8 @@ def test_bad_deals_are_rejected_with_clear_errors():
         with pytest.raises(DealError, match=words):
             g.set_deal(s, deal)
     g4 = game(num_players=4, teams=True)
-    with pytest.raises(DealError, match="no boneyard"):
-        g4.set_deal(s, {"hands": [[(0, 5)], [(1, 2)], [(1, 3)], [(1, 4)]], "boneyard": [(2, 2)]})
+    with pytest.raises(DealError, match="no stock"):
+        g4.set_deal(s, {"hands": [[(0, 5)], [(1, 2)], [(1, 3)], [(1, 4)]], "stock": [(2, 2)]})
     with pytest.raises(DealError, match="partners share a score"):
         g4.set_deal(s, {"hands": [[(0, 5)], [(1, 2)], [(1, 3)], [(1, 4)]], "scores": [1, 0, 0, 0]})
 

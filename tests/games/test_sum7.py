@@ -14,10 +14,20 @@ PASS = "pass"
 
 
 def deal(game, hands, market=()):
+    """Hands and the first market tiles as given; every other tile follows in the market in
+    ascending id order (a deal names every tile)."""
+    named = {tile_id(a, b) for h in hands for a, b in h} | {tile_id(a, b) for a, b in market}
+    rest = [(int(TILE_A[t]), int(TILE_B[t])) for t in range(28) if t not in named]
     state = game.new_state()
     game.reset(state, 0)
-    game.set_deal(state, {"hands": hands, "market": list(market)})
+    game.set_deal(state, {"hands": hands, "stock": list(market) + rest})
     return state
+
+
+def rest_of(hands):
+    """Every tile the hands leave out, ascending (a deal's stock names every other tile)."""
+    named = {tile_id(a, b) for h in hands for a, b in h}
+    return [(int(TILE_A[t]), int(TILE_B[t])) for t in range(28) if t not in named]
 
 
 def act(game, a, b=None, side=None):
@@ -487,7 +497,8 @@ def test_observation_is_seat_relative():
 # ------------------------------------------------------------------ rendering, actions, bad input
 def test_render_ansi_shows_the_line_with_both_required_numbers():
     env = domino_envs.make("sum7_v0", render_mode="ansi")
-    env.reset(seed=0, options={"deal": {"hands": [[(2, 2), (2, 5), (1, 6)], [(4, 5), (1, 3), (3, 6)]]}})
+    hands = [[(2, 2), (2, 5), (1, 6)], [(4, 5), (1, 3), (3, 6)]]
+    env.reset(seed=0, options={"deal": {"hands": hands, "stock": rest_of(hands)}})
     env.step(env.encode_action(4, 5, 1))
     text = env.render()
     assert "line: (5) <2|2>[5|4] (3)" in text
@@ -515,8 +526,11 @@ def test_encode_and_describe_actions():
     ("deal", "seven", r"deal='seven' is not allowed; allowed values: \['standard', 'seven_up'\]"),
     ("zero_rule", "soft", r"zero_rule='soft' is not allowed; allowed values: \['trap', 'strict', 'wild'\]"),
     ("match", "yes", r"match='yes' must be True or False"),
-    ("target", 0, r"target=0 must be an integer in >= 1"),
-    ("max_hands", 0, r"max_hands=0 must be an integer in >= 1"),
+    ("target", 0, r"target=0 must be an integer in 1\.\.1000000"),
+    ("target", 2 ** 70, r"target=1180591620717411303424 must be an integer in 1\.\.1000000"),
+    ("max_hands", 0, r"max_hands=0 must be an integer in 1\.\.1000000"),
+    ("max_hands", 2 ** 63, r"max_hands=9223372036854775808 must be an integer in 1\.\.1000000"),
+    ("num_players", 2.0, r"num_players=2\.0 must be an integer in 2\.\.4"),
 ])
 def test_bad_config_values(key, value, pattern):
     with pytest.raises(ConfigError, match=pattern):
@@ -524,15 +538,22 @@ def test_bad_config_values(key, value, pattern):
 
 
 @pytest.mark.parametrize("bad,pattern", [
-    ({"hands": [[(1, 2)]]}, r"deal needs 2 hands"),
+    ({"hands": [[(1, 2)]]}, r"'hands' must be a list of 2 hands"),
+    ({"hands": 5}, r"'hands' must be a list of 2 hands"),
     ({"hands": [[(1, 2)], [(1, 2)]]}, r"hand 1: tile \(1, 2\) is dealt twice"),
     ({"hands": [[(1, 2)], [(7, 7)]]}, r"hand 1: tile \(7, 7\) is not in a double-6 set"),
     ({"hands": [[(1, 2)], ["x"]]}, r"hand 1: 'x' is not a tile \(a, b\) with halves 0\.\.6"),
     ({"hands": [[(1, 2)], []]}, r"every hand needs at least one tile"),
     ({"hands": [[(0, 1)], [(0, 0)]]}, r"no hand holds a tile that can lead"),
-    ({"hands": [[(1, 2)], [(3, 4)]], "market": [(3, 4)]}, r"market: tile \(3, 4\) is dealt twice"),
-    ({"hands": [[(1, 2)], [(3, 4)]], "boneyard": []}, r"a deal is a dict with keys \['hands', 'market'\]"),
-    ({"hands": [[(1, 2)], [(3, 4)]], "market": (5, 5)}, r"market: 5 is not a tile \(a, b\)"),
+    ({"hands": [[(1, 2)], [(3, 4)]], "stock": [(3, 4)]}, r"stock: tile \(3, 4\) is dealt twice"),
+    ({"hands": [[(1, 2)], [(3, 4)]], "market": []}, r"deal key 'market' is now 'stock'"),
+    ({"hands": [[(1, 2)], [(3, 4)]], "boneyard": []}, r"deal key 'boneyard' is now 'stock'"),
+    ({"hands": [[(1, 2)], [(3, 4)]], "leader": 0}, r"a deal is a dict with keys \['hands', 'stock'\]"),
+    ({"hands": [[(1, 2)], [(3, 4)]], "first": 0}, r"cannot name 'first': the starter is the holder"),
+    ({"hands": [[(1, 2)], [(3, 4)]], "stock": (5, 5)}, r"stock: 5 is not a tile \(a, b\)"),
+    ({"hands": [[(1, 2)], [(3, 4)]], "stock": 5}, r"'stock' must be a list of tiles"),
+    ({"hands": [[(1, 2)], [(3, 4)]], "stock": [(5, 5)]}, r"the deal leaves out \['0-0', '0-1'"),
+    ({"hands": [[(1, 2)], [(3, 4)]], "stock": [(5.0, 5)]}, r"stock: \(5\.0, 5\) is not a tile"),
 ])
 def test_malformed_deals(bad, pattern):
     env = domino_envs.make("sum7_v0")
