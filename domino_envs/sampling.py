@@ -46,7 +46,7 @@ def checked_sample(game, state, seat, rng):
     return ns
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _deal_uniform(tiles, n_tiles, allowed, capacity, n_groups, rng_arr, order, assign):
     """One rejection try: a plain shuffle of tiles[:n_tiles] dealt to the groups by capacity
     (uniform over all count-respecting deals); True, with assign[k] = group of tiles[k], iff every
@@ -176,7 +176,7 @@ def shuffle_and_deal(s, rng_slot, deck, deck_off, n_tiles, hands_off, n_seats, h
     return n_seats * hand_size
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mask_to_array(mask, out):
     """Write the set bits of mask into out (ascending); return how many."""
     k = 0
@@ -283,7 +283,7 @@ def redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, hands_off, deck, d
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def finish_redeal(ns, rng_arr, rng_slot, deck, deck_off, deck_pos, n_tiles):
     """Shuffle the redealt stock in deck (ns or a byte view of it), blank the deck slots dealt
     earlier (not the seat's knowledge) and give the sample a fresh random stream."""
