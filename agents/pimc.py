@@ -4,12 +4,15 @@ At each decision with more than one legal action the agent samples N full states
 cannot tell apart from the real one (``game.sample_hidden(state, seat, rng)``: every unseen tile
 redealt consistently with what the seat knows), and from each sample plays every legal action
 followed by a fast rollout to the end of the episode in the compiled engine. The action with the
-best mean win share (or return, see `objective`) for its seat wins (random tie-break). All actions share the same N samples and,
+best mean win share (or return, see `objective`) for its seat wins (random tie-break). A win is
+judged on the whole episode, as the harness judges it: each seat's return so far (Racehorse's
+mid-hand points, earlier hands of a match) plus what the rollout adds. All actions share the same N samples and,
 per sample, the same rollout random stream (common random numbers), so their differences are
 measured with far less noise than independent rollouts would give.
 
-Information boundary: the harness calls ``observe_state(state, seat)`` right before each decision
-of an agent that declares ``searches = True``. That hook immediately turns the live state into N
+Information boundary: the harness calls ``observe_state(state, seat, returns)`` right before each
+decision of an agent that declares ``searches = True`` (`returns`: each seat's episode return so
+far, public in every game; without it PIMC counts from zero, exact only before any reward). That hook immediately turns the live state into N
 ``sample_hidden`` draws and keeps only those; the agent never reads the state in any other way,
 and its choice is therefore a function of (observation, mask, public information, seed) - the
 tests check it gives the same choice when handed a resampled state of the same seat.
@@ -36,6 +39,7 @@ from numba import literally, njit
 from domino_envs.core import H_DONE, H_REWARD
 from domino_envs.dispatch import game_id, mask_one, specialize, step_one
 from domino_envs.rng import rng_below, rng_next, seed_from_generator
+from domino_envs.sampling import checked_sample
 
 from .actions import action_table, greedy_scores
 
@@ -43,7 +47,7 @@ ROLLOUTS = {"random": 0, "greedy": 1}
 MAX_ROLLOUT_STEPS = 2000
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _policy(mask, kind, eps, weight, rng):
     """An action from int8 `mask`: uniform (kind 0) or epsilon-greedy on `weight` (kind 1)."""
     count = 0
@@ -80,9 +84,10 @@ def _policy(mask, kind, eps, weight, rng):
     return best
 
 
-@njit(cache=True)
-def _score(tot, n_players, seat, out, j):
-    """Add seat's win share (1/w if among the w seats with the top return) and return to out[j]."""
+@njit(cache=True, _nrt=False)
+def _score(tot, base, n_players, seat, out, j):
+    """Add seat's win share (1/w if among the w seats with the top episode return `tot`) and its
+    return after the search point (tot - base) to out[j]."""
     top = tot[0]
     for k in range(1, n_players):
         if tot[k] > top:
@@ -93,12 +98,13 @@ def _score(tot, n_players, seat, out, j):
             if tot[k] == top:
                 w += 1
         out[j, 0] += 1.0 / w
-    out[j, 1] += tot[seat]
+    out[j, 1] += tot[seat] - base[seat]
 
 
 @njit(cache=True)
-def _search_dispatch(gid, samples, p, seat, legal, seeds, kind, eps, weight, n_actions, n_players, out):
-    """out[j] = sums over samples of (seat's win share, seat's return) after legal[j] then a rollout."""
+def _search_dispatch(gid, samples, p, seat, legal, seeds, kind, eps, weight, n_actions, n_players, base, out):
+    """out[j] = sums over samples of (seat's win share, seat's return) after legal[j] then a rollout;
+    base: each seat's episode return before the search point (reward units of the header)."""
     literally(gid)  # one compiled version per game (domino_envs/dispatch.py)
     mask = np.zeros(n_actions, dtype=np.int8)
     tot = np.zeros(n_players, dtype=np.int64)
@@ -107,7 +113,7 @@ def _search_dispatch(gid, samples, p, seat, legal, seeds, kind, eps, weight, n_a
         for j in range(legal.shape[0]):
             s = samples[i].copy()
             rng[0] = seeds[i]
-            tot[:] = 0
+            tot[:] = base
             a = legal[j]
             steps = -1  # the searched action, then up to MAX_ROLLOUT_STEPS rollout steps
             failed = False
@@ -128,7 +134,7 @@ def _search_dispatch(gid, samples, p, seat, legal, seeds, kind, eps, weight, n_a
             if failed:  # cannot happen: legal actions, masked rollouts, consistent samples
                 out[j, 0] = -1e300
             else:
-                _score(tot, n_players, seat, out, j)
+                _score(tot, base, n_players, seat, out, j)
 
 
 class PIMCAgent:
@@ -155,6 +161,7 @@ class PIMCAgent:
         self._weight = greedy_scores(action_table(game))
         self._rng = np.random.default_rng(seed)
         self._samples: np.ndarray | None = None
+        self._base = np.zeros(game.num_players, dtype=np.int64)
         self._seat = -1
         self._gid = game_id(game)  # ValueError naming the known engines if dispatch lacks it
 
@@ -167,11 +174,21 @@ class PIMCAgent:
             self._rng = np.random.default_rng(seed)
         self._samples = None
 
-    def observe_state(self, state: np.ndarray, seat: int) -> None:
-        """Turn the live state into N determinizations for `seat` at once; keep nothing else."""
+    def observe_state(self, state: np.ndarray, seat: int, returns=None) -> None:
+        """Turn the live state into N determinizations for `seat` at once; keep nothing else.
+
+        returns: each seat's episode return so far (game units, as the harness sums them); None
+        counts from zero. SamplingError if the state contradicts its public record."""
         g = self.game
         self._seat = int(seat)
-        self._samples = np.stack([g.sample_hidden(state, self._seat, self._rng) for _ in range(self.n)])
+        self._samples = np.stack([checked_sample(g, state, self._seat, self._rng) for _ in range(self.n)])
+        if returns is None:
+            self._base[:] = 0
+        else:
+            r = np.asarray(returns, dtype=np.float64)
+            if r.shape != (g.num_players,) or not np.isfinite(r).all():
+                raise ValueError(f"PIMCAgent: returns must be {g.num_players} finite numbers (one per seat); got {returns!r}")
+            self._base[:] = np.rint(r * g.reward_scale).astype(np.int64)
 
     def action_values(self, action_mask: np.ndarray):
         """(legal actions, (mean win share, mean return) of each) from the last observe_state's samples."""
@@ -183,9 +200,9 @@ class PIMCAgent:
         out = np.zeros((legal.size, 2), dtype=np.float64)
         self._run_search(self._samples, self.game.params, np.int64(self._seat), legal, seeds,
                      np.int64(ROLLOUTS[self.rollout]), self.epsilon, self._weight,
-                     np.int64(self.game.num_actions), np.int64(self.game.num_players), out)
+                     np.int64(self.game.num_actions), np.int64(self.game.num_players), self._base, out)
         win = out[:, 0] / self.n
-        ret = out[:, 1] / self.n / type(self.game).reward_scale
+        ret = out[:, 1] / self.n / self.game.reward_scale  # the instance's: Magic-7 sets its own
         return legal, (win, ret)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

@@ -3,29 +3,88 @@
 A seat that cannot see some tiles knows how many sit in each hidden place (each opponent's hand,
 the boneyard, out of play ...) and, from the public history, which tiles some places cannot hold
 (an opponent that drew on a 5 holds no 5). `deal_consistent` assigns every unseen tile to a place
-so that each place gets exactly its count and only tiles it may hold. Tiles go one at a time to a
-random allowed place, weighted by free room (uniform when nothing is constrained); when a tile finds
-no room it takes an augmenting path (move a tile from a full place to another allowed place, and so
-on), so a consistent assignment is always found when one exists - the real one proves it does.
+so that each place gets exactly its count and only tiles it may hold.
+
+Distribution: uniform over every consistent assignment, by rejection: deal the tiles as a plain
+shuffle into the places' counts and keep the deal only if every tile sits where it may
+(`UNIFORM_TRIES` tries). Only when every try fails (heavily constrained places: an acceptance
+below ~1/1000) does it fall back to a constructive deal that always finds a consistent assignment
+when one exists (tiles one at a time to a random allowed place weighted by free room, augmenting
+paths when a tile finds no room) but is *not* uniform: it over-weights assignments whose
+constrained tiles find room early. PIMC and the leakage tests need only consistency; the
+uniformity is what makes PIMC's sample averages estimate the right thing.
 The result depends only on the inputs and the random stream, never on the true hidden state.
+
+Failing closed: a game's `_sample_kernel` returns an EMPTY row when it finds no consistent
+redeal (an engine state that contradicts its own public record) rather than a copy of the true
+state; `checked_sample` turns that into a `SamplingError`.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
+from .core import DominoError
 from .rng import rng_below, rng_shuffle
 from .tiles import lowest_bit, nth_bit, popcount
+
+UNIFORM_TRIES = 2000  # rejection tries before the constructive (non-uniform) fallback
+
+
+class SamplingError(DominoError):
+    """No state consistent with the seat's information was found: the engine state contradicts
+    its own public record (a bug, or a hand-edited state). Never answered with the true state."""
+
+
+def checked_sample(game, state, seat, rng):
+    """game.sample_hidden, failing closed: SamplingError (naming the game and seat) when the
+    kernel found no consistent redeal (it then returns an empty row, never the true state)."""
+    ns = game.sample_hidden(state, seat, rng)
+    if ns.size == 0:
+        raise SamplingError(f"{game.name}: no deal consistent with seat {seat}'s information exists "
+                            f"(the state contradicts its public record); no sample returned")
+    return ns
+
+
+@njit(cache=True, _nrt=False)
+def _deal_uniform(tiles, n_tiles, allowed, capacity, n_groups, rng_arr, order, assign):
+    """One rejection try: a plain shuffle of tiles[:n_tiles] dealt to the groups by capacity
+    (uniform over all count-respecting deals); True, with assign[k] = group of tiles[k], iff every
+    tile is allowed where it fell (so accepted deals are uniform over the consistent ones)."""
+    for i in range(n_tiles):
+        order[i] = i
+    rng_shuffle(rng_arr, 0, order, n_tiles)
+    i = 0
+    for g in range(n_groups):
+        for _ in range(capacity[g]):
+            k = order[i]
+            if (allowed[g] >> tiles[k]) & 1 == 0:
+                return False
+            assign[k] = g
+            i += 1
+    return True
 
 
 @njit(cache=True)
 def deal_consistent(tiles, n_tiles, allowed, capacity, n_groups, rng_arr):
-    """Assign tiles[:n_tiles] to groups 0..n_groups-1.
+    """Assign tiles[:n_tiles] to groups 0..n_groups-1 (uniformly, see the module doc).
 
     allowed[g]: bitmask of tile ids group g may hold; capacity[g]: how many it must hold
     (sum == n_tiles). rng_arr: 1-element int64 array holding the stream. Returns group per
     position of `tiles` (array), or an array whose first entry is -1 if no assignment exists.
     """
+    assign = np.empty(n_tiles, dtype=np.int64)
+    scratch = np.empty(n_tiles, dtype=np.int64)
+    for _ in range(UNIFORM_TRIES):
+        if _deal_uniform(tiles, n_tiles, allowed, capacity, n_groups, rng_arr, scratch, assign):
+            return assign
+    return _deal_constructive(tiles, n_tiles, allowed, capacity, n_groups, rng_arr)
+
+
+@njit(cache=True)
+def _deal_constructive(tiles, n_tiles, allowed, capacity, n_groups, rng_arr):
+    """deal_consistent's fallback: always finds a consistent assignment when one exists, not
+    uniformly (module doc)."""
     order = tiles[:n_tiles].copy()
     rng_shuffle(rng_arr, 0, order, n_tiles)
     assign = np.full(n_tiles, -1, dtype=np.int64)  # by position in `order`
@@ -117,7 +176,7 @@ def shuffle_and_deal(s, rng_slot, deck, deck_off, n_tiles, hands_off, n_seats, h
     return n_seats * hand_size
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def mask_to_array(mask, out):
     """Write the set bits of mask into out (ascending); return how many."""
     k = 0
@@ -159,28 +218,55 @@ def redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, hands_off, deck, d
 
     Groups 0..n-1 are the seats (the observer `v` has capacity 0), group n the stock (boneyard,
     market, out of play), written into deck[deck_off + deck_pos:] (deck: ns or a byte view of
-    it, as in `shuffle_and_deal`). If fixed_seat >= 0 that seat
-    first gets one tile drawn uniformly from `candidates` (a tile it just drew and must play, say)
-    and the rest is dealt under the constraints. `pool` is scratch of len >= k. False if this
-    attempt found no consistent deal (try again: the stream has moved on)."""
+    it, as in `shuffle_and_deal`). If fixed_seat >= 0 that seat holds exactly one tile of
+    `candidates` (a tile it just drew and must play, say), exempt from its `allowed`, and the
+    rest under the constraints. Uniform over such deals (rejection, as deal_consistent) when
+    `candidates` and that seat's `allowed` are disjoint; otherwise, or when rejection keeps
+    failing, the candidate is drawn uniformly first and the rest dealt by deal_consistent (not
+    uniform). `pool` is scratch of len >= k. False if this attempt found no consistent deal
+    (try again: the stream has moved on)."""
     fixed = -1
     npool = k
-    if fixed_seat >= 0:
-        fixed = nth_bit(candidates, rng_below(rng_arr, 0, popcount(candidates)))
-        npool = 0
-        for i in range(k):
-            if tiles[i] != fixed:
-                pool[npool] = tiles[i]
-                npool += 1
-        cap[fixed_seat] -= 1
-    else:
-        for i in range(k):
-            pool[i] = tiles[i]
-    assign = deal_consistent(pool, npool, allowed, cap, n + 1, rng_arr)
-    if fixed_seat >= 0:
-        cap[fixed_seat] += 1
-    if npool > 0 and assign[0] < 0:
-        return False
+    assign = np.empty(0, dtype=np.int64)
+    done = False
+    if fixed_seat >= 0 and (candidates & allowed[fixed_seat]) == 0:
+        # exact: the seat may take its allowed tiles or candidates, and must get one candidate
+        own = allowed[fixed_seat]
+        allowed[fixed_seat] = own | candidates
+        trial = np.empty(k, dtype=np.int64)
+        scratch = np.empty(k, dtype=np.int64)
+        for _ in range(UNIFORM_TRIES):
+            if not _deal_uniform(tiles, k, allowed, cap, n + 1, rng_arr, scratch, trial):
+                continue
+            got = 0
+            for i in range(k):
+                if trial[i] == fixed_seat and (candidates >> tiles[i]) & 1:
+                    got += 1
+            if got == 1:
+                done = True
+                break
+        allowed[fixed_seat] = own
+        if done:
+            for i in range(k):
+                pool[i] = tiles[i]
+            assign = trial
+    if not done:
+        if fixed_seat >= 0:
+            fixed = nth_bit(candidates, rng_below(rng_arr, 0, popcount(candidates)))
+            npool = 0
+            for i in range(k):
+                if tiles[i] != fixed:
+                    pool[npool] = tiles[i]
+                    npool += 1
+            cap[fixed_seat] -= 1
+        else:
+            for i in range(k):
+                pool[i] = tiles[i]
+        assign = deal_consistent(pool, npool, allowed, cap, n + 1, rng_arr)
+        if fixed_seat >= 0:
+            cap[fixed_seat] += 1
+        if npool > 0 and assign[0] < 0:
+            return False
     for j in range(n):
         if j != v:
             ns[hands_off + j] = 0
@@ -197,7 +283,7 @@ def redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, hands_off, deck, d
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def finish_redeal(ns, rng_arr, rng_slot, deck, deck_off, deck_pos, n_tiles):
     """Shuffle the redealt stock in deck (ns or a byte view of it), blank the deck slots dealt
     earlier (not the seat's knowledge) and give the sample a fresh random stream."""

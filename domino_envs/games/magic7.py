@@ -809,10 +809,13 @@ def _sample_kernel(s, p, v, seed):
     cap[pile_g] = s[PILE_END] - s[PILE_POS]
     mover = s[H_TURN]
     pile_tiles = np.empty(N_TILES, dtype=np.int64)
+    # fails closed: an empty row if no consistent redeal exists (sampling.py), never the true state
+    dealt = False
     for attempt in range(20_000):
         assign = deal_consistent(tiles, nt, allowed, cap, ng, rng_arr)
         if nt > 0 and assign[0] < 0:
-            continue
+            break  # deal_consistent is exact: no consistent deal exists
+        dealt = True
         for k in range(n):
             ns[LIVE + k] = 0
             ns[KILLED + k] = 0
@@ -841,6 +844,8 @@ def _sample_kernel(s, p, v, seed):
         c, _a = _count_legal(ns, p)
         if c >= 2:  # an opponent stopped at a decision visibly has a choice
             break
+    if not dealt:
+        return np.empty(0, dtype=np.int64)
     ns[H_RNG] = rng_arr[0]
     return ns
 

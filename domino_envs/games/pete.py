@@ -491,10 +491,13 @@ def _sample_kernel(s, p, v, seed):
     rng_arr = np.empty(1, dtype=np.int64)
     rng_arr[0] = seed
     mover = s[H_TURN]
+    # fails closed: an empty row if no consistent redeal exists (sampling.py), never the true state
+    dealt = False
     for attempt in range(100_000):
         assign = deal_consistent(tiles, k, allowed, cap, NP, rng_arr)
         if k > 0 and assign[0] < 0:
-            continue
+            break  # deal_consistent is exact: no consistent deal exists
+        dealt = True
         for j in range(NP):
             if j != v:
                 ns[HANDS + j] = 0
@@ -503,6 +506,8 @@ def _sample_kernel(s, p, v, seed):
         # an opponent at a decision visibly has a choice: keep only samples where it does
         if s[H_DONE] == 1 or mover == v or _only_action(ns, ns[HANDS + mover]) == -1:
             break
+    if not dealt:
+        return np.empty(0, dtype=np.int64)
     ns[H_RNG] = rng_arr[0]
     return ns
 

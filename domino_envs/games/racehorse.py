@@ -674,13 +674,21 @@ def _sample_kernel(s, p, v, seed):
     pending = s[H_DONE] == 0 and mover != v and s[JUST_DREW] == 1
     candidates = lay_playable(s, LAY, unseen)
     pool = np.empty(N_TILES, dtype=np.int64)
+    # fails closed: an empty row if no consistent redeal exists (sampling.py), never the true state
+    dealt = False
     for attempt in range(100_000):
         if not redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, HANDS, ns, DECK, s[DECK_POS],
                               mover if pending else -1, candidates, pool):
+            if not pending:
+                break  # deal_consistent is exact: no consistent deal exists
             continue
-        # an opponent at a decision visibly has a choice: keep only samples where it does
+        dealt = True
+        # an opponent at a decision visibly has a choice: keep only samples where it does (after
+        # 100,000 rejections the last consistent deal stands)
         if s[H_DONE] == 1 or mover == v or _only_action(ns, p, ns[HANDS + mover]) == -1:
             break
+    if not dealt:
+        return np.empty(0, dtype=np.int64)
     finish_redeal(ns, rng_arr, H_RNG, ns, DECK, s[DECK_POS], N_TILES)
     return ns
 

@@ -553,13 +553,20 @@ def _sample_kernel(s, p, v, seed):
     else:  # after many rejections: reserve one placeable tile for the mover
         candidates = unseen & pl & ~s[LACKS + mover] if active else 0
     pool = np.empty(NT, dtype=np.int64)
+    # fails closed: an empty row if no consistent redeal exists (sampling.py), never the true state
+    dealt = False
     for attempt in range(100_000):
         reserve = pending or (active and attempt >= 200 and candidates != 0)
         if not redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, HANDS, ns, DECK, s[DECK_POS],
                               mover if reserve else -1, candidates, pool):
+            if not reserve:
+                break  # deal_consistent is exact: no consistent deal exists
             continue
+        dealt = True
         if not active or pending or (ns[HANDS + mover] & pl) != 0:
             break
+    if not dealt:
+        return np.empty(0, dtype=np.int64)
     finish_redeal(ns, rng_arr, H_RNG, ns, DECK, s[DECK_POS], NT)
     return ns
 
