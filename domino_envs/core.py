@@ -111,6 +111,11 @@ class DealError(DominoError):
     """A malformed deal passed to reset(options={"deal": ...})."""
 
 
+class SamplingError(DominoError):
+    """No state consistent with a seat's information was found: the engine state contradicts its
+    own public record (a bug, or a hand-edited state). Never answered with the true state."""
+
+
 class StateError(DominoError):
     """A state row or output buffer the engine cannot use: wrong type, dtype, shape or layout, or
     (``Game.validate``) contents outside what the rules can produce. Names what is wrong."""
@@ -432,7 +437,11 @@ class Game:
         if not isinstance(rng, np.random.Generator):
             raise StateError(f"{self.name}: rng must be a numpy.random.Generator "
                              f"(np.random.default_rng(seed)); got {type(rng).__name__}")
-        return type(self)._sample_kernel(state, self.params, seat, np.int64(seed_from_generator(rng)))
+        sample = type(self)._sample_kernel(state, self.params, seat, np.int64(seed_from_generator(rng)))
+        if sample.size == 0:  # the kernels fail closed: an empty row, never the true state
+            raise SamplingError(f"{self.name}: no deal consistent with seat {seat}'s information exists "
+                                f"(the state contradicts its public record); no sample returned")
+        return sample
 
     def legal_set(self, state: np.ndarray) -> np.ndarray:
         """int8 legality of every action by the step's own check (an independent path from the mask)."""

@@ -17,33 +17,24 @@ The result depends only on the inputs and the random stream, never on the true h
 
 Failing closed: a game's `_sample_kernel` returns an EMPTY row when it finds no consistent
 redeal (an engine state that contradicts its own public record) rather than a copy of the true
-state; `checked_sample` turns that into a `SamplingError`.
+state; `Game.sample_hidden` turns that into a `SamplingError`.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from .core import DominoError
+from .core import SamplingError  # noqa: F401 (re-exported: raised by Game.sample_hidden)
 from .rng import rng_below, rng_shuffle
 from .tiles import lowest_bit, nth_bit, popcount
 
 UNIFORM_TRIES = 2000  # rejection tries before the constructive (non-uniform) fallback
 
 
-class SamplingError(DominoError):
-    """No state consistent with the seat's information was found: the engine state contradicts
-    its own public record (a bug, or a hand-edited state). Never answered with the true state."""
-
-
 def checked_sample(game, state, seat, rng):
-    """game.sample_hidden, failing closed: SamplingError (naming the game and seat) when the
-    kernel found no consistent redeal (it then returns an empty row, never the true state)."""
-    ns = game.sample_hidden(state, seat, rng)
-    if ns.size == 0:
-        raise SamplingError(f"{game.name}: no deal consistent with seat {seat}'s information exists "
-                            f"(the state contradicts its public record); no sample returned")
-    return ns
+    """game.sample_hidden, which fails closed itself (SamplingError from core.py); kept as the
+    name callers and tests use."""
+    return game.sample_hidden(state, seat, rng)
 
 
 @njit(cache=True, _nrt=False)

@@ -17,7 +17,7 @@ Design (decisions the issue left open):
   (seed, matchup, deal, rotation, seat), so a whole table is deterministic for a given seed.
 - Hands run on the engine directly (``make_game``: reset/step/observe/legal_mask on one state
   row), not the AEC env, for speed; an agent still only receives ``act(observation, mask)``.
-  Agents that search declare ``searches = True`` and get ``observe_state(state, seat)`` right
+  Agents that search declare ``searches = True`` and get ``observe_state(state, seat, returns_so_far)`` right
   before each of their decisions; the PIMC agent uses it only through ``sample_hidden``.
 - A hand's *return* for a seat is the sum of its rewards over the episode (all games are
   zero-sum). The *winners* of a hand are the seats with the highest return; ties share one win
@@ -90,7 +90,7 @@ def play_hand(game, state, agents, engine_seed: int, agent_seeds) -> np.ndarray:
         mask = game.legal_mask(state, np.zeros(n_actions, dtype=np.int8))
         agent = agents[seat]
         if searching[seat]:
-            agent.observe_state(state, seat)
+            agent.observe_state(state, seat, totals)  # returns so far: PIMC judges whole episodes
         action = agent.act(obs, mask)
         if not (0 <= int(action) < n_actions) or not mask[int(action)]:
             raise RuntimeError(f"{game.name}: agent {getattr(agent, 'name', agent)!r} in seat {seat} chose "

@@ -618,7 +618,7 @@ def _mask_kernel(s, p, out):
 
 @njit(cache=True, inline="always")
 def _obs_kernel(s, p, v, out):
-    """Every slot written once (no clearing pass); bitmask pieces expanded 8 bits per lookup."""
+    """Every slot written once (no clearing pass); bitmask pieces expanded bit by bit by tiles.expand_bits (one vectorizable loop)."""
     n = p[P_NP]
     A = p[P_ARMS]
     expand_bits(s[HANDS + v], out, 0, N_TILES)

@@ -495,7 +495,7 @@ def _check_kernel(s, p):
 
 @njit(cache=True, _nrt=False)
 def _obs_kernel(s, p, v, out):
-    """Every slot written once (no clearing pass); bitmask pieces expanded 8 bits per lookup."""
+    """Every slot written once (no clearing pass); bitmask pieces expanded bit by bit by tiles.expand_bits (one vectorizable loop)."""
     n = p[P_NP]
     expand_bits(s[HANDS + v], out, 0, NT)
     o = NT + n * NT
