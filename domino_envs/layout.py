@@ -143,14 +143,19 @@ def lay_playable(s, L, hand):
 
 @njit(cache=True, inline="always")
 def _twin_key(s, L, a):
-    """What the rules can tell about open arm a, as a number below 64 (pips 0..6): its end pip,
-    whether that end is a crosswise double, whether the end counts (a line arm always does, a
-    branch once it holds a tile) and whether it is a line arm. Open arms with equal keys are
-    *twins*: a tile placed on either gives the same game up to swapping the two arms."""
+    """What the rules can tell about open arm a, as a number below 64 (pips 0..9): its end pip
+    and its kind: a line arm plain (0) or ending in a crosswise double (1); a branch still empty
+    (2: it counts nothing, its end is the spinner's pip, never flagged), or holding tiles, plain
+    (3) or ending in a crosswise double (4). Open arms with equal keys are *twins*: a tile placed
+    on either gives the same game up to swapping the two arms."""
     ar = _arm(L, a)
-    line = 1 if a < 2 else 0
-    counted = 1 if line == 1 or s[ar + 2] > 0 else 0
-    return s[ar] * 8 + s[ar + 1] * 4 + counted * 2 + line
+    if a < 2:
+        kind = s[ar + 1]
+    elif s[ar + 2] == 0:
+        kind = 2
+    else:
+        kind = 3 + s[ar + 1]
+    return s[ar] * 5 + kind
 
 
 @njit(cache=True, _nrt=False)

@@ -242,3 +242,35 @@ def test_encode_and_describe_actions():
         game.encode_action(1, 2, 2)
     with pytest.raises(ValueError, match="not in a double-6 set"):
         make_game("draw_v0").encode_action(7, 7, 0)
+
+
+def test_mirror_placement_on_ends_showing_one_pip_is_not_offered():
+    """Issue 13 item 9: with both ends showing 5, a 5 goes on the left end only: the right-end
+    placement gives the same game mirrored, so the mask leaves it out and the step refuses it."""
+    from domino_envs import IllegalActionError
+    game = make_game("block_v0")
+    s = deal(game, [[(5, 5), (1, 2), (1, 3)], [(1, 5), (2, 5), (6, 6)]])
+    game.step(s, act(game, 5, 5, 0))
+    assert game.ends(s) == (5, 5) and s[H_TURN] == 1
+    assert legal_moves(game, s) == {((1, 5), 0), ((2, 5), 0)}
+    mask = game.legal_mask(s)
+    assert mask[act(game, 1, 5, 1)] == 0 and mask[act(game, 2, 5, 1)] == 0
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        game.step(s, act(game, 1, 5, 1))
+
+
+def test_a_tile_fitting_only_ends_showing_one_pip_is_played_by_the_engine():
+    """The lone tile fitting both ends (5 | 5) is one action, so the engine plays it (on the left),
+    as it plays every forced move; then seat 0 decides between 1-2 and 1-3 on the 1."""
+    game = make_game("block_v0")
+    s = deal(game, [[(5, 5), (1, 2), (1, 3)], [(1, 5), (6, 6)]])
+    game.step(s, act(game, 5, 5, 0))
+    assert game.line(s) == [(D.tile_id(5, 5), 0), (D.tile_id(1, 5), 0)]
+    assert game.ends(s) == (1, 5) and s[H_TURN] == 0
+    assert legal_moves(game, s) == {((1, 2), 0), ((1, 3), 0)}
+    # Draw: a drawn tile that fits only through two ends showing 3 is placed by the engine too
+    game = make_game("draw_v0")
+    s = deal(game, [[(3, 3), (0, 6), (1, 6)], [(0, 0), (1, 2)]], boneyard=[(1, 1), (3, 5), (6, 6)])
+    game.step(s, act(game, 3, 3, 0))
+    assert game.line(s)[:2] == [(D.tile_id(3, 3), 0), (D.tile_id(3, 5), 0)]
+    assert obs_of(game, s, 0)["drawn"].tolist()[1] >= 2

@@ -535,3 +535,20 @@ def test_bad_chips_in_match_mode_and_bad_actions():
     s = deal(game_of(), SPIN_DEAL)
     with pytest.raises(IllegalActionError, match="out of range"):
         game_of().step(s, 112)
+
+
+def test_twin_arms_offer_a_tile_once_and_the_step_refuses_the_mirror():
+    """Issue 13 item 9: the two empty branches of the spinner show 4 alike (neither counts), so a
+    4 is offered on branch 2 only, and stepping it on branch 3 is an illegal action."""
+    game = game_of()
+    s = deal(game, SPIN_DEAL, leader=0)
+    assert legal_moves(game, s) == {((4, 6), 0), ((2, 4), 0)}  # the lead's two sides are twins
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        game.step(s, game.encode_action(4, 6, 1))
+    game.step(s, game.encode_action(4, 6, 0))
+    game.step(s, game.encode_action(3, 4, 1))
+    assert game.open_ends(s) == {0: 6, 1: 3, 2: 4, 3: 4}
+    assert ((1, 4), 2) in legal_moves(game, s) and ((1, 4), 3) not in legal_moves(game, s)
+    assert game.legal_mask(s)[game.encode_action(1, 4, 3)] == 0
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        game.step(s, game.encode_action(1, 4, 3))

@@ -744,3 +744,35 @@ def test_random_hands_refereed_from_the_final_state(kw):
         drawn = obs(g, s, 0)["drawn"].sum()
         assert drawn + len(g.boneyard(s)) == 28 - 7 * n
     assert seen["out"] > 0 and seen["block"] > 0
+
+
+def test_same_pip_ends_that_count_differently_keep_both_placements():
+    """Issue 13 item 9: the uncovered side of the set 5-5 (a crosswise double: counts 10) and a
+    plain 5 at the other end both take 2-5, but the count after the play differs (12 vs 7), so
+    both placements stay actions; a mirror pair (both sides of the lone 5-5) is one action."""
+    g = game()
+    s = start(g, [[(5, 5), (3, 3), (1, 5), (5, 6)], [(1, 6), (2, 5), (0, 0)]])
+    assert play(g, s, 5, 5) == [2, -2]  # the lone 5-5 counts 10: 2 points; obliged again
+    assert legal(g, s) == {(1, 5, 0), (5, 6, 0)}  # the two sides alike: the left one only
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        g.step(s, g.encode_action(1, 5, 1))
+    play(g, s, 1, 5, 0)  # 1 + 10 = 11
+    play(g, s, 1, 6, 0)  # seat 1: 6 + 10 = 16
+    assert play(g, s, 5, 6, 0) == [3, -3]  # 5 + 10 = 15
+    assert g.open_ends(s) == {0: 5, 1: 5} and s[H_TURN] == 1
+    assert legal(g, s) == {(2, 5, 0), (2, 5, 1)}
+    counts = []
+    for arm in (0, 1):
+        x = s.copy()
+        g.step(x, g.encode_action(2, 5, arm))
+        counts.append(g.count(x))
+    assert counts == [12, 7]
+
+
+def test_a_tile_fitting_only_twin_sides_is_played_by_the_engine():
+    """The obliged play after setting 6-6 is 3-6 on either side of the lone double (twins): one
+    action, so the engine plays it on the left and pays its points with the set's step."""
+    g = game()
+    s = start(g, [[(6, 6), (5, 5), (3, 6), (0, 1)], [(1, 3), (3, 4), (0, 2)]])
+    assert play(g, s, 6, 6) == [3, -3]  # 12 (6-6, right side open) + 3 = 15
+    assert placed(g, s) == [((6, 6), 0), ((3, 6), 0)] and s[H_TURN] == 1

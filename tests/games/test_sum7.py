@@ -567,3 +567,18 @@ def test_starter_out_with_the_lead_ends_the_hand():
     game = make_game("sum7_v0")
     s = deal(game, [[(6, 6)], [(1, 2)]])
     assert s[H_DONE] == 1 and game.rewards(s).tolist() == [3.0, -3.0]
+
+
+def test_mirror_placement_on_sides_showing_one_pip_is_not_offered():
+    """Issue 13 item 9: both open sides show 6 (1 | 1 required): a 1 goes on the left side only,
+    the right-side placement (the same game mirrored) is left out of the mask and refused."""
+    game = make_game("sum7_v0")
+    s = deal(game, HANDS_TRAP)
+    assert game.required(s) == (1, 1) and s[H_TURN] == 1
+    assert moves(game, s) == {((1, 2), 0), ((1, 4), 0), ((1, 5), 0), PASS}
+    assert game.legal_mask(s)[act(game, 1, 2, 1)] == 0
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        game.step(s, act(game, 1, 2, 1))
+    game.step(s, act(game, 1, 2, 0))
+    assert game.required(s) == (5, 1)  # different requirements: each side offers its own tiles
+    assert moves(game, s) == {((3, 5), 0), PASS}
