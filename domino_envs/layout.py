@@ -12,6 +12,13 @@ The count (sum of the open ends, the fives games' score) follows rules-spec conv
 crosswise at an end counts both halves; a lone first tile counts all its pips; a spinner counts
 2d only while fewer than two of its sides are covered, after that only its branch ends count.
 
+*Twins* are open arms that show the same pip with the same crosswise-double flag, both counted
+(a line arm, or a branch holding a tile) or both not, and both line arms or both branches. A tile
+placed on either of two twins gives the same game up to swapping the two arms (same count, same
+spinner coverage: an uncovered spinner is the flagged end of its host arm, and no other arm ends
+in the same double), so the mask (``lay_fill_mask``) and the single-action test offer it on the
+lowest twin only (``lay_offered_arm``). Same-pip arms that are not twins are real choices.
+
 Slots, relative to L:
     0 placed, 1 centre tile, 2 arms in use, 3 max arms, 4 spinner mode, 5 spinners placed,
     6 + 4*a + (0 end pip, 1 end is a crosswise double, 2 tiles on arm, 3 open)      per arm a
@@ -134,20 +141,43 @@ def lay_playable(s, L, hand):
     return hand & m
 
 
+@njit(cache=True, inline="always")
+def _twin_key(s, L, a):
+    """What the rules can tell about open arm a, as a number below 64 (pips 0..9): its end pip
+    and its kind: a line arm plain (0) or ending in a crosswise double (1); a branch still empty
+    (2: it counts nothing, its end is the spinner's pip, never flagged), or holding tiles, plain
+    (3) or ending in a crosswise double (4). Open arms with equal keys are *twins*: a tile placed
+    on either gives the same game up to swapping the two arms."""
+    ar = _arm(L, a)
+    if a < 2:
+        kind = s[ar + 1]
+    elif s[ar + 2] == 0:
+        kind = 2
+    else:
+        kind = 3 + s[ar + 1]
+    return s[ar] * 5 + kind
+
+
 @njit(cache=True, _nrt=False)
 def lay_fill_mask(s, L, hand, lead, stride, out):
-    """Set out[t * stride + a] = 1 for every tile t of `hand` that fits open arm a; while the layout
-    is empty, out[t * stride] = 1 for every tile of ``hand & lead`` (the lead goes on arm 0). Only
-    sets entries: the caller zeroes `out` first. (The action mask of the line games.)"""
+    """Set out[t * stride + a] = 1 for every tile t of `hand` that fits open arm a, on the lowest
+    arm of each group of twins only (``lay_offered_arm``); while the layout is empty,
+    out[t * stride] = 1 for every tile of ``hand & lead`` (the lead goes on arm 0). Only sets
+    entries: the caller zeroes `out` first. (The action mask of the spinner games.)"""
     if s[L + _PLACED] == 0:
         m = hand & lead
         while m:
             out[lowest_bit(m) * stride] = 1
             m &= m - 1
         return
+    seen = 0  # twin keys of the arms offered so far
     for a in range(s[L + _NARMS]):
         ar = _arm(L, a)
         if s[ar + 3] == 1:
+            k = _twin_key(s, L, a)
+            if (seen >> k) & 1:
+                continue
+            seen |= 1 << k
             m = hand & PIP_MASK[s[ar]]
             while m:
                 out[lowest_bit(m) * stride + a] = 1
@@ -156,8 +186,8 @@ def lay_fill_mask(s, L, hand, lead, stride, out):
 
 @njit(cache=True, _nrt=False)
 def lay_single_action(s, L, hand, lead, stride):
-    """The one legal placement ``t * stride + arm`` of `hand` (as in ``lay_fill_mask``), -1 if it
-    has several, -2 if none."""
+    """The one legal placement ``t * stride + arm`` of `hand` (as in ``lay_fill_mask``: twins
+    offer one placement), -1 if it has several, -2 if none."""
     if s[L + _PLACED] == 0:
         m = hand & lead
         if m == 0:
@@ -166,10 +196,15 @@ def lay_single_action(s, L, hand, lead, stride):
             return -1
         return lowest_bit(m) * stride
     found = -2
+    seen = 0
     for a in range(s[L + _NARMS]):
         ar = _arm(L, a)
         if s[ar + 3] != 1:
             continue
+        k = _twin_key(s, L, a)
+        if (seen >> k) & 1:
+            continue
+        seen |= 1 << k
         m = hand & PIP_MASK[s[ar]]
         if m == 0:
             continue
@@ -177,6 +212,17 @@ def lay_single_action(s, L, hand, lead, stride):
             return -1
         found = lowest_bit(m) * stride + a
     return found
+
+
+@njit(cache=True)
+def lay_offered_arm(s, L, a):
+    """Whether open arm a is offered: no lower open arm is its twin (``_twin_key``). The mask and
+    the single-action test offer a tile that fits a group of twins on the lowest one only."""
+    k = _twin_key(s, L, a)
+    for b in range(a):
+        if s[_arm(L, b) + 3] == 1 and _twin_key(s, L, b) == k:
+            return False
+    return True
 
 
 @njit(cache=True, _nrt=False)
@@ -284,7 +330,9 @@ def lay_place(s, L, t, a):
 
 # ---- the plain line: a 2-arm layout without spinners (``lay_init(s, L, 2, SPIN_NONE)``), the
 # Draw/Block hot path. Both arms are open once the first tile is down, so these helpers read the
-# two ends directly instead of looping over arms; each gives what its general form above gives.
+# two ends directly instead of looping over arms; each gives what its general form above gives,
+# except that the mask and single action treat two ends showing the same pip as twins whatever
+# their crosswise-double flags (Draw/Block read no flag and no count: only end 0 is offered).
 _LINE_HIST = _HIST_PER_SLOT * (_HDR + 8)  # _hist of a 2-arm layout at L = 0
 
 
@@ -304,31 +352,37 @@ def lay_line_open_pips(s, L):
 
 @njit(cache=True, _nrt=False)
 def lay_line_single_action(s, L, hand):
-    """``lay_single_action(s, L, hand, -1, 2)`` of a plain line (any tile leads): the one legal
-    action ``tile * 2 + end``, -1 if there are several, -2 if none."""
+    """The one legal action ``tile * 2 + end`` of a plain line (any tile leads), -1 if there are
+    several, -2 if none: ``lay_single_action(s, L, hand, -1, 2)``, except that two ends showing
+    the same pip are always twins here (end 0 offered), crosswise double or not."""
     if s[L + _PLACED] == 0:
         if hand == 0:
             return -2
         if hand & (hand - 1):
             return -1
         return lowest_bit(hand) * 2
-    m0 = hand & PIP_MASK[s[L + _HDR]]
-    m1 = hand & PIP_MASK[s[L + _HDR + 4]]
-    count = popcount(m0) + popcount(m1)  # legal actions (a tile fitting both ends counts twice)
+    e0 = s[L + _HDR]
+    e1 = s[L + _HDR + 4]
+    m0 = hand & PIP_MASK[e0]
+    m1 = hand & PIP_MASK[e1] if e1 != e0 else 0  # equal ends: end 0 only
+    count = popcount(m0) + popcount(m1)  # legal actions (a tile fitting two different ends: twice)
     only = lowest_bit(m0 | m1 | (1 << 62)) * 2 + (1 if m0 == 0 else 0)
     return only if count == 1 else (-1 if count > 1 else -2)
 
 
 @njit(cache=True, _nrt=False)
 def lay_line_fill_mask(s, L, hand, out, n_actions):
-    """The action mask ``tile * 2 + end`` of a plain line (any tile leads, on end 0), every entry
-    of out[:n_actions] written (no zeroing first: one branch-free loop LLVM vectorizes)."""
+    """The action mask ``tile * 2 + end`` of a plain line (any tile leads, on end 0; with both
+    ends showing one pip, end 0 only), every entry of out[:n_actions] written (no zeroing first:
+    one branch-free loop LLVM vectorizes)."""
     if s[L + _PLACED] == 0:
         m0 = hand
         m1 = 0
     else:
-        m0 = hand & PIP_MASK[s[L + _HDR]]
-        m1 = hand & PIP_MASK[s[L + _HDR + 4]]
+        e0 = s[L + _HDR]
+        e1 = s[L + _HDR + 4]
+        m0 = hand & PIP_MASK[e0]
+        m1 = hand & PIP_MASK[e1] if e1 != e0 else 0  # equal ends: end 0 only
     for i in range(n_actions):
         m = m1 if i & 1 else m0
         out[np.uint64(i)] = (m >> (i >> 1)) & 1

@@ -230,7 +230,10 @@ def test_render_cross_lead_spinner_with_closed_branches():
 
 def test_plain_line_helpers_agree_with_the_general_forms():
     """The Draw/Block fast path (lay_line_*, lay_place_line) gives exactly what the general layout
-    functions give, on random plain lines (double-nine set, random hands, every stage of a line)."""
+    functions give, on random plain lines (double-nine set, random hands, every stage of a line).
+    One documented difference: the plain line's mask and single action treat two ends showing one
+    pip as twins whatever their crosswise-double flags (Draw/Block read no flag), so they are
+    compared with the general forms on the line with those flags cleared."""
     from domino_envs.layout import (
         lay_fill_mask, lay_line_fill_mask, lay_line_fits, lay_line_open_pips,
         lay_line_single_action, lay_place_line, lay_single_action,
@@ -243,12 +246,15 @@ def test_plain_line_helpers_agree_with_the_general_forms():
         ref = new(max_arms=2, mode=SPIN_NONE)
         free = (1 << nt) - 1
         for _ in range(12):
+            flagless = ref.copy()
+            if lay_placed(ref, L) > 0 and lay_arm_end(ref, L, 0) == lay_arm_end(ref, L, 1):
+                flagless[L + 6 + 1] = flagless[L + 6 + 4 + 1] = 0  # arms 0 and 1: crosswise flag
             for _ in range(4):  # random hands against this line
                 hand = int(rng.integers(0, 1 << nt)) & free & int(rng.integers(0, 1 << nt))
-                assert lay_line_single_action(line, L, hand) == lay_single_action(ref, L, hand, -1, 2)
+                assert lay_line_single_action(line, L, hand) == lay_single_action(flagless, L, hand, -1, 2)
                 mask, want = np.full(2 * nt, 7, np.int8), np.zeros(2 * nt, np.int8)
                 lay_line_fill_mask(line, L, hand, mask, 2 * nt)
-                lay_fill_mask(ref, L, hand, -1, 2, want)
+                lay_fill_mask(flagless, L, hand, -1, 2, want)
                 assert np.array_equal(mask, want)
                 assert hand & lay_line_fits(line, L) == lay_playable(ref, L, hand)
                 checked += 1
@@ -263,3 +269,52 @@ def test_plain_line_helpers_agree_with_the_general_forms():
             free &= ~(1 << t)
             assert np.array_equal(line, ref)
     assert checked > 5000
+
+
+def _offered(s, hand, stride=4):
+    """(tile pips, arm) pairs of lay_fill_mask for `hand` (tiles as (a, b))."""
+    from domino_envs.layout import lay_fill_mask
+    from domino_envs.tiles import TILE_A, TILE_B
+    out = np.zeros(28 * stride, np.int8)
+    lay_fill_mask(s, L, sum(1 << tile_id(a, b) for a, b in hand), -1, stride, out)
+    return {((int(TILE_A[a // stride]), int(TILE_B[a // stride])), a % stride) for a in np.flatnonzero(out)}
+
+
+def test_twin_arms_offer_a_tile_once_and_same_pip_arms_that_differ_keep_both():
+    """Issue 13 item 9: open arms alike for every rule (same end pip, crosswise-double flag, counted
+    status, line or branch) offer a tile on the lowest one only, in the mask, the single action and
+    lay_offered_arm; same-pip arms that differ (a crosswise double vs a plain end, an empty branch
+    vs a line end) keep both placements."""
+    from domino_envs.layout import lay_offered_arm, lay_single_action
+    s = new()
+    put(s, 4, 4, 0)  # the lone spinner: both sides show 4 with the double flag, both count
+    assert _offered(s, [(2, 4), (4, 6)]) == {((2, 4), 0), ((4, 6), 0)}
+    assert lay_offered_arm(s, L, 0) and not lay_offered_arm(s, L, 1)
+    assert lay_single_action(s, L, 1 << tile_id(2, 4), -1, 4) == tile_id(2, 4) * 4 + 0
+    put(s, 4, 6, 0)
+    put(s, 1, 4, 1)  # both sides covered: the branches open, both empty and showing 4
+    assert open_ends(s) == {0: 6, 1: 1, 2: 4, 3: 4}
+    assert _offered(s, [(3, 4), (1, 6)]) == {((3, 4), 2), ((1, 6), 0), ((1, 6), 1)}
+    assert lay_offered_arm(s, L, 2) and not lay_offered_arm(s, L, 3)
+    assert lay_single_action(s, L, 1 << tile_id(3, 4), -1, 4) == tile_id(3, 4) * 4 + 2
+    put(s, 2, 4, 2)  # branch 2 now holds a tile, ends 2; branch 3 empty
+    assert lay_offered_arm(s, L, 3)
+    # a crosswise double at one end and a plain end with the same pip: different counts, both kept
+    t = new(max_arms=2, mode=SPIN_NONE)
+    put(t, 3, 5, 0)
+    put(t, 5, 5, 1)  # right end: 5-5 crosswise (counts 10)
+    put(t, 1, 3, 0)  # left end 1
+    put(t, 1, 5, 0)  # left end: a plain 5 (counts 5)
+    assert open_ends(t) == {0: 5, 1: 5} and lay_arm_double(t, L, 1) == 1 and lay_arm_double(t, L, 0) == 0
+    assert _offered(t, [(2, 5)], stride=2) == {((2, 5), 0), ((2, 5), 1)}
+    assert lay_single_action(t, L, 1 << tile_id(2, 5), -1, 2) == -1
+    assert lay_offered_arm(t, L, 1)
+    # the same ends without the flag are twins
+    u = new(max_arms=2, mode=SPIN_NONE)
+    put(u, 3, 5, 0)
+    put(u, 3, 6, 0)
+    put(u, 5, 6, 0)  # ends 5 | 5, no double
+    assert open_ends(u) == {0: 5, 1: 5}
+    assert _offered(u, [(2, 5)], stride=2) == {((2, 5), 0)}
+    assert lay_single_action(u, L, 1 << tile_id(2, 5), -1, 2) == tile_id(2, 5) * 2
+    assert not lay_offered_arm(u, L, 1)

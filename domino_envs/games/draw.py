@@ -28,7 +28,11 @@ winner's reward is its score under D-3 and a loser's is minus its pips; a tied b
 
 Action encoding: ``Discrete(2 * n_tiles)``; action ``tile * 2 + end`` puts tile id ``tile``
 (see tiles.py: id of (a, b), a <= b, is b*(b+1)/2 + a) on end 0 (left) or 1 (right). The lead
-is ``tile * 2 + 0``. ``encode_action(a, b, end)`` and ``describe_action(id)`` convert.
+is ``tile * 2 + 0``. While both ends show the same pip only end 0 is offered (the mask's end-1
+entries are 0 and stepping one is an illegal action): the right-end placement would give the
+same game mirrored, since these rules read only the open pips and the hands, never which end or
+a double's position. A tile that fits only through such a pair is thus one action, and auto-played
+when it is the seat's only one. ``encode_action(a, b, end)`` and ``describe_action(id)`` convert.
 
 Observation (float32 vector, seat-relative: index 0 is the observing seat, r is r seats later):
     hand         (n_tiles,)               1 where the tile is in my hand
@@ -297,7 +301,10 @@ def _is_legal(s, p, a):
         return False
     if lay_placed(s, LAY) == 0:
         return a & 1 == 0
-    return (PIP_MASK[lay_arm_end(s, LAY, a & 1)] >> t) & 1 == 1
+    e = lay_arm_end(s, LAY, a & 1)
+    if a & 1 == 1 and e == lay_arm_end(s, LAY, 0):
+        return False  # both ends show e: the mirror-image placement is offered on end 0 only
+    return (PIP_MASK[e] >> t) & 1 == 1
 
 
 @njit(cache=True)

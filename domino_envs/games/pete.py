@@ -52,7 +52,16 @@ Action encoding: ``Discrete(28 * 4)``; action ``tile * 4 + arm`` places tile id 
     arm 1  right end of the line
     arm 2  the spinner's first branch ("up"), open once both spinner sides are covered
     arm 3  the spinner's second branch ("down"), same
-Arms that are not open are masked. ``encode_action(a, b, arm)`` and ``describe_action(id)`` convert.
+Arms that are not open are masked. A tile that fits *twin* arms (layout.py: same end pip, same
+crosswise-double flag, both counted or both empty branches, both line arms or both branches) is
+offered on the lowest of them only, and stepping it on another is an illegal action: the
+placements give the same game mirrored (e.g. either side of an uncovered centre double, the two
+empty branches, two plain line ends showing the same pip). Same-pip arms that are not twins keep
+both actions, as they are different plays: a crosswise double's end counts 2e and a plain end e,
+so the count after the play (P-3's extra turn) differs; an empty branch counts nothing while a
+line end counts; and covering the uncovered side of the centre double (flagged) opens the
+spinner's branches and drops its 2d from the count. ``encode_action(a, b, arm)`` and
+``describe_action(id)`` convert.
 
 Observation (float32 vector, seat-relative: index 0 is the observing seat, r is r seats later):
     hand          (28,)      1 where the tile is in my hand
@@ -94,7 +103,7 @@ from ..core import (
 from ..layout import (
     SPIN_FIRST, lay_arm_double, lay_arm_end, lay_arm_len, lay_arm_open, lay_can_place, lay_count,
     lay_fill_mask, lay_history, lay_history_entry, lay_init, lay_num_arms, lay_open_pips, lay_place,
-    lay_placed, lay_playable, lay_problem, lay_single_action, lay_size, lay_slot_ranges, render_cross,
+    lay_offered_arm, lay_placed, lay_playable, lay_problem, lay_single_action, lay_size, lay_slot_ranges, render_cross,
 )
 from ..rng import rng_below
 from ..sampling import deal_consistent, mask_to_array, shuffle_and_deal
@@ -322,7 +331,8 @@ def _is_legal(s, p, a):
         return False
     if lay_placed(s, LAY) == 0:
         return arm == 0 and (LEAD_MASK >> t) & 1 == 1
-    return lay_can_place(s, LAY, t, arm)
+    # a tile fitting twin arms (layout.py) is offered on the lowest one: the others mirror it
+    return lay_can_place(s, LAY, t, arm) and lay_offered_arm(s, LAY, arm)
 
 
 @njit(cache=True)

@@ -82,7 +82,16 @@ Action encoding: ``Discrete(28 * A)`` with A arms: A = 2 (``spinner="none"``), 4
     arm 1          right end of the line
     arm 2k+2, 2k+3 the (k+1)-th spinner's first ("up") and second ("down") branch, open once both
                    of its sides are covered (spinners numbered in the order they were placed)
-Arms that are not open are masked. ``encode_action(a, b, arm)`` and ``describe_action(id)`` convert.
+Arms that are not open are masked. A tile that fits *twin* arms (layout.py: same end pip, same
+crosswise-double flag, both counted or both empty branches, both line arms or both branches) is
+offered on the lowest of them only, and stepping it on another is an illegal action: the
+placements give the same game mirrored (e.g. either side of an uncovered centre double, a
+spinner's two empty branches, two plain ends showing the same pip). Same-pip arms that are not
+twins keep both actions, as they are different plays: a crosswise double's end counts 2e and a
+plain end e, so the count after the play (the points scored) differs; an empty branch counts
+nothing while a line end counts; and covering the uncovered side of a spinner (its flagged end)
+opens its branches and drops its 2d from the count. ``encode_action(a, b, arm)`` and
+``describe_action(id)`` convert.
 
 Observation (float32 vector, seat-relative: index 0 is the observing seat, r is r seats later):
     hand         (28,)      1 where the tile is in my hand
@@ -129,7 +138,7 @@ from ..core import (
 from ..layout import (
     SPIN_ALL, SPIN_FIRST, SPIN_NONE, lay_arm_end, lay_arm_open, lay_can_place, lay_count,
     lay_fill_mask, lay_history, lay_init, lay_num_arms, lay_obs_arms, lay_open_pips, lay_place,
-    lay_placed, lay_playable, lay_problem, lay_single_action, lay_size, lay_slot_ranges, render_cross,
+    lay_offered_arm, lay_placed, lay_playable, lay_problem, lay_single_action, lay_size, lay_slot_ranges, render_cross,
 )
 from ..rng import rng_below
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
@@ -529,7 +538,8 @@ def _is_legal(s, p, a):
         return False
     if lay_placed(s, LAY) == 0:
         return arm == 0 and _is_special(t)
-    return lay_can_place(s, LAY, t, arm)
+    # a tile fitting twin arms (layout.py) is offered on the lowest one: the others mirror it
+    return lay_can_place(s, LAY, t, arm) and lay_offered_arm(s, LAY, arm)
 
 
 @njit(cache=True)

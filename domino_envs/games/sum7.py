@@ -47,8 +47,9 @@ Rules (rules-spec section 4, seed 003, a proposed house variant; ids S-1..S-12):
   match that somehow never gets there. Unlike Draw's D-5 the next hand's starter is chosen by S-2/S-3
   again (the rules name the starter by the tiles, not by the last hand).
 
-Forced steps (the lead, draws, forced passes, and a just-drawn tile that fits only one side) are
-taken by the engine; agents see only real decisions. With waiting allowed a seat holding a
+Forced steps (the lead, draws, forced passes, and a just-drawn tile that is one action: it fits
+one side, or two sides showing the same pip) are taken by the engine; agents see only real
+decisions. With waiting allowed a seat holding a
 placement always has >= 2 actions, so only post-draw placements and passes are ever forced.
 
 The line lives in the shared layout (layout.py, no spinner): the arms store the pip each side
@@ -64,8 +65,13 @@ sound relaxation, not the full posterior: "this seat waited, so it held a placem
 
 Action encoding: ``Discrete(57)``. Action ``tile * 2 + side`` (0..55) places tile id ``tile``
 (tiles.py: id of (a, b), a <= b, is b*(b+1)/2 + a) on side 0 (left) or 1 (right); action 56
-(``PASS``) waits / passes. ``encode_action(a, b, side)`` / ``encode_action("pass")`` and
-``describe_action(id)`` convert.
+(``PASS``) waits / passes. While both sides are open and show the same pip only side 0 is offered
+(the mask's side-1 entries are 0 and stepping one is an illegal action): both sides then require
+the same number, and a tile on side 1 gives the same game mirrored (x-0 and 0-0 close the side
+they go on and leave the other showing that pip either way; S-4's placement count, S-10's ending
+and the pass run do not depend on the side). A tile fitting two open sides that show different
+pips (0-0, or a tile holding both required numbers) stays a choice of two actions.
+``encode_action(a, b, side)`` / ``encode_action("pass")`` and ``describe_action(id)`` convert.
 
 Observation (float32 vector, seat-relative: index 0 is the observing seat, r is r seats later):
     hand         (28,)      1 where the tile is in my hand
@@ -212,6 +218,17 @@ def _placeable(s, p):
     return _side_set(s, p, 0) | _side_set(s, p, 1)
 
 
+@njit(cache=True, inline="always")
+def _offered_side_set(s, p, side):
+    """The tiles the actions offer on `side`: ``_side_set``, except that side 1 offers none while
+    both sides are open and show the same pip (its placements mirror side 0's: see the action
+    encoding). The mask, the step's legality and the forced-placement count use this; the rules
+    (drawing, lacks, PASS) use ``_side_set``."""
+    if side == 1 and lay_arm_open(s, LAY, 0) and lay_arm_end(s, LAY, 0) == lay_arm_end(s, LAY, 1):
+        return 0
+    return _side_set(s, p, side)
+
+
 @njit(cache=True, _nrt=False)
 def _end_hand(s, p):
     """S-11 scoring, then the next hand (match) or the end (S-12)."""
@@ -343,7 +360,7 @@ def _advance(s, p):
         seat = s[H_TURN]
         hand = s[HANDS + seat]
         m0 = hand & _side_set(s, p, 0)
-        m1 = hand & _side_set(s, p, 1)
+        m1 = hand & _offered_side_set(s, p, 1)
         c = popcount(m0) + popcount(m1)
         if s[JUST_DREW] == 1:
             if c > 1:
@@ -398,7 +415,7 @@ def _is_legal(s, p, a):
     t = a >> 1
     if (hand >> t) & 1 == 0:
         return False
-    return (_side_set(s, p, a & 1) >> t) & 1 == 1
+    return (_offered_side_set(s, p, a & 1) >> t) & 1 == 1
 
 
 @njit(cache=True)
@@ -439,7 +456,7 @@ def _mask_kernel(s, p, out):
         return
     hand = s[HANDS + s[H_TURN]]
     m0 = hand & _side_set(s, p, 0)
-    m1 = hand & _side_set(s, p, 1)
+    m1 = hand & _offered_side_set(s, p, 1)
     if (m0 | m1) != 0 and s[JUST_DREW] == 0:
         out[PASS] = 1
     while m0:

@@ -50,13 +50,14 @@ def test_d1_deal_sizes(max_pip, n, size):
 def test_opener_plays_any_tile_and_double_opens_two_sides_only_d6():
     game = make_game("draw_v0")
     assert game.num_actions == 56  # tile x 2 ends: no spinner arms exist
-    s = deal(game, [[(5, 5), (1, 2), (3, 4)], [(1, 5), (0, 0), (6, 6)]], boneyard=[(2, 2), (4, 4)])
+    s = deal(game, [[(5, 5), (1, 2), (3, 4)], [(1, 5), (2, 5), (6, 6)]], boneyard=[(2, 2), (4, 4)])
     assert legal_moves(game, s) == {((5, 5), 0), ((1, 2), 0), ((3, 4), 0)}
     game.step(s, act(game, 5, 5, 0))
     assert game.ends(s) == (5, 5)
-    # the double leads in line: a 5 goes on the left or the right end, nowhere else
+    # the double leads in line: a 5 goes on an end, nowhere else (both ends show 5: the left
+    # one is offered, the right would mirror it)
     assert s[H_TURN] == 1
-    assert legal_moves(game, s) == {((1, 5), 0), ((1, 5), 1)}
+    assert legal_moves(game, s) == {((1, 5), 0), ((2, 5), 0)}
 
 
 def test_must_play_if_able_and_only_matching_tiles():
@@ -64,9 +65,9 @@ def test_must_play_if_able_and_only_matching_tiles():
     s = deal(game, [[(5, 5), (1, 2), (1, 3)], [(1, 5), (2, 5), (0, 0)]], boneyard=[(6, 6)])
     game.step(s, act(game, 5, 5, 0))
     # boneyard not empty, but the seat can play: no drawing, 0-0 not playable
-    assert legal_moves(game, s) == {((1, 5), 0), ((1, 5), 1), ((2, 5), 0), ((2, 5), 1)}
-    game.step(s, act(game, 1, 5, 1))
-    assert game.ends(s) == (5, 1) and s[H_TURN] == 0
+    assert legal_moves(game, s) == {((1, 5), 0), ((2, 5), 0)}
+    game.step(s, act(game, 1, 5, 0))
+    assert game.ends(s) == (1, 5) and s[H_TURN] == 0
     assert obs_of(game, s, 0)["boneyard"][0] == 1  # nobody drew
 
 
@@ -89,18 +90,18 @@ def test_draw_until_playable_then_forced_single_placement():
 
 def test_drawn_tile_fitting_both_ends_is_a_decision():
     game = make_game("draw_v0")
-    s = deal(game, [[(3, 3), (5, 6), (4, 5)], [(0, 0), (1, 2)]], boneyard=[(1, 1), (3, 5), (6, 6)])
-    game.step(s, act(game, 3, 3, 0))
-    assert s[H_TURN] == 1
+    s = deal(game, [[(3, 4), (0, 6), (1, 6)], [(4, 5), (0, 0), (1, 2)]], boneyard=[(1, 1), (3, 5), (6, 6)])
+    game.step(s, act(game, 3, 4, 0))
+    # seat 1's 4-5 was its only play (forced, on the 4); seat 0 lacks 3 and 5 and draws
+    assert game.ends(s) == (3, 5) and s[H_TURN] == 0
     assert legal_moves(game, s) == {((3, 5), 0), ((3, 5), 1)}  # must play the drawn tile
     for seat in (0, 1):
         o = obs_of(game, s, seat)
         assert o["just_drew"][0] == 1
-    assert obs_of(game, s, 0)["drawn"].tolist() == [0, 2]
+    assert obs_of(game, s, 0)["drawn"].tolist() == [2, 0]
     game.step(s, act(game, 3, 5, 1))
     assert obs_of(game, s, 0)["just_drew"][0] == 0
-    assert s[H_TURN] == 0 and legal_moves(game, s) == {((5, 6), 1), ((4, 5), 1)}
-    assert game.boneyard(s) == [(6, 6)]
+    assert game.line(s)[-1] == (D.tile_id(3, 5), 1) and game.ends(s)[1] == 3
 
 
 def test_d2_no_reserve_last_tile_drawn_then_pass():
@@ -112,7 +113,7 @@ def test_d2_no_reserve_last_tile_drawn_then_pass():
     assert sorted(game.hand(s, 1)) == [(0, 0), (1, 1), (1, 2)]
     assert s[H_TURN] == 0
     assert np.flatnonzero(obs_of(game, s, 0)["voids"][1]).tolist() == [3]
-    assert legal_moves(game, s) == {((3, 5), 0), ((3, 5), 1), ((3, 6), 0), ((3, 6), 1)}
+    assert legal_moves(game, s) == {((3, 5), 0), ((3, 6), 0)}  # both ends show 3: the left one
 
 
 def test_pass_with_empty_boneyard_keeps_game_going_then_block_d3():
@@ -258,3 +259,35 @@ def test_a_deal_starts_a_new_match():
     game.reset(fresh, 5)
     game.set_deal(fresh, {"hands": [[(6, 6), (0, 1)], [(2, 3), (4, 5)]], "first": 0})
     assert np.flatnonzero(fresh != state).tolist() in ([], [H_RNG])
+
+
+def test_mirror_placement_on_ends_showing_one_pip_is_not_offered():
+    """Issue 13 item 9: with both ends showing 5, a 5 goes on the left end only: the right-end
+    placement gives the same game mirrored, so the mask leaves it out and the step refuses it."""
+    from domino_envs import IllegalActionError
+    game = make_game("block_v0")
+    s = deal(game, [[(5, 5), (1, 2), (1, 3)], [(1, 5), (2, 5), (6, 6)]])
+    game.step(s, act(game, 5, 5, 0))
+    assert game.ends(s) == (5, 5) and s[H_TURN] == 1
+    assert legal_moves(game, s) == {((1, 5), 0), ((2, 5), 0)}
+    mask = game.legal_mask(s)
+    assert mask[act(game, 1, 5, 1)] == 0 and mask[act(game, 2, 5, 1)] == 0
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        game.step(s, act(game, 1, 5, 1))
+
+
+def test_a_tile_fitting_only_ends_showing_one_pip_is_played_by_the_engine():
+    """The lone tile fitting both ends (5 | 5) is one action, so the engine plays it (on the left),
+    as it plays every forced move; then seat 0 decides between 1-2 and 1-3 on the 1."""
+    game = make_game("block_v0")
+    s = deal(game, [[(5, 5), (1, 2), (1, 3)], [(1, 5), (6, 6)]])
+    game.step(s, act(game, 5, 5, 0))
+    assert game.line(s) == [(D.tile_id(5, 5), 0), (D.tile_id(1, 5), 0)]
+    assert game.ends(s) == (1, 5) and s[H_TURN] == 0
+    assert legal_moves(game, s) == {((1, 2), 0), ((1, 3), 0)}
+    # Draw: a drawn tile that fits only through two ends showing 3 is placed by the engine too
+    game = make_game("draw_v0")
+    s = deal(game, [[(3, 3), (0, 6), (1, 6)], [(0, 0), (1, 2)]], boneyard=[(1, 1), (3, 5), (6, 6)])
+    game.step(s, act(game, 3, 3, 0))
+    assert game.line(s)[:2] == [(D.tile_id(3, 3), 0), (D.tile_id(3, 5), 0)]
+    assert obs_of(game, s, 0)["drawn"].tolist()[1] >= 2

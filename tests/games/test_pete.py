@@ -175,10 +175,10 @@ def test_p1_scoring_lead_gives_another_turn_and_p3_repeats_then_mid_line_spinner
     assert game.open_ends(s) == {0: 3, 1: 6, 2: 0, 3: 0}
     assert game.count(s) == 3 + 12  # the spinner stops counting, empty branches add nothing: 15
     assert s[H_TURN] == 0 and game.extra_turn(s)
+    # the two empty branches are twins (same pip, neither counts): offered on arm 2 only
     assert legal_moves(game, s) == {
         ((1, 3), 0), ((0, 6), 1),
         ((0, 1), 2), ((0, 2), 2), ((0, 4), 2), ((0, 6), 2),
-        ((0, 1), 3), ((0, 2), 3), ((0, 4), 3), ((0, 6), 3),
     }
 
 
@@ -193,11 +193,12 @@ def test_p3_count_zero_is_not_a_score_and_p2_double_extra_turn_flag():
     s = deal(game, hands, leader=0)
     assert game.line(s) == [(tile_id(0, 0), 0)] and game.count(s) == 0
     assert s[H_TURN] == 1 and not game.extra_turn(s)  # count 0 is not a multiple of five that scores
-    assert legal_moves(game, s) == {((0, 4), 0), ((0, 4), 1), ((0, 6), 0), ((0, 6), 1)}
+    # both sides of the lone 0-0 show 0 alike (twins): offered on arm 0 only
+    assert legal_moves(game, s) == {((0, 4), 0), ((0, 6), 0)}
     flag = game_of(double_extra_turn=True)
     s = deal(flag, hands, leader=0)
     assert s[H_TURN] == 0 and flag.extra_turn(s)  # a double gives another turn under the flag
-    assert legal_moves(flag, s) == {((0, 1), 0), ((0, 1), 1), ((0, 2), 0), ((0, 2), 1), ((0, 3), 0), ((0, 3), 1)}
+    assert legal_moves(flag, s) == {((0, 1), 0), ((0, 2), 0), ((0, 3), 0)}
     flag.step(s, flag.encode_action(0, 1, 0))  # count 1 + 0: no score, no double
     assert s[H_TURN] == 1 and not flag.extra_turn(s)
 
@@ -207,7 +208,7 @@ def test_spinner_game_both_sides_covered_then_a_branch_scores_repeatedly():
     s = deal(game, SPIN_DEAL, leader=0)
     assert game.count(s) == 8 and not game.extra_turn(s)  # a 4-4 lead: 8, no score
     # branches take nothing until both sides are covered
-    assert legal_moves(game, s) == {((4, 6), 0), ((4, 6), 1), ((2, 4), 0), ((2, 4), 1)}
+    assert legal_moves(game, s) == {((4, 6), 0), ((2, 4), 0)}  # the lead's two sides are twins
     with pytest.raises(IllegalActionError, match="legal actions"):
         game.step(s, game.encode_action(4, 6, 2))
     game.step(s, game.encode_action(4, 6, 0))
@@ -218,8 +219,8 @@ def test_spinner_game_both_sides_covered_then_a_branch_scores_repeatedly():
     assert game.count(s) == 6 + 3  # both sides covered: only the branch ends would count
     assert game.open_ends(s) == {0: 6, 1: 3, 2: 4, 3: 4}
     assert s[H_TURN] == 3 and not game.extra_turn(s)
-    assert legal_moves(game, s) == {
-        ((6, 6), 0), ((3, 3), 1), ((0, 4), 2), ((0, 4), 3), ((1, 4), 2), ((1, 4), 3), ((4, 5), 2), ((4, 5), 3),
+    assert legal_moves(game, s) == {  # the empty branches are twins: arm 2 only
+        ((6, 6), 0), ((3, 3), 1), ((0, 4), 2), ((1, 4), 2), ((4, 5), 2),
     }
     game.step(s, game.encode_action(1, 4, 2))  # a branch scores: 6 + 3 + 1 = 10
     assert game.count(s) == 10
@@ -561,3 +562,20 @@ def test_no_hidden_tile_stays_in_a_dead_slot_after_the_deal():
             sa = game.sample_hidden(a, v, np.random.default_rng(seed))
             sb = game.sample_hidden(b, v, np.random.default_rng(seed))
             assert np.array_equal(sa, sb), f"seed {seed}: the sample of seat {v} depends on the row's past"
+
+
+def test_twin_arms_offer_a_tile_once_and_the_step_refuses_the_mirror():
+    """Issue 13 item 9: the two empty branches of the spinner show 4 alike (neither counts), so a
+    4 is offered on branch 2 only, and stepping it on branch 3 is an illegal action."""
+    game = game_of()
+    s = deal(game, SPIN_DEAL, leader=0)
+    assert legal_moves(game, s) == {((4, 6), 0), ((2, 4), 0)}  # the lead's two sides are twins
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        game.step(s, game.encode_action(4, 6, 1))
+    game.step(s, game.encode_action(4, 6, 0))
+    game.step(s, game.encode_action(3, 4, 1))
+    assert game.open_ends(s) == {0: 6, 1: 3, 2: 4, 3: 4}
+    assert ((1, 4), 2) in legal_moves(game, s) and ((1, 4), 3) not in legal_moves(game, s)
+    assert game.legal_mask(s)[game.encode_action(1, 4, 3)] == 0
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        game.step(s, game.encode_action(1, 4, 3))

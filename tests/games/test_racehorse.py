@@ -157,14 +157,12 @@ def test_T5_two_three_players_setter_draws_until_special():
     s = start(g, [[(1, 2), (3, 4)], [(0, 1), (2, 6)], [(1, 3), (4, 5)]],
               boneyard=[(0, 2), (1, 6), (4, 4), (2, 5)], first=0)
     # seat 0 draws 0-2, 1-6 (no special), 4-4: its only special, set at once (count 8: nothing);
-    # obliged: 3-4 fits both ends
-    assert placed(g, s) == [((4, 4), 0)]
-    assert tiles_of(g, s, 0) == sorted([(1, 2), (3, 4), (0, 2), (1, 6)])
+    # obliged: 3-4 fits both sides of the lone 4-4 alike (one action): played at once (8 + 3 = 11)
+    assert placed(g, s)[:2] == [((4, 4), 0), ((3, 4), 0)]
+    assert tiles_of(g, s, 0) == sorted([(1, 2), (0, 2), (1, 6)])
     o = obs(g, s, 0)
-    assert list(o["drawn"]) == [3, 0, 0] and o["boneyard"][0] == 1
-    assert s[H_TURN] == 0 and o["extra_play"][0] == 1
+    assert o["drawn"][0] == 3
     assert list(o["no_special"]) == [1, 0, 0]  # drew for the set: holds no other special tile
-    assert legal(g, s) == {(3, 4, 0), (3, 4, 1)}
 
 
 def test_T5_setter_duty_passes_when_the_boneyard_runs_out():
@@ -208,16 +206,14 @@ def test_T2_the_tile_obliges_not_the_score():
     g = game()
     s = start(g, [[(6, 6), (5, 5), (3, 6), (0, 1)], [(1, 3), (3, 4), (0, 2)]])
     assert legal(g, s) == {(6, 6, 0), (5, 5, 0)}
-    # a double that does not score (count 12) still obliges another play
-    assert play(g, s, 6, 6) == [0, 0]
-    assert s[H_TURN] == 0 and g.extra_play(s)
-    assert legal(g, s) == {(3, 6, 0), (3, 6, 1)}
-    # 3-6 on the right: the lone 6-6 still counts 12 (left side open) + 3 = 15 -> 3 points, but 3-6
-    # is no double and no score tile: no further play, the turn passes
-    assert play(g, s, 3, 6, 1) == [3, -3]
+    # a double that does not score (count 12) still obliges another play: 3-6, the only one (both
+    # sides of the lone 6-6 alike), on the left: the 6-6 still counts 12 (right side open) + 3 = 15
+    # -> 3 points, but 3-6 is no double and no score tile: no further play, the turn passes
+    assert play(g, s, 6, 6) == [3, -3]
+    assert placed(g, s) == [((6, 6), 0), ((3, 6), 0)]
     assert g.scores(s) == [3, 0] and g.count(s) == 15
     assert s[H_TURN] == 1 and not g.extra_play(s)
-    assert legal(g, s) == {(1, 3, 1), (3, 4, 1)}
+    assert legal(g, s) == {(1, 3, 0), (3, 4, 0)}
 
 
 def test_T2_score_tile_that_does_not_score_still_obliges():
@@ -225,8 +221,8 @@ def test_T2_score_tile_that_does_not_score_still_obliges():
     # set 6-6 (count 12), then 6-4 on the left: ends 4 / 6-6 lone side 12 -> 16, no score, but 6-4
     # is a score tile: obliged again
     s = start(g, [[(6, 6), (4, 6), (1, 4), (2, 4), (0, 3)], [(0, 0), (1, 1)]])
-    play(g, s, 6, 6)
-    assert play(g, s, 4, 6, 0) == [0, 0]
+    assert play(g, s, 6, 6) == [0, 0]  # 6-4, the only obliged play, made at once
+    assert placed(g, s) == [((6, 6), 0), ((4, 6), 0)]
     assert g.count(s) == 16 and s[H_TURN] == 0 and g.extra_play(s)
     assert legal(g, s) == {(1, 4, 0), (2, 4, 0)}
 
@@ -238,22 +234,18 @@ def test_T3_obliged_play_draws_until_playable_and_a_drawn_special_obliges_again(
               boneyard=[(0, 1), (4, 6), (2, 5), (5, 6), (3, 4)])
     assert legal(g, s) == {(6, 6, 0), (3, 3, 0)}
     bone0 = obs(g, s, 0)["boneyard"][0]
-    # set 6-6 (12); obliged; 3-3 and 1-2 fit no 6: draw 0-1 (kept), 4-6 (fits both ends): a decision
+    # set 6-6 (12); obliged; 3-3 and 1-2 fit no 6: draw 0-1 (kept), 4-6 (fits both sides of the
+    # lone 6-6 alike: one action), played on the left: 12 (6-6 right side open) + 4 = 16; 4-6 is a
+    # score tile: obliged again; nothing fits 4 / 6: draw 2-5 (kept), 5-6 (fits the right only):
+    # forced, ends 4/5 = 9
     assert play(g, s, 6, 6) == [0, 0]
-    o = obs(g, s, 0)
-    assert o["just_drew"][0] == 1 and o["extra_play"][0] == 1
-    assert list(o["drawn"]) == [2, 0] and o["boneyard"][0] == bone0 - 2
-    assert list(o["voids"][0]) == [0, 0, 0, 0, 0, 0, 1]
-    assert legal(g, s) == {(4, 6, 0), (4, 6, 1)}
-    # 4-6 on the right: 12 (6-6 left side open) + 4 = 16; 4-6 is a score tile: obliged again;
-    # nothing fits 6 / 4: draw 2-5 (kept), 5-6 (fits the left only): forced, ends 5/4 = 9
-    assert play(g, s, 4, 6, 1) == [0, 0]
-    assert placed(g, s) == [((6, 6), 0), ((4, 6), 1), ((5, 6), 0)]
+    assert placed(g, s) == [((6, 6), 0), ((4, 6), 0), ((5, 6), 1)]
     assert g.count(s) == 9
-    assert obs(g, s, 1)["drawn"][1] == 4  # relative: seat 0 is r=1
+    o = obs(g, s, 1)
+    assert o["drawn"][1] == 4 and o["boneyard"][0] == bone0 - 4  # relative: seat 0 is r=1
     assert tiles_of(g, s, 0) == sorted([(3, 3), (1, 2), (0, 1), (2, 5)])
     assert s[H_TURN] == 1 and not g.extra_play(s)
-    assert legal(g, s) == {(4, 5, 0), (4, 5, 1), (2, 4, 1)}
+    assert legal(g, s) == {(4, 5, 0), (4, 5, 1), (2, 4, 0)}
 
 
 def test_T7_must_play_if_able_else_draw_until_playable_and_play_it():
@@ -435,8 +427,8 @@ def test_T4_first_double_spinner_sides_then_branches_and_a_branch_scores():
     s = start(g, [[(5, 5), (0, 5), (2, 5), (1, 2)], [(3, 5), (3, 4)]])
     assert legal(g, s) == {(5, 5, 0), (0, 5, 0)}
     assert play(g, s, 5, 5) == [2, -2]  # the lone spinner counts 10
-    # branches stay closed until both sides are covered
-    assert legal(g, s) == {(0, 5, 0), (0, 5, 1), (2, 5, 0), (2, 5, 1)}
+    # branches stay closed until both sides are covered (the two sides are alike: left only)
+    assert legal(g, s) == {(0, 5, 0), (2, 5, 0)}
     assert g.open_ends(s) == {0: 5, 1: 5}
     # 2-5 left: 10 (one side open) + 2 = 12. Seat 1: 3-5 right (forced): both sides covered, the
     # spinner no longer counts: 2 + 3 = 5 -> 1 point for seat 1
@@ -445,7 +437,7 @@ def test_T4_first_double_spinner_sides_then_branches_and_a_branch_scores():
     assert g.open_ends(s) == {0: 2, 1: 3, 2: 5, 3: 5}
     o = obs(g, s, 0)
     assert o["arm_ends"][2][5] == 1 and o["arm_ends"][3][5] == 1 and list(o["arm_tiles"]) == [1, 1, 0, 0]
-    assert legal(g, s) == {(0, 5, 2), (0, 5, 3), (1, 2, 0)}
+    assert legal(g, s) == {(0, 5, 2), (1, 2, 0)}  # the empty branches are alike: the first only
     # 0-5 on the first branch: 2 + 3 + 0 = 5 -> 1 point; 0-5 is a score tile: obliged: 1-2 left
     # (forced): 1 + 3 + 0 = 4; 1-2 was the last tile and not special: out, takes seat 1's 7 pips
     assert play(g, s, 0, 5, 2) == [8, -8]
@@ -460,7 +452,7 @@ def test_T4_no_spinner_by_default_a_double_stays_in_line():
     g = game()
     s = start(g, [[(5, 5), (0, 5), (2, 5), (1, 2)], [(3, 5), (3, 4)]])
     play(g, s, 5, 5)
-    assert legal(g, s) == {(0, 5, 0), (0, 5, 1), (2, 5, 0), (2, 5, 1)}
+    assert legal(g, s) == {(0, 5, 0), (2, 5, 0)}
     # 2-5 left (12); seat 1: 3-5 right (forced, 2 + 3 = 5 -> 1); seat 0 has no branch to use: 1-2
     # left is forced (1 + 3 = 4); seat 1: 3-4 (forced, 1 + 4 = 5 -> 1) was its last tile, not
     # special: out, takes seat 0's 0-5 (5 pips)
@@ -483,7 +475,7 @@ def test_T4_all_doubles_every_double_spins():
     assert play(g, s, 2, 2, 0) == [0, 0]
     assert g.open_ends(s) == {0: 2, 1: 3, 2: 5, 3: 5}
     assert g.count(s) == 7
-    assert legal(g, s) == {(0, 5, 2), (0, 5, 3), (2, 4, 0)}
+    assert legal(g, s) == {(0, 5, 2), (2, 4, 0)}
     # 2-4 covers the 2-2's far side: its branches (arms 4, 5) open
     play(g, s, 2, 4, 0)
     assert g.open_ends(s) == {0: 4, 1: 3, 2: 5, 3: 5, 4: 2, 5: 2}
@@ -570,17 +562,21 @@ def _check_samples(g, s, seat, check, n=200):
 def test_sample_hidden_keeps_just_drawn_tile_voids_and_a_real_decision():
     import domino_envs.games.racehorse as rh
     g = game()
-    s = start(g, [[(6, 6), (3, 3), (1, 2)], [(4, 5), (2, 4), (0, 0)]],
-              boneyard=[(0, 1), (4, 6), (2, 5), (5, 6), (3, 4)])
-    play(g, s, 6, 6)  # seat 0 drew 0-1 and 4-6 and must play 4-6 on either end
+    # forced: seat 0 sets 1-1 (its only special), obliged: 1-3 on the left (5: 1 point); seat 1:
+    # 1-5 on the right (ends 3 / 5); seat 0 lacks 3 and 5: draws 0-1 (kept), 3-5, which it must
+    # play on either end (different ends: a decision)
+    s = start(g, [[(1, 1), (1, 3), (0, 2), (2, 4)], [(1, 5), (2, 6)]],
+              boneyard=[(0, 1), (3, 5), (4, 6), (0, 0)])
+    assert placed(g, s) == [((1, 1), 0), ((1, 3), 0), ((1, 5), 1)]
+    assert obs(g, s, 0)["just_drew"][0] == 1 and s[H_TURN] == 0 and legal(g, s) == {(3, 5, 0), (3, 5, 1)}
 
     def check(smp):
         hand = int(smp[rh.HANDS])
-        playable = hand & PIP_MASK[6]
+        playable = hand & (PIP_MASK[3] | PIP_MASK[5])
         assert bin(playable).count("1") == 1  # exactly one playable tile: the one just drawn
         assert len(g.legal_actions(smp)) >= 2  # seat 0 is at a decision
         assert bin(hand).count("1") == 4
-        assert len(g.boneyard(smp)) == 3
+        assert len(g.boneyard(smp)) == len(g.boneyard(s))
     _check_samples(g, s, 1, check)
 
 
@@ -670,9 +666,9 @@ def test_illegal_actions_name_the_action_and_the_legal_set():
 
 def test_render_shows_the_cross_and_the_seat_states():
     g = game(num_players=4, spinner="first_double")
-    s = start(g, [[(5, 5), (0, 5), (0, 1)], [(3, 5), (1, 6)], [(0, 6), (2, 2)], [(4, 4), (1, 3)]])
+    s = start(g, [[(5, 5), (0, 5), (2, 5)], [(3, 5), (1, 6)], [(0, 6), (2, 2)], [(4, 4), (1, 3)]])
     text = g.render(s, 0)
-    assert "holds the set duty" in text and "seat 0 holds: [0|1] [0|5] [5|5]" in text
+    assert "holds the set duty" in text and "seat 0 holds: [0|5] [2|5] [5|5]" in text
     play(g, s, 5, 5)
     text = g.render(s, 0)
     assert "{5|5}" in text and "obliged extra play" in text and "count 10" in text
@@ -755,3 +751,35 @@ def test_random_hands_refereed_from_the_final_state(kw):
         drawn = obs(g, s, 0)["drawn"].sum()
         assert drawn + len(g.boneyard(s)) == 28 - 7 * n
     assert seen["out"] > 0 and seen["block"] > 0
+
+
+def test_same_pip_ends_that_count_differently_keep_both_placements():
+    """Issue 13 item 9: the uncovered side of the set 5-5 (a crosswise double: counts 10) and a
+    plain 5 at the other end both take 2-5, but the count after the play differs (12 vs 7), so
+    both placements stay actions; a mirror pair (both sides of the lone 5-5) is one action."""
+    g = game()
+    s = start(g, [[(5, 5), (3, 3), (1, 5), (5, 6)], [(1, 6), (2, 5), (0, 0)]])
+    assert play(g, s, 5, 5) == [2, -2]  # the lone 5-5 counts 10: 2 points; obliged again
+    assert legal(g, s) == {(1, 5, 0), (5, 6, 0)}  # the two sides alike: the left one only
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        g.step(s, g.encode_action(1, 5, 1))
+    play(g, s, 1, 5, 0)  # 1 + 10 = 11
+    play(g, s, 1, 6, 0)  # seat 1: 6 + 10 = 16
+    assert play(g, s, 5, 6, 0) == [3, -3]  # 5 + 10 = 15
+    assert g.open_ends(s) == {0: 5, 1: 5} and s[H_TURN] == 1
+    assert legal(g, s) == {(2, 5, 0), (2, 5, 1)}
+    counts = []
+    for arm in (0, 1):
+        x = s.copy()
+        g.step(x, g.encode_action(2, 5, arm))
+        counts.append(g.count(x))
+    assert counts == [12, 7]
+
+
+def test_a_tile_fitting_only_twin_sides_is_played_by_the_engine():
+    """The obliged play after setting 6-6 is 3-6 on either side of the lone double (twins): one
+    action, so the engine plays it on the left and pays its points with the set's step."""
+    g = game()
+    s = start(g, [[(6, 6), (5, 5), (3, 6), (0, 1)], [(1, 3), (3, 4), (0, 2)]])
+    assert play(g, s, 6, 6) == [3, -3]  # 12 (6-6, right side open) + 3 = 15
+    assert placed(g, s) == [((6, 6), 0), ((3, 6), 0)] and s[H_TURN] == 1

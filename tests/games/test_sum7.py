@@ -102,7 +102,7 @@ def test_s2_highest_double_leads_and_play_passes_to_the_next_seat():
     assert game.line(s) == [(5, 5, -1)]  # led by the engine (forced)
     assert game.required(s) == (2, 2)
     assert s[H_TURN] == 0  # the starter's next seat
-    assert moves(game, s) == {((1, 2), 0), ((1, 2), 1), PASS}
+    assert moves(game, s) == {((1, 2), 0), PASS}  # both sides require 2: the left one is offered
     for k in range(3):  # public: nobody held a double above 5-5 at the deal
         assert game.lacks(s, k) == [(6, 6)]
     o = obs_of(game, s, 0)
@@ -115,7 +115,7 @@ def test_s2_zero_zero_never_leads_and_a_double_beats_heavier_tiles():
     s = deal(game, [[(0, 0), (1, 1), (2, 5)], [(3, 4), (1, 6), (2, 3)]])
     assert game.starter(s) == 0 and game.line(s) == [(1, 1, -1)]
     assert game.required(s) == (6, 6)
-    assert s[H_TURN] == 1 and moves(game, s) == {((1, 6), 0), ((1, 6), 1), PASS}
+    assert s[H_TURN] == 1 and moves(game, s) == {((1, 6), 0), PASS}
     assert set(game.lacks(s, 1)) == DOUBLES_1_6 - {(1, 1)}
 
 
@@ -163,9 +163,10 @@ def play_to_six(game):
     zr = game.config.zero_rule
     s = deal(game, HANDS_TRAP)
     assert game.required(s) == (1, 1) and s[H_TURN] == 1
-    first = {((1, 2), 0), ((1, 2), 1), ((1, 4), 0), ((1, 4), 1), ((1, 5), 0), ((1, 5), 1), PASS}
+    # both sides require 1: a tile is offered on the left side only (the right mirrors it)
+    first = {((1, 2), 0), ((1, 4), 0), ((1, 5), 0), PASS}
     if zr == "wild":
-        first |= {((0, 1), 0), ((0, 1), 1)}
+        first |= {((0, 1), 0)}
     assert moves(game, s) == first  # S-4: 0-1 waits for the 7th placement (except "wild")
     game.step(s, act(game, 1, 2, 0))
     assert game.required(s) == (5, 1)
@@ -195,19 +196,19 @@ def test_required_numbers_follow_the_seed_examples():
     game = make_game("sum7_v0")
     s = deal(game, [[(2, 2), (2, 5), (1, 6)], [(4, 5), (1, 3), (3, 6)]])
     assert game.required(s) == (5, 5)
-    assert moves(game, s) == {((4, 5), 0), ((4, 5), 1), PASS}
-    game.step(s, act(game, 4, 5, 1))  # the 5 touches, the 4 faces out: 3 required
-    assert game.required(s) == (5, 3)
-    assert moves(game, s) == {((2, 5), 0), PASS}
-    game.step(s, act(game, 2, 5, 0))  # seed 6.1a: 5-2 on the 5 -> 5 and 3 still required
-    assert game.required(s) == (5, 3)
-    assert moves(game, s) == {((1, 3), 1), ((3, 6), 1), PASS}
-    game.step(s, act(game, 1, 3, 1))  # seed 6.1b: 3-1 on the 3 -> 6 required, the 5 stays
-    assert game.required(s) == (5, 6)
-    assert game.line(s) == [(2, 2, -1), (5, 4, 1), (5, 2, 0), (3, 1, 1)]
-    assert game.render_line(s) == "(5) [2|5]<2|2>[5|4][3|1] (6)"
+    assert moves(game, s) == {((4, 5), 0), PASS}  # both sides require 5: the left one is offered
+    game.step(s, act(game, 4, 5, 0))  # the 5 touches, the 4 faces out: 3 required
+    assert game.required(s) == (3, 5)
+    assert moves(game, s) == {((2, 5), 1), PASS}
+    game.step(s, act(game, 2, 5, 1))  # seed 6.1a: 5-2 on the 5 -> 3 and 5 still required
+    assert game.required(s) == (3, 5)
+    assert moves(game, s) == {((1, 3), 0), ((3, 6), 0), PASS}
+    game.step(s, act(game, 1, 3, 0))  # seed 6.1b: 3-1 on the 3 -> 6 required, the 5 stays
+    assert game.required(s) == (6, 5)
+    assert game.line(s) == [(2, 2, -1), (5, 4, 0), (5, 2, 1), (3, 1, 0)]
+    assert game.render_line(s) == "(6) [1|3][4|5]<2|2>[5|2] (5)"
     o = obs_of(game, s, 0)
-    assert o["required"][0].tolist() == [0, 0, 0, 0, 1, 0] and o["required"][1].tolist() == [0, 0, 0, 0, 0, 1]
+    assert o["required"][0].tolist() == [0, 0, 0, 0, 0, 1] and o["required"][1].tolist() == [0, 0, 0, 0, 1, 0]
     assert o["closed"].tolist() == [0, 0]
 
 
@@ -275,9 +276,9 @@ def test_s7_wild_zero_tiles_live_from_the_start():
     game = make_game("sum7_v0", zero_rule="wild")
     s = deal(game, HANDS_TRAP)
     assert game.traps_live(s) and game.placements(s) == 1
-    game.step(s, act(game, 0, 1, 1))  # the 2nd placement closes the right side
-    assert game.required(s) == (1, None)
-    assert moves(game, s) == {((0, 0), 0), PASS}  # 0-0 still a wildcard under "wild"
+    game.step(s, act(game, 0, 1, 0))  # the 2nd placement closes the left side
+    assert game.required(s) == (None, 1)
+    assert moves(game, s) == {((0, 0), 1), PASS}  # 0-0 still a wildcard under "wild"
     s = play_to_six(game)  # the legal sets along the way include the zero tiles
 
 
@@ -313,31 +314,46 @@ def test_s10_a_placement_resets_the_run_of_passes():
 
 def test_s8_draw_until_placeable_then_must_place_no_waiting():
     game = make_game("sum7_v0")
-    s = deal(game, [[(6, 6), (3, 6), (4, 4)], [(2, 3), (0, 4)]],
-             market=[(3, 4), (0, 1), (1, 5), (2, 6)])
-    # seat 1 holds nothing for 1 | 1 (0-4 is a zero, not yet live): draws 3-4, 0-1 (kept), 1-5
+    # no double dealt: 5-6 leads (S-3), 2 | 1 required
+    s = deal(game, [[(5, 6), (3, 5), (0, 3)], [(3, 4), (0, 4)]],
+             market=[(4, 6), (0, 1), (1, 2), (2, 6)])
+    assert game.required(s) == (2, 1)
+    # seat 1 holds nothing for 2 | 1 (0-4 is a zero, not yet live): draws 4-6, 0-1 (kept), 1-2
     assert s[H_TURN] == 1 and game.just_drew(s)
-    assert sorted(game.hand(s, 1)) == [(0, 1), (0, 4), (1, 5), (2, 3), (3, 4)]
-    assert moves(game, s) == {((1, 5), 0), ((1, 5), 1)}  # fits both sides: a decision, no pass
+    assert sorted(game.hand(s, 1)) == [(0, 1), (0, 4), (1, 2), (3, 4), (4, 6)]
+    assert moves(game, s) == {((1, 2), 0), ((1, 2), 1)}  # fits both sides: a decision, no pass
     assert game.drawn(s) == [0, 3]
     for seat in (0, 1):
         o = obs_of(game, s, seat)
         assert o["just_drew"][0] == 1
         assert o["market"][0] == 28 - 5 - 3
     o = obs_of(game, s, 0)
-    assert tiles_of(o["lacks"][1]) == ONE_X  # S-9: it showed it held no 1 (kept tiles: reset)
+    # S-9: it showed it held no 1 and no 2 (kept tiles: reset)
+    assert tiles_of(o["lacks"][1]) == ONE_X | {(2, k) for k in range(2, 7)}
     assert o["to_move"].tolist() == [0, 1] and o["drawn"].tolist() == [0, 3]
     with pytest.raises(IllegalActionError, match=r"action 56 \(pass \(wait\)\) is illegal"):
         game.step(s, S.PASS)
-    game.step(s, act(game, 1, 5, 1))
-    # seat 0: nothing for 1 | 2 -> draws 2-6, which fits the right side only: placed by the engine
-    assert game.line(s)[-1] == (2, 6, 1)
-    assert game.required(s) == (1, 1)
+    game.step(s, act(game, 1, 2, 1))
+    assert game.line(s)[-1] == (1, 2, 1) and game.required(s) == (2, 5)
+    assert s[H_TURN] == 0 and not game.just_drew(s)
+    assert game.invariants_ok(s)
+
+
+def test_s8_drawn_tile_fitting_two_sides_that_show_one_pip_is_placed_by_the_engine():
+    game = make_game("sum7_v0")
+    s = deal(game, [[(6, 6), (3, 6), (4, 4)], [(2, 3), (0, 4)]],
+             market=[(3, 4), (0, 1), (1, 5), (2, 6)])
+    # 1 | 1 required: seat 1 draws 3-4, 0-1 (kept), 1-5, which fits both sides; the right-side
+    # placement would mirror the left one, so it is one action and the engine places it
+    assert game.line(s)[:2] == [(6, 6, -1), (1, 5, 0)]
+    # seat 0: nothing for 2 | 1 -> draws 2-6, which fits the left side only: placed by the engine
+    assert game.line(s)[2] == (2, 6, 0)
     assert set(game.lacks(s, 0)) == ONE_X | {(2, k) for k in range(2, 7)}  # nothing kept: union
-    # seat 1 again has nothing: draws 0-0 (kept; the rest of the market goes in id order), 1-1
-    assert s[H_TURN] == 1 and game.just_drew(s)
-    assert moves(game, s) == {((1, 1), 0), ((1, 1), 1)}
+    # seat 1 again has nothing for 1 | 1: draws 0-0 (kept; the rest of the market goes in id
+    # order), 1-1, which fits both sides: placed on the left by the engine
+    assert game.line(s)[3] == (1, 1, 0) and game.required(s) == (6, 1)
     assert game.drawn(s) == [1, 5] and set(game.lacks(s, 1)) == ONE_X
+    assert s[H_TURN] == 0 and moves(game, s) == {((3, 6), 0), PASS}
     assert game.invariants_ok(s)
 
 
@@ -352,7 +368,7 @@ def test_s8_market_empty_forced_pass_and_all_pass_with_waits_four_players():
     # seat 1 has no 1 and cannot draw: forced pass (by the engine), seat 2 decides
     assert s[H_TURN] == 2 and game.passes(s) == 1
     assert set(game.lacks(s, 1)) == ONE_X
-    assert moves(game, s) == {((1, 2), 0), ((1, 2), 1), PASS}
+    assert moves(game, s) == {((1, 2), 0), PASS}
     game.step(s, S.PASS)
     assert s[H_TURN] == 3 and game.passes(s) == 2
     game.step(s, S.PASS)
@@ -382,7 +398,7 @@ def test_s9_market_drawn_to_its_last_tile_then_pass():
 def test_s10_player_out_ends_the_hand():
     game = make_game("sum7_v0")
     s = deal(game, [[(6, 6), (1, 2), (5, 6)], [(1, 3)]])
-    assert moves(game, s) == {((1, 3), 0), ((1, 3), 1), PASS}
+    assert moves(game, s) == {((1, 3), 0), PASS}
     game.step(s, act(game, 1, 3, 0))
     assert s[H_DONE] == 1 and game.rewards(s).tolist() == [-14.0, 14.0]
 
@@ -448,20 +464,20 @@ def test_s12_episode_return_is_the_match_score():
 # ------------------------------------------------------------------ information, sample_hidden
 def test_sample_hidden_keeps_the_drawn_tile_decision_and_lacks():
     game = make_game("sum7_v0")
-    s = deal(game, [[(6, 6), (3, 6), (4, 4)], [(2, 3), (0, 4)]],
-             market=[(3, 4), (0, 1), (1, 5), (2, 6)])
+    s = deal(game, [[(5, 6), (3, 5), (0, 3)], [(3, 4), (0, 4)]],
+             market=[(4, 6), (0, 1), (1, 2), (2, 6)])
     assert game.just_drew(s) and s[H_TURN] == 1
-    seen = set()
+    lacks = ONE_X | {(2, k) for k in range(2, 7)}
     for k in range(40):
         x = game.sample_hidden(s, 0, np.random.default_rng(k))
         assert game.invariants_ok(x)
         assert np.array_equal(game.observe(x, 0), game.observe(s, 0))
         hand = game.hand(x, 1)
-        placeable = [t for t in hand if t in ONE_X]
-        assert len(placeable) == 1  # the drawn tile; the other tiles avoid what seat 1 lacks
-        seen.add(placeable[0])
-        assert moves(game, x) == {(placeable[0], 0), (placeable[0], 1)}
-    assert len(seen) > 1
+        placeable = [t for t in hand if t in lacks]
+        # the drawn tile, the only one fitting both 2 and 1 (zeros not live); the other tiles
+        # avoid what seat 1 lacks
+        assert placeable == [(1, 2)]
+        assert moves(game, x) == {((1, 2), 0), ((1, 2), 1)}
 
 
 def test_sample_hidden_respects_forced_pass_and_starter_information():
@@ -499,10 +515,10 @@ def test_render_ansi_shows_the_line_with_both_required_numbers():
     env = domino_envs.make("sum7_v0", render_mode="ansi")
     hands = [[(2, 2), (2, 5), (1, 6)], [(4, 5), (1, 3), (3, 6)]]
     env.reset(seed=0, options={"deal": {"hands": hands, "stock": rest_of(hands)}})
-    env.step(env.encode_action(4, 5, 1))
+    env.step(env.encode_action(4, 5, 0))
     text = env.render()
-    assert "line: (5) <2|2>[5|4] (3)" in text
-    assert "required: left 5 | right 3" in text
+    assert "line: (3) [4|5]<2|2> (5)" in text
+    assert "required: left 3 | right 5" in text
     assert "seat 0 holds: [2|5] [1|6]" in text and "zero traps not yet" in text
 
 
@@ -572,3 +588,18 @@ def test_starter_out_with_the_lead_ends_the_hand():
     game = make_game("sum7_v0")
     s = deal(game, [[(6, 6)], [(1, 2)]])
     assert s[H_DONE] == 1 and game.rewards(s).tolist() == [3.0, -3.0]
+
+
+def test_mirror_placement_on_sides_showing_one_pip_is_not_offered():
+    """Issue 13 item 9: both open sides show 6 (1 | 1 required): a 1 goes on the left side only,
+    the right-side placement (the same game mirrored) is left out of the mask and refused."""
+    game = make_game("sum7_v0")
+    s = deal(game, HANDS_TRAP)
+    assert game.required(s) == (1, 1) and s[H_TURN] == 1
+    assert moves(game, s) == {((1, 2), 0), ((1, 4), 0), ((1, 5), 0), PASS}
+    assert game.legal_mask(s)[act(game, 1, 2, 1)] == 0
+    with pytest.raises(IllegalActionError, match="legal actions"):
+        game.step(s, act(game, 1, 2, 1))
+    game.step(s, act(game, 1, 2, 0))
+    assert game.required(s) == (5, 1)  # different requirements: each side offers its own tiles
+    assert moves(game, s) == {((3, 5), 0), PASS}
