@@ -14,6 +14,8 @@
   episode is still determined by the seed. A skipped deal's rewards belong to no episode. After
   `env.MAX_DEALS` such deals in a row the config leaves the learner nothing to decide: ConfigError.
   A hand-set deal (``options={"deal": ...}``) that leaves the learner no decision is a DealError.
+  ``info["deal_seed"]`` is the engine seed of the deal played (``game.reset(row, deal_seed)``
+  replays it; then a hand-set deal, if given).
 - ``step`` applies the learner's action, then lets the opponents act (through their own
   observations and masks only) until the learner must decide again or the episode ends; the
   reward is everything the learner's seat received meanwhile. Whatever it received before its
@@ -137,7 +139,7 @@ class SingleSeatEnv(gymnasium.Env):
         self._seed_base, self._episode = base, episode + 1
         self.seat, self._others, self._owed, self._over = seat, others, owed, False
         game.legal_mask(new, self._mask)
-        return self._observation(), {"action_mask": self._mask.copy(), "seat": seat}
+        return self._observation(), {"action_mask": self._mask.copy(), "seat": seat, "deal_seed": deal_seed}
 
     def step(self, action):
         game = self.game
