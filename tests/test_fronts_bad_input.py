@@ -134,7 +134,7 @@ NO_DECISION = r"1000 deals in a row were played to the end by forced moves.*hand
 
 RISKY = {
     # every deal is played out by forced moves: the deal-again loops used to spin forever
-    "vec reset hand_size=1": "from domino_envs import make_vec\nmake_vec('draw_v0', 4, seed=0, hand_size=1).reset()",
+    "vec reset hand_size=1": "from domino_envs.vector import make_vec\nmake_vec('draw_v0', 4, seed=0, hand_size=1).reset()",
     "aec reset hand_size=1": "import domino_envs\ndomino_envs.make('draw_v0', hand_size=1, num_players=4).reset(seed=0)",
     "single reset hand_size=1": ("from agents import RandomAgent\nfrom domino_envs.wrappers import SingleSeatEnv\n"
                                  "SingleSeatEnv('draw_v0', RandomAgent, seed=0, hand_size=1).reset()"),
