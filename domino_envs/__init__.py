@@ -4,6 +4,7 @@
     env = domino_envs.make("draw_v0", num_players=3)
     from domino_envs import draw_v0
     env = draw_v0.env(num_players=3)
+    venv = domino_envs.make_vec("draw_v0", 1024, seed=0)   # batched self-play (vector.py)
 """
 from ._numba_cache import configure as _configure_numba_cache
 
@@ -16,6 +17,15 @@ from .registry import game_names, make_game
 __version__ = "0.1.0"
 
 __all__ = [
-    "ConfigError", "DealError", "DominoEnv", "DominoError", "IllegalActionError",
-    "game_names", "make", "make_game", "__version__",
+    "ConfigError", "DealError", "DominoEnv", "DominoError", "IllegalActionError", "VectorEnv",
+    "game_names", "make", "make_game", "make_vec", "__version__",
 ]
+
+
+def __getattr__(name: str):
+    """`make_vec` and `VectorEnv` load on first use: the vector module imports every game's kernels."""
+    if name in ("make_vec", "VectorEnv"):
+        from . import vector
+
+        return getattr(vector, name)
+    raise AttributeError(f"module 'domino_envs' has no attribute {name!r}")

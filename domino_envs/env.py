@@ -1,17 +1,32 @@
 """One PettingZoo AEC environment class for every game.
 
 The class knows the engine contract (core.py) and nothing of any game's rules. It gives natively
-what PettingZoo's standard wrappers give the classic environments - order enforcement (no step or
-observe before reset), action bounds, and illegal-action handling (raise by default; terminate
-with a penalty when ``illegal_action="penalize"``) - at the cost of an `if` each, since stacking
-the three wrappers costs about 10x in steps per second.
+what PettingZoo's standard wrappers give the classic environments - order enforcement (no step,
+observe or last before reset), action bounds, and illegal-action handling (raise by default;
+terminate with a penalty when ``illegal_action="penalize"``) - at the cost of an `if` each, since
+stacking the three wrappers costs about 10x in steps per second.
 
 Observations are ``{"observation": float32 vector, "action_mask": int8 vector}``; the mask is all
 zeros for a seat that is not to act. ``state()`` is the perfect-information view (every seat's
 observation, concatenated in seat order) for centralized critics.
+
+Resets (decisions shared by every front, see also vector.py and wrappers.py):
+- A reset always hands back a live decision. A seeded deal that forced moves alone play to the end
+  (no decision in it) is dealt again from the finished row's own random stream, so the episode is
+  still determined by the seed; the skipped deal's rewards belong to no episode. After `MAX_DEALS`
+  such deals in a row the config itself leaves nothing to decide (``hand_size=1``, say): ConfigError
+  naming the config.
+- A hand-set deal (``options={"deal": ...}``) that is over before any decision is refused with a
+  DealError (it cannot be dealt again: it is the user's).
+- A reset is atomic: the seed, options and deal are checked and the new episode is dealt on a
+  scratch row first; only then are the row, episode counter, agents and rewards replaced, so a
+  rejected reset leaves the env exactly as it was.
+- Seeds are None or integers 0..2**64-1 (as numpy's); anything else (1.7, True, -1, 2**64) is a
+  ConfigError, never coerced. Episode k of a stream seeded with s is dealt from ``mix_seed(s, k)``.
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -19,32 +34,67 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from .core import H_DONE, H_REWARD, H_TRUNC, H_TURN, DominoError, Game, IllegalActionError
+from .core import (ERR_RANGE, H_DONE, H_REWARD, H_RNG, H_TRUNC, H_TURN, ConfigError, DealError, DominoError, Game,
+                   IllegalActionError)
 from .registry import make_game
-from .rng import mix_seed
+from .rng import check_seed, entropy_seed, mix_seed, next_seed
 
 ENV_KEYS = ("render_mode", "illegal_action", "illegal_reward")
+RENDER_MODES = ("ansi", "human")
+MAX_DEALS = 1000  # deals tried for one reset before a config is declared to hold no decision
+
+
+# ---------------------------------------------------------------------- shared by every front
+def no_decision_error(game: Game, tries: int, detail: str = "") -> ConfigError:
+    """The error of a reset that found no decision in `tries` deals in a row."""
+    return ConfigError(
+        f"{game.name}: {tries} deals in a row were played to the end by forced moves{detail}, so this "
+        f"config leaves nothing to decide: {game.config}"
+    )
+
+
+def deal_to_decision(game: Game, state: np.ndarray, seed: int) -> None:
+    """Deal `state` from `seed`; a deal that forced moves play to the end is dealt again from the
+    row's own stream (deterministic), at most MAX_DEALS deals, then `no_decision_error`."""
+    game.reset(state, seed)
+    tries = 1
+    while state[H_DONE]:
+        if tries == MAX_DEALS:
+            raise no_decision_error(game, tries)
+        game.reset(state, int(next_seed(state, H_RNG)))
+        tries += 1
+
+
+def check_front_options(game: Game, render_mode, illegal_action, illegal_reward) -> float:
+    """ConfigError for a bad render_mode / illegal_action / illegal_reward; the reward as a float."""
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ConfigError(f"{game.name}: render_mode={render_mode!r} is not supported; allowed: "
+                          f"{[None, *RENDER_MODES]}")
+    if illegal_action not in ("raise", "penalize"):
+        raise ConfigError(
+            f"{game.name}: illegal_action={illegal_action!r} is not allowed; allowed values: ['raise', 'penalize']"
+        )
+    if isinstance(illegal_reward, (bool, np.bool_)) or not isinstance(illegal_reward, (int, float, np.integer, np.floating)) \
+            or not math.isfinite(illegal_reward):
+        raise ConfigError(f"{game.name}: illegal_reward={illegal_reward!r} must be a finite number")
+    return float(illegal_reward)
 
 
 class DominoEnv(AECEnv, EzPickle):
     """PettingZoo AEC env over a game engine (see module doc)."""
 
-    metadata = {"render_modes": ["ansi"], "name": "domino_v0", "is_parallelizable": False}
+    metadata = {"render_modes": list(RENDER_MODES), "name": "domino_v0", "is_parallelizable": False}
 
     def __init__(self, game: Game, render_mode: str | None = None, illegal_action: str = "raise",
                  illegal_reward: float = -1.0):
         EzPickle.__init__(self, game, render_mode, illegal_action, illegal_reward)
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise DominoError(f"{game.name}: render_mode={render_mode!r} is not supported; allowed: [None, 'ansi']")
-        if illegal_action not in ("raise", "penalize"):
-            raise DominoError(
-                f"{game.name}: illegal_action={illegal_action!r} is not allowed; allowed values: ['raise', 'penalize']"
-            )
+        if not isinstance(game, Game):
+            raise ConfigError(f"DominoEnv needs a Game (domino_envs.make_game(...)); got {game!r}")
+        self.illegal_reward = check_front_options(game, render_mode, illegal_action, illegal_reward)
         self.game = game
         self.render_mode = render_mode
         self.illegal_action = illegal_action
-        self.illegal_reward = float(illegal_reward)
         self.metadata = {**DominoEnv.metadata, "name": game.name}
         n = game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -59,6 +109,7 @@ class DominoEnv(AECEnv, EzPickle):
         self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
         self.state_space = spaces.Box(0.0, high, (n * game.obs_size,), np.float32)
         self._state = game.new_state()
+        self._scratch = game.new_state()  # the next episode is dealt here first (atomic reset)
         self._seed_base: int | None = None
         self._episode = 0
         self._ready = False
@@ -82,18 +133,34 @@ class DominoEnv(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None):
+        """New episode (see module doc): always a live decision; atomic; seeds 0..2**64-1."""
+        seed = check_seed(seed, self.game.name)
         if seed is not None:
-            self._seed_base, self._episode = int(seed), 0
+            base, episode = seed, 0
         elif self._seed_base is None:  # unseeded: OS entropy, never a global RNG
-            self._seed_base, self._episode = int(np.random.SeedSequence().entropy), 0
-        self.game.reset(self._state, mix_seed(self._seed_base, self._episode))
-        self._episode += 1
+            base, episode = entropy_seed(), 0
+        else:
+            base, episode = self._seed_base, self._episode
+        deal = None
         if options:
+            if not isinstance(options, dict):
+                raise ConfigError(f"{self.game.name}: options={options!r} must be a dict such as {{'deal': ...}}")
             unknown = set(options) - {"deal"}
             if unknown:  # PettingZoo's api_test passes arbitrary options: warn, do not fail
                 warnings.warn(f"{self.game.name}: ignored unknown reset option(s) {sorted(unknown)}; known: ['deal']")
-            if "deal" in options:
-                self.game.set_deal(self._state, options["deal"])
+            deal = options.get("deal")
+        new = self._scratch
+        if deal is None:
+            deal_to_decision(self.game, new, mix_seed(base, episode))
+        else:
+            self.game.reset(new, mix_seed(base, episode))
+            self.game.set_deal(new, deal)
+            if new[H_DONE]:
+                raise DealError(f"{self.game.name}: this deal is played to the end by forced moves before any "
+                                f"decision; a reset must leave a decision to act on. Deal: {deal!r}")
+        # everything checked: the new episode replaces the old one as a whole
+        self._state, self._scratch = new, self._state
+        self._seed_base, self._episode = base, episode + 1
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -106,10 +173,21 @@ class DominoEnv(AECEnv, EzPickle):
         self.agent_selection = self.possible_agents[0]
         self._after_engine_step()
 
+    def last(self, observe: bool = True):
+        if not self._ready:
+            raise DominoError(f"{self.game.name}: call reset() before last()")
+        return super().last(observe)
+
+    def _seat(self, agent) -> int:
+        seat = self._seat_of.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise DominoError(f"{self.game.name}: no agent {agent!r}; agents are {self.possible_agents}")
+        return seat
+
     def observe(self, agent: str):
         if not self._ready:
             raise DominoError(f"{self.game.name}: call reset() before observe()")
-        seat = self._seat_of[agent]
+        seat = self._seat(agent)
         obs = np.empty(self._obs_size, dtype=np.float32)
         self._obs_kernel(self._state, self._params, seat, obs)
         mask = np.zeros(self._n_actions, dtype=np.int8)
@@ -134,7 +212,12 @@ class DominoEnv(AECEnv, EzPickle):
                 f"{self.game.name}: {agent} is to act; step(None) is only for agents that are done", action
             )
         self._cumulative_rewards[agent] = 0.0
-        a = action if type(action) is int else self.game.action_as_int(action)
+        if type(action) is int and 0 <= action < self._n_actions:
+            a = action
+        else:  # a numpy integer, a non-integer, or out of range (2**64 must not reach compiled code)
+            a = self.game.action_as_int(action)
+            if not 0 <= a < self._n_actions:
+                self.game._raise_step_error(self._state, a, ERR_RANGE)
         code = self._step_kernel(self._state, a, self._params)
         if code:
             try:
@@ -177,21 +260,28 @@ class DominoEnv(AECEnv, EzPickle):
         return np.concatenate([self.game.observe(self._state, i) for i in range(self.game.num_players)])
 
     def render(self):
+        """The table from the seat to act's view: returned ("ansi") or printed ("human")."""
         if self.render_mode is None:
             import gymnasium
-            gymnasium.logger.warn("render() called without render_mode='ansi'")
+            gymnasium.logger.warn(f"render() called without a render_mode; allowed: {list(RENDER_MODES)}")
             return None
         if not self._ready:
             raise DominoError(f"{self.game.name}: call reset() before render()")
-        return self.game.render(self._state, self._seat_of[self.agent_selection])
+        text = self.game.render(self._state, self._seat_of[self.agent_selection])
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def close(self):
         pass
 
     # ------------------------------------------------------------------ helpers
     def legal_actions(self) -> list[int]:
-        """Legal action ids of the agent to act."""
-        return self.game.legal_actions(self._state)
+        """Legal action ids of the agent to act (a fresh mask per call: nothing shared between envs)."""
+        mask = np.zeros(self._n_actions, dtype=np.int8)
+        self._mask_kernel(self._state, self._params, mask)
+        return np.flatnonzero(mask).tolist()
 
     def describe_action(self, action: int) -> str:
         return self.game.describe_action(action)

@@ -56,3 +56,30 @@ def mix_seed(base: int, counter: int) -> int:
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & mask
     x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & mask
     return (x ^ (x >> 31)) >> 1
+
+
+@njit(cache=True, inline="always")
+def next_seed(s, slot):
+    """A fresh engine seed (0..2**63-1) drawn from the stream at s[slot]: how a front deals again
+    after a finished game, so the retry is determined by the row itself."""
+    return np.int64(rng_next(s, slot) >> np.uint64(1))
+
+
+SEED_MAX = 2**64 - 1  # seeds are the integers 0..SEED_MAX (a uint64), as numpy's own seeds
+
+
+def check_seed(value, who: str):
+    """`value` if it is None or an integer seed in 0..SEED_MAX, else the front's ConfigError naming
+    it. Nothing is coerced: 1.7, True or 2**64 would otherwise play another seed silently."""
+    from .core import ConfigError
+
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or not 0 <= value <= SEED_MAX:
+        raise ConfigError(f"{who}: seed={value!r} is not allowed; a seed is None or an integer in 0..2**64-1")
+    return int(value)
+
+
+def entropy_seed() -> int:
+    """An unseeded front's seed: 64 bits of OS entropy (never a global RNG)."""
+    return int(np.random.SeedSequence().generate_state(1, np.uint64)[0])

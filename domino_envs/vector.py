@@ -1,6 +1,6 @@
 """Batched self-play front over the same engines: thousands of games stepped in lockstep.
 
-`VectorEnv(game, num_envs, seed, **config)` (also `domino_envs.make_vec`) steps one action per
+`VectorEnv(game, num_envs, seed, **config)` (or `domino_envs.make_vec(name, num_envs, seed, **config)`) steps one action per
 game per call, for whichever seat is to act in that game, in one compiled loop:
 
     obs, masks, seats = venv.reset()
@@ -12,12 +12,17 @@ game per call, for whichever seat is to act in that game, in one compiled loop:
   return is the sum of its column, whoever acted).
 - A finished game is reset at once inside the same call (its next deal seeded from its own
   random stream, so a vector env is determined by its seed and the actions; a deal that forced
-  moves alone would play to the end, which random deals essentially never produce, is skipped
-  and dealt again, since it holds no decision to learn from); ``terminated`` /
+  moves alone play to the end is skipped and dealt again, since it holds no decision to learn
+  from; after `env.MAX_DEALS` such deals in a row the config holds no decision: ConfigError
+  naming it, the rows before the failing one stepped, the rest not); ``terminated`` /
   ``truncated`` flag it; the returned observation is already the new game's.
   ``info["final_states"]`` holds the finished games' last state rows (from which
   ``venv.game.observe(row, seat)`` gives any seat's final observation), ``info["final_index"]``
   their env indices.
+- Seeds are None or integers 0..2**64-1 (ConfigError otherwise); actions an integer array of
+  shape ``(num_envs,)`` whose values fit int64 (IllegalActionError otherwise).
+- A VectorEnv pickles (Ray, multiprocessing): the copy continues exactly as the original would;
+  its compiled entry points are looked up again on unpickling.
 - All arrays, ``info``'s included, are numpy and reused between calls (copy what you keep);
   ``torch.from_numpy`` wraps them without copying.
 
@@ -29,37 +34,50 @@ from __future__ import annotations
 import numpy as np
 from numba import literally, njit
 
-from .core import H_DONE, H_REWARD, H_RNG, H_TRUNC, H_TURN, MAX_SEATS, OK, Game, IllegalActionError
+from .core import H_DONE, H_REWARD, H_RNG, H_TRUNC, H_TURN, MAX_SEATS, OK, ConfigError, Game, IllegalActionError
 from .dispatch import game_id, mask_one, observe_one, reset_one, specialize, step_one
+from .env import MAX_DEALS, no_decision_error
 from .registry import make_game
-from .rng import rng_next, seed_from_generator
+from .rng import check_seed, next_seed, seed_from_generator
+
+NO_DECISION = 100  # _vec_step's code for a row that found no decision in MAX_DEALS deals
+
+_INT64_MAX = np.iinfo(np.int64).max
+
 
 @njit(cache=True)
 def next_episode_seed(s):
     """Seed of the game that follows a finished one, drawn from its own stream."""
-    return np.int64(rng_next(s, H_RNG) >> np.uint64(1))
+    return next_seed(s, H_RNG)
 
 
 @njit(cache=True, inline="always")  # inlined before typing, so gid stays the loop's literal
 def _reset_to_decision(gid, s, seed, p):
     """Deal row s from seed; a deal played out by forced moves alone (no decision to learn from)
-    is dealt again from its own stream."""
-    while True:
-        reset_one(gid, s, seed, p)
-        if s[H_DONE] == 0:
-            return
-        seed = next_episode_seed(s)
+    is dealt again from its own stream, at most MAX_DEALS deals. False if none held a decision
+    (the counter only runs on a deal that is over at once, off the step's usual path)."""
+    reset_one(gid, s, seed, p)
+    tries = 1
+    while s[H_DONE] == 1:
+        if tries == MAX_DEALS:
+            return False
+        reset_one(gid, s, next_seed(s, H_RNG), p)
+        tries += 1
+    return True
 
 
 @njit(cache=True)
 def _vec_reset(gid, states, seeds, p, obs, masks, seats):
+    """Returns the index of a row that found no decision, or -1."""
     literally(gid)  # one compiled version per game (dispatch.py)
     g = gid
     for i in range(states.shape[0]):
-        _reset_to_decision(g, states[i], seeds[i], p)
+        if not _reset_to_decision(g, states[i], seeds[i], p):
+            return i
         seats[i] = states[i, H_TURN]
         observe_one(g, states[i], p, seats[i], obs[i])
         mask_one(g, states[i], p, masks[i])
+    return -1
 
 
 # _nrt=False: no reference counting in this loop. Every `states[i]` view and every array handed
@@ -91,7 +109,8 @@ def _vec_step(gid, states, actions, p, obs, masks, seats, rewards, terminated, t
                 finals[n_final, q] = s[q]
             final_index[n_final] = i
             n_final += 1
-            _reset_to_decision(g, s, next_episode_seed(s), p)
+            if not _reset_to_decision(g, s, next_seed(s, H_RNG), p):
+                return n_final, i, NO_DECISION
         seats[i] = s[H_TURN]
         observe_one(g, s, p, seats[i], obs[i])
         mask_one(g, s, p, masks[i])
@@ -101,18 +120,23 @@ def _vec_step(gid, states, actions, p, obs, masks, seats, rewards, terminated, t
 class VectorEnv:
     """Lockstep self-play over `num_envs` games of one registered game (see module doc)."""
 
+    MAX_DEALS = MAX_DEALS
+
     def __init__(self, game: str | Game, num_envs: int, seed: int | None = None, **config):
         if isinstance(game, str):
             game = make_game(game, **config)
+        elif not isinstance(game, Game):
+            raise ConfigError(f"VectorEnv: game={game!r} must be a registered name or a Game instance")
         elif config:
-            raise ValueError("pass config keys with a game name, not with a Game instance")
-        if not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+            raise ConfigError(f"{game.name}: config keys {sorted(config)} given with a Game instance, which has "
+                              f"its config already; pass them with the game's name instead")
+        if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ConfigError(f"{game.name}: num_envs={num_envs!r} must be a positive integer")
         self.game = game
         self.num_envs = int(num_envs)
         self.num_players = game.num_players
         self._gid = game_id(game)
-        self._rng = np.random.default_rng(seed)
+        self._rng = np.random.default_rng(check_seed(seed, game.name))
         n = self.num_envs
         self.states = np.zeros((n, game.state_size), dtype=np.int64)
         self.obs = np.zeros((n, game.obs_size), dtype=np.float32)
@@ -123,13 +147,26 @@ class VectorEnv:
         self.truncated = np.zeros(n, dtype=np.bool_)
         self._finals = np.zeros((n, game.state_size), dtype=np.int64)
         self._final_index = np.zeros(n, dtype=np.int64)
-        # this game's machine code, called directly (dispatch.specialize): the arrays passed to
-        # it are always these, or of these exact types
+        self._bind_compiled()
+
+    def _bind_compiled(self) -> None:
+        """This game's machine code, called directly (dispatch.specialize): the arrays passed to
+        it are always these, or of these exact types."""
+        game = self.game
         self._reset_fn = specialize(_vec_reset, self._gid, self.states, self.seats, game.params,
                                     self.obs, self.masks, self.seats)
         self._step_fn = specialize(_vec_step, self._gid, self.states, self.seats, game.params,
                                    self.obs, self.masks, self.seats, self.rewards, self.terminated,
                                    self.truncated, 1.0, self._finals, self._final_index)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["_reset_fn"], state["_step_fn"]  # compiled handles: rebuilt on unpickling
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._bind_compiled()
 
     @property
     def observation_size(self) -> int:
@@ -140,10 +177,13 @@ class VectorEnv:
         return self.game.num_actions
 
     def reset(self, seed: int | None = None):
+        seed = check_seed(seed, self.game.name)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         seeds = np.array([seed_from_generator(self._rng) for _ in range(self.num_envs)], dtype=np.int64)
-        self._reset_fn(self._gid, self.states, seeds, self.game.params, self.obs, self.masks, self.seats)
+        bad = self._reset_fn(self._gid, self.states, seeds, self.game.params, self.obs, self.masks, self.seats)
+        if bad >= 0:
+            raise no_decision_error(self.game, MAX_DEALS, f" (env {bad})")
         return self.obs, self.masks, self.seats
 
     def step(self, actions):
@@ -152,6 +192,12 @@ class VectorEnv:
             raise IllegalActionError(
                 f"{self.game.name}: actions must be an integer array of shape ({self.num_envs},), "
                 f"got {actions.dtype} {actions.shape}", actions, kind="type")
+        if actions.dtype == np.uint64 and actions.size and actions.max() > _INT64_MAX:
+            # would wrap to a negative int64 and be reported as another value
+            bad = int(np.argmax(actions > _INT64_MAX))
+            raise IllegalActionError(
+                f"env {bad}: {self.game.name}: action {int(actions[bad])} is out of range; actions are "
+                f"0..{self.game.num_actions - 1}", int(actions[bad]), kind="range")
         actions = np.ascontiguousarray(actions, dtype=np.int64)
         n_final, bad, code = self._step_fn(
             self._gid, self.states, actions, self.game.params, self.obs, self.masks, self.seats,
@@ -159,6 +205,9 @@ class VectorEnv:
             self._finals, self._final_index,
         )
         if bad >= 0:
+            if code == NO_DECISION:
+                raise no_decision_error(self.game, MAX_DEALS, f" (env {bad}, envs 0..{bad - 1} of this batch "
+                                                              f"were stepped)")
             # games before `bad` have stepped; say exactly which action failed and why
             try:
                 self.game._raise_step_error(self.states[bad], int(actions[bad]), code)

@@ -81,3 +81,93 @@ def test_registry_lists_every_game_module():
     assert {"draw_v0", "block_v0"} <= set(domino_envs.game_names())
     from domino_envs import block_v0, draw_v0  # noqa: F401 - the PettingZoo import style works
     assert draw_v0.env(num_players=3).num_agents == 3
+
+
+@pytest.mark.parametrize("name", sorted({n for n, _ in CONFIGS}))
+def test_pettingzoo_render_test(name, capsys):
+    from pettingzoo.test import render_test
+
+    render_test(functools.partial(domino_envs.make, name))
+    assert "seat" in capsys.readouterr().out  # "human" printed the table
+
+
+def test_seeded_reset_deals_again_when_forced_moves_finish_the_deal():
+    """A seeded reset never hands back a finished game. No shipped config with a decision finishes
+    a deal at once on the engine alone, so the engine here marks chosen deals finished: those are
+    dealt again from the row's stream; the others are still mix_seed(seed, k)."""
+    from domino_envs.core import H_DONE, H_RNG, H_TURN
+    from domino_envs.rng import mix_seed, next_seed
+
+    game = domino_envs.make_game("draw_v0")
+    doomed = {mix_seed(5, k) for k in (1, 4)}
+    real_reset = game.reset
+
+    def reset(state, seed):
+        real_reset(state, seed)
+        if seed in doomed:  # as if forced moves had played this deal out
+            state[H_DONE], state[H_TURN] = 1, -1
+
+    game.reset = reset
+    env = domino_envs.DominoEnv(game)
+    raw = game.new_state()
+    for k in range(6):
+        env.reset(seed=5) if k == 0 else env.reset()
+        assert not any(env.terminations.values()) and not any(env.truncations.values())
+        assert env.observe(env.agent_selection)["action_mask"].any()
+        reset(raw, mix_seed(5, k))
+        if k in (1, 4):
+            reset(raw, int(next_seed(raw, H_RNG)))  # the retry: drawn from the finished row
+        assert np.array_equal(raw, env._state)
+
+
+def test_a_config_without_decisions_is_refused_not_hung():
+    env = domino_envs.make("draw_v0", hand_size=1, num_players=4)
+    with pytest.raises(domino_envs.ConfigError, match=r"1000 deals in a row .*hand_size=1"):
+        env.reset(seed=0)
+
+
+def test_reset_with_a_deal_is_atomic():
+    """A rejected deal leaves the env exactly as it was; an accepted one replaces the whole episode."""
+    env = domino_envs.make("draw_v0", match=True, target=100)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    before = (env._state.copy(), env._episode, env._seed_base, dict(env.rewards), dict(env._cumulative_rewards),
+              env.agent_selection, list(env.agents))
+    with pytest.raises(domino_envs.DealError):
+        env.reset(seed=3, options={"deal": {"hands": [[(1, 2)], [(1, 2)]]}})
+    with pytest.raises(domino_envs.ConfigError):
+        env.reset(seed=1.5)
+    after = (env._state, env._episode, env._seed_base, env.rewards, env._cumulative_rewards, env.agent_selection,
+             env.agents)
+    assert np.array_equal(before[0], after[0]) and before[1:] == after[1:]
+    deal = {"hands": [[(1, 2), (3, 4), (0, 0)], [(5, 6), (2, 2), (6, 6)]]}
+    env.reset(seed=3, options={"deal": deal})
+    fresh = domino_envs.make("draw_v0", match=True, target=100)
+    fresh.reset(seed=3, options={"deal": deal})
+    assert np.array_equal(env._state, fresh._state)  # nothing of the old match carried over
+    assert env._episode == fresh._episode == 1
+
+
+def test_a_deal_finished_before_any_decision_is_refused():
+    env = domino_envs.make("block_v0")
+    env.reset(seed=0)
+    state = env._state.copy()
+    with pytest.raises(domino_envs.DealError, match="played to the end by forced moves"):
+        env.reset(seed=1, options={"deal": {"hands": [[(6, 6)], [(2, 3)]]}})
+    assert np.array_equal(env._state, state)
+
+
+def test_aec_env_legal_actions_do_not_share_a_buffer():
+    """The env reads no per-Game scratch buffer (two envs on one Game in two threads would race on
+    it): with Game._mask_buf made unusable, legal_actions() still answers."""
+    game = domino_envs.make_game("draw_v0")
+    poisoned = np.zeros(game.num_actions, dtype=np.int8)
+    poisoned.flags.writeable = False
+    game._mask_buf = poisoned
+    a, b = domino_envs.DominoEnv(game), domino_envs.DominoEnv(game)
+    a.reset(seed=0)
+    b.reset(seed=1)
+    for env in (a, b):
+        assert env.legal_actions() == np.flatnonzero(env.observe(env.agent_selection)["action_mask"]).tolist()

@@ -34,8 +34,8 @@ def test_bad_config_values(key, value, pattern):
 
 
 def test_bad_env_options():
-    with pytest.raises(DominoError, match=r"render_mode='human' is not supported"):
-        domino_envs.make("draw_v0", render_mode="human")
+    with pytest.raises(ConfigError, match=r"render_mode='rgb_array' is not supported; allowed: \[None, 'ansi', 'human'\]"):
+        domino_envs.make("draw_v0", render_mode="rgb_array")
     with pytest.raises(DominoError, match=r"illegal_action='ignore' is not allowed"):
         domino_envs.make("draw_v0", illegal_action="ignore")
 

@@ -346,8 +346,20 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
 
 
 # ------------------------------------------------------------------------------ CLI
+class _OneLineErrors(argparse.ArgumentParser):
+    """argparse that reports a bad argument in one line (no usage dump), exit status 2."""
+
+    def error(self, message):
+        _fail(message)
+
+
+def _fail(message: str):
+    print(f"domino evaluate: error: {message} (see domino evaluate --help)", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _OneLineErrors(
         prog="domino evaluate",
         description="Pit agents on duplicate deals (same seeded deals, seats rotated) and report win rates "
                     "and mean rewards with 95% intervals.")
@@ -378,18 +390,23 @@ def _parse_pair(text: str, agents: list[str]) -> tuple[str, str]:
 
 
 def main(argv: list[str] | None = None) -> Report:
+    """`domino evaluate`: a user's bad --game, --agents, --deals, --pairs or --config is one line on
+    stderr and exit status 2 (argument errors are ValueErrors, DominoErrors among them), no traceback."""
     args = build_parser().parse_args(argv)
-    config = {}
-    for item in args.config:
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise SystemExit(f"--config {item!r}: write KEY=VALUE")
-        config[key] = _config_value(value)
-    for spec in args.agents:
-        parse_spec(spec)
-    pairs = None if args.pairs is None else [_parse_pair(t, args.agents) for t in args.pairs]
-    report = evaluate(args.game, args.agents, args.deals, args.seed, config, pairs,
-                      progress=False if args.no_progress else None)
+    try:
+        config = {}
+        for item in args.config:
+            key, eq, value = item.partition("=")
+            if not eq:
+                raise ValueError(f"--config {item!r}: write KEY=VALUE")
+            config[key] = _config_value(value)
+        for spec in args.agents:
+            parse_spec(spec)
+        pairs = None if args.pairs is None else [_parse_pair(t, args.agents) for t in args.pairs]
+        report = evaluate(args.game, args.agents, args.deals, args.seed, config, pairs,
+                          progress=False if args.no_progress else None)
+    except ValueError as err:
+        _fail(str(err))
     print(report.table())
     if args.markdown:
         with open(args.markdown, "w") as fh:
