@@ -10,14 +10,17 @@ from ._numba_cache import configure as _configure_numba_cache
 
 _configure_numba_cache()
 
-from .core import ConfigError, DealError, DominoError, IllegalActionError  # noqa: E402
+from .core import (  # noqa: E402
+    ConfigError, DealError, DominoError, IllegalActionError, SamplingError, StateError,
+)
 from .env import DominoEnv, make_env as make
 from .registry import game_names, make_game
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "ConfigError", "DealError", "DominoEnv", "DominoError", "IllegalActionError", "VectorEnv",
+    "ConfigError", "DealError", "DominoEnv", "DominoError", "IllegalActionError", "SamplingError",
+    "StateError", "VectorEnv",
     "game_names", "make", "make_game", "make_vec", "__version__",
 ]
 

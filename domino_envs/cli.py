@@ -1,4 +1,4 @@
-"""The `domino` command: `domino bench ...`, `domino evaluate ...`, `domino games`."""
+"""The `domino` command: `domino train ...`, `domino evaluate ...`, `domino bench ...`, `domino games`."""
 from __future__ import annotations
 
 import sys
@@ -6,7 +6,7 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    commands = ["bench", "evaluate", "games"]
+    commands = ["train", "evaluate", "bench", "games"]
     if not argv or argv[0] not in commands:
         print(f"usage: domino {{{','.join(commands)}}} ...  (got {argv[:1] or 'nothing'})", file=sys.stderr)
         return 2
@@ -15,6 +15,10 @@ def main(argv: list[str] | None = None) -> int:
         from .bench import main as bench_main
 
         bench_main(rest)
+    elif cmd == "train":
+        from training.train import main as train_main
+
+        return train_main(rest)
     elif cmd == "evaluate":
         from training.evaluate import main as evaluate_main
 
