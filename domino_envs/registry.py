@@ -27,3 +27,16 @@ def make_game(name: str, **config) -> Game:
     module, cls_name, defaults = GAMES[name]
     cls = getattr(importlib.import_module(module), cls_name)
     return cls(build_config(cls.Config, name, defaults, config), name=name)
+
+
+def resolve_game(game, config: dict, front: str) -> Game:
+    """The engine a front was given: a registered name built with `config`, or a Game instance
+    (which has its config already: config keys beside it are an error, not silently ignored)."""
+    if isinstance(game, str):
+        return make_game(game, **config)
+    if not isinstance(game, Game):
+        raise ConfigError(f"{front}: game={game!r} must be a registered name or a Game instance")
+    if config:
+        raise ConfigError(f"{game.name}: config keys {sorted(config)} given with a Game instance, which has "
+                          f"its config already; pass them with the game's name instead")
+    return game

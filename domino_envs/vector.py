@@ -37,7 +37,7 @@ from numba import literally, njit
 from .core import H_DONE, H_REWARD, H_RNG, H_TRUNC, H_TURN, MAX_SEATS, OK, ConfigError, Game, IllegalActionError
 from .dispatch import game_id, mask_one, observe_one, reset_one, specialize, step_one
 from .env import MAX_DEALS, no_decision_error
-from .registry import make_game
+from .registry import resolve_game
 from .rng import check_seed, next_seed, seed_from_generator
 
 NO_DECISION = 100  # _vec_step's code for a row that found no decision in MAX_DEALS deals
@@ -123,13 +123,7 @@ class VectorEnv:
     MAX_DEALS = MAX_DEALS
 
     def __init__(self, game: str | Game, num_envs: int, seed: int | None = None, **config):
-        if isinstance(game, str):
-            game = make_game(game, **config)
-        elif not isinstance(game, Game):
-            raise ConfigError(f"VectorEnv: game={game!r} must be a registered name or a Game instance")
-        elif config:
-            raise ConfigError(f"{game.name}: config keys {sorted(config)} given with a Game instance, which has "
-                              f"its config already; pass them with the game's name instead")
+        game = resolve_game(game, config, "VectorEnv")
         if isinstance(num_envs, (bool, np.bool_)) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ConfigError(f"{game.name}: num_envs={num_envs!r} must be a positive integer")
         self.game = game

@@ -48,7 +48,7 @@ from gymnasium import spaces
 from .core import ERR_RANGE, H_DONE, H_REWARD, H_RNG, H_TRUNC, H_TURN, MAX_SEATS, ConfigError, DealError, Game, \
     IllegalActionError
 from .env import MAX_DEALS, RENDER_MODES, check_front_options, no_decision_error
-from .registry import make_game
+from .registry import resolve_game
 from .rng import check_seed, entropy_seed, mix_seed, next_seed
 
 
@@ -61,13 +61,7 @@ class SingleSeatEnv(gymnasium.Env):
     def __init__(self, game: str | Game, opponents, seat: int | str = "rotate", seed: int | None = None,
                  render_mode: str | None = None, illegal_action: str = "raise", illegal_reward: float = -1.0,
                  **config):
-        if isinstance(game, str):
-            game = make_game(game, **config)
-        elif not isinstance(game, Game):
-            raise ConfigError(f"SingleSeatEnv: game={game!r} must be a registered name or a Game instance")
-        elif config:
-            raise ConfigError(f"{game.name}: config keys {sorted(config)} given with a Game instance, which has "
-                              f"its config already; pass them with the game's name instead")
+        game = resolve_game(game, config, "SingleSeatEnv")
         self.game = game
         n = game.num_players
         if seat != "rotate" and (isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer))

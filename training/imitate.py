@@ -28,7 +28,7 @@ def demonstrations(run, decisions: int, teacher: str = "heuristic", num_envs: in
     n = game.num_players
     agent = TEACHERS[teacher](game, seed=seed) if teacher == "heuristic" else TEACHERS[teacher](game)
     rng = np.random.default_rng([seed, 0x1317])
-    obs_out, mask_out, act_out, tgt_out = [], [], [], []
+    obs_out, mask_out, act_out = [], [], []
     pending: list[list[list[int]]] = [[[] for _ in range(n)] for _ in range(num_envs)]  # indices per seat
     returns = np.zeros((num_envs, n))
     targets: list[float] = []
