@@ -282,3 +282,19 @@ def test_imitation_warm_start_copies_the_teacher(tmp_path):
     before = clone(trainer.model, obs, masks, actions, targets, 1, np.random.default_rng(0), lr=1e-9)
     after = clone(trainer.model, obs, masks, actions, targets, 30, np.random.default_rng(0), lr=3e-3)
     assert after["bc_agreement"] > max(0.85, before["bc_agreement"] + 0.2)
+
+
+@pytest.mark.parametrize("name", domino_envs.game_names())
+def test_the_shipped_agent_loads_by_name_and_plays_legal_moves(name):
+    """agents/checkpoints/<env>.npz exists for every env, fits the env's default config, and plays
+    whole hands through the evaluation harness (which refuses an illegal move)."""
+    from training.evaluate import evaluate
+
+    game = domino_envs.make_game(name)
+    agent = make_agent("trained", game, seed=0)
+    assert agent.meta["game"] == name and agent.meta["env_steps"] > 0
+    report = evaluate(name, ["trained", "random"], 2, seed=0, pairs=[("trained", "random")], progress=False)
+    assert report.matchups[("trained", "random")].win.size == 2
+    with pytest.raises(CheckpointError, match="config differs"):
+        make_agent("trained", domino_envs.make_game(name, match=True) if name != "magic7_v0"
+                   else domino_envs.make_game(name, num_players=2))
