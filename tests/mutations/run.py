@@ -72,8 +72,9 @@ MUTATIONS = [
     Mutation(
         "vector_finals_after_reset", "the vector env copies final_states after the auto-reset",
         "domino_envs/vector.py",
-        [("            _reset_to_decision(g, s, next_episode_seed(s), p)\n", ""),
-         ("        if done:\n", "        if done:\n            _reset_to_decision(g, s, next_episode_seed(s), p)\n")],
+        [("            if not _reset_to_decision(g, s, next_seed(s, H_RNG), p):\n"
+          "                return n_final, i, NO_DECISION\n", ""),
+         ("        if done:\n", "        if done:\n            _reset_to_decision(g, s, next_seed(s, H_RNG), p)\n")],
         ["tests/test_bite.py", "-k", "final_states and draw"]),
     Mutation(
         "pimc_worst_action", "PIMC picks the worst action",
