@@ -14,13 +14,13 @@ transitions among them (opponents' moves give none), the counterpart of SB3's ti
 
 SB3 section (`sb3_steps_per_second`): MaskablePPO on SingleSeatEnv exactly as ``train_sb3`` builds
 it (the game's config file, its ``sb3`` settings and opponent pool, ``network.hidden``, torch
-threads ``ppo.torch_threads``), after one untimed warm-up rollout (numba compiles, first calls).
+threads ``sb3.torch_threads``), after one untimed warm-up rollout (numba compiles, first calls).
 - *End to end*: wall time of ``model.learn`` over `steps` timesteps (collection + updates).
 - *Collection only*: the part of that same run spent inside ``collect_rollouts`` (from SB3's
   rollout-start to rollout-end callbacks: policy forward, env steps with the opponents' moves,
   GAE over the buffer), so both numbers come from one run.
 - Wall and CPU time: on a shared machine the rate per CPU second (``time.process_time``) shows
-  what the process would reach on its own cores (torch runs ``ppo.torch_threads`` threads; with
+  what the process would reach on its own cores (torch runs ``sb3.torch_threads`` threads; with
   more than one, CPU time exceeds wall time and the per-CPU-second rate understates).
 - Two counts: *timesteps* are SB3's (the learner's decisions only, one per ``env.step``);
   *decisions* add the opponents' moves made inside those steps, which is what our vector env
@@ -68,7 +68,7 @@ def sb3_steps_per_second(game: str = "draw_v0", steps: int = 16_384, hidden: lis
         def _on_step(self) -> bool:
             return True
 
-    with seeded_globals(mix_seed(seed, 0), run.train.ppo.torch_threads):
+    with seeded_globals(mix_seed(seed, 0), run.train.sb3.torch_threads):
         model = new_model(run, venv)
         learner.refresh(model.policy, 0)
         model.learn(total_timesteps=rollout, progress_bar=False)  # warm-up, untimed
@@ -82,7 +82,7 @@ def sb3_steps_per_second(game: str = "draw_v0", steps: int = 16_384, hidden: lis
     venv.close()
     return {"algo": "sb3 MaskablePPO", "game": game, "hidden": list(run.train.network.hidden),
             "n_envs": s.n_envs, "n_steps": s.n_steps, "batch_size": s.batch_size, "n_epochs": s.n_epochs,
-            "torch_threads": run.train.ppo.torch_threads, "timesteps": timesteps, "decisions": decisions,
+            "torch_threads": run.train.sb3.torch_threads, "timesteps": timesteps, "decisions": decisions,
             "seconds": seconds, "cpu_seconds": cpu_seconds, "collect_seconds": timer.collect,
             "steps_per_s": timesteps / seconds, "collect_steps_per_s": timesteps / timer.collect,
             "decisions_per_s": decisions / seconds, "collect_decisions_per_s": decisions / timer.collect,

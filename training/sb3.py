@@ -349,7 +349,7 @@ def train_sb3(run: RunConfig, run_dir: str | Path, resume: bool = True, progress
         start = int(model.num_timesteps)
     remaining = cfg.budget.env_steps - start
     venv = make_envs(run, learner, start)
-    with seeded_globals(mix_seed(cfg.seed, start), cfg.ppo.torch_threads):
+    with seeded_globals(mix_seed(cfg.seed, start), cfg.sb3.torch_threads):
         if model is None:
             model = new_model(run, venv)
         else:
