@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .trained import CheckpointError, check_meta
+from .trained import CheckpointError, SampledAgent, check_meta
 
 META_FORMAT = "domino-envs-sb3-model/1"
 
@@ -29,7 +29,7 @@ def meta_path(model_path: str | Path) -> Path:
     return Path(model_path).with_suffix(".json")
 
 
-class SB3Agent:
+class SB3Agent(SampledAgent):
     """A MaskablePPO model playing `game` (see module doc)."""
 
     name = "sb3"
@@ -67,13 +67,7 @@ class SB3Agent:
             problems.append(f"{n_actions} actions vs {game.num_actions}")
         if problems:
             raise CheckpointError(f"{where} does not fit {game.name}: " + "; ".join(problems))
-        self.game = game
-        self.sample = bool(sample)
-        self._rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
+        super().__init__(game, seed, sample)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.asarray(action_mask) != 0

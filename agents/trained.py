@@ -115,7 +115,21 @@ def mlp_logits(layers, x: np.ndarray) -> np.ndarray:
     return x @ w.T + b
 
 
-class PolicyAgent:
+class SampledAgent:
+    """What the trained agents share: the game, whether to sample or take the best action, and a
+    seeded Generator for sampling (the Agent protocol's reset reseeds it)."""
+
+    def __init__(self, game, seed: int | None, sample: bool):
+        self.game = game
+        self.sample = bool(sample)
+        self._rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+
+
+class PolicyAgent(SampledAgent):
     """A trained actor playing `game`: the highest-scoring legal action, or a sample (``sample=True``)."""
 
     name = "ppo"
@@ -123,15 +137,9 @@ class PolicyAgent:
     def __init__(self, game, seed: int | None = None, checkpoint: str = "", sample: bool = False):
         if not checkpoint:
             raise CheckpointError("ppo agent needs checkpoint=PATH (a policy .npz written by training)")
-        self.game = game
         self.layers, self.meta = load_policy(checkpoint)
         check_meta(self.meta, game, f"policy {checkpoint!r}")
-        self.sample = bool(sample)
-        self._rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
+        super().__init__(game, seed, sample)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.asarray(action_mask) != 0
