@@ -10,6 +10,7 @@ from domino_envs.core import H_TURN
 from domino_envs.dispatch import GAME_IDS
 from domino_envs.registry import GAMES
 from domino_envs.rng import seed_from_generator
+from domino_envs.env import deal_to_decision  # the deal-again rule the vector env follows
 from domino_envs.vector import VectorEnv, make_vec, next_episode_seed
 from tests.configs import CONFIG_IDS, CONFIGS
 
@@ -48,14 +49,6 @@ def test_game_functions_follow_the_inlining_policy():
         assert not counting, f"{module.__name__}: plain njit (reference counting) functions {counting}"
 
 
-def _reset_like_vector(game, s, seed):
-    """The engine's reset as the vector env does it: a deal that forced moves played to the end
-    (no decision in it) is dealt again from the finished row's own stream."""
-    game.reset(s, seed)
-    while game.is_over(s):
-        game.reset(s, int(next_episode_seed(s)))
-
-
 @pytest.mark.parametrize("name,kwargs", VECTOR_CONFIGS, ids=VECTOR_IDS)
 def test_vector_env_equals_engine(name, kwargs):
     n_envs, target_games = 32, 2000
@@ -65,7 +58,7 @@ def test_vector_env_equals_engine(name, kwargs):
     refs = []
     for _ in range(n_envs):
         s = game.new_state()
-        _reset_like_vector(game, s, seed_from_generator(gen))
+        deal_to_decision(game, s, seed_from_generator(gen))
         refs.append(s)
     obs, masks, seats = venv.reset()
     rng = np.random.default_rng(1)
@@ -85,7 +78,7 @@ def test_vector_env_equals_engine(name, kwargs):
             assert bool(term[i] or trunc[i]) == over
             if over:
                 done_envs.append(i)
-                _reset_like_vector(game, s, int(next_episode_seed(s)))
+                deal_to_decision(game, s, int(next_episode_seed(s)))
         assert info["final_index"].tolist() == done_envs
         finished += len(done_envs)
 
