@@ -65,6 +65,18 @@ def deal_to_decision(game: Game, state: np.ndarray, seed: int) -> None:
         tries += 1
 
 
+def episode_stream(game: Game, seed, seed_base: int | None, episode: int) -> tuple[int, int]:
+    """(stream base, episode number) a reset deals from: a seed (checked) starts its stream at
+    episode 0; without one the current stream goes on, and an env never seeded takes OS entropy
+    (never a global RNG). Episode k of stream s is dealt from ``mix_seed(s, k)``."""
+    seed = check_seed(seed, game.name)
+    if seed is not None:
+        return seed, 0
+    if seed_base is None:
+        return entropy_seed(), 0
+    return seed_base, episode
+
+
 def check_front_options(game: Game, render_mode, illegal_action, illegal_reward) -> float:
     """ConfigError for a bad render_mode / illegal_action / illegal_reward; the reward as a float."""
     if render_mode is not None and render_mode not in RENDER_MODES:
@@ -134,13 +146,7 @@ class DominoEnv(AECEnv, EzPickle):
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None, options: dict | None = None):
         """New episode (see module doc): always a live decision; atomic; seeds 0..2**64-1."""
-        seed = check_seed(seed, self.game.name)
-        if seed is not None:
-            base, episode = seed, 0
-        elif self._seed_base is None:  # unseeded: OS entropy, never a global RNG
-            base, episode = entropy_seed(), 0
-        else:
-            base, episode = self._seed_base, self._episode
+        base, episode = episode_stream(self.game, seed, self._seed_base, self._episode)
         deal = None
         if options:
             if not isinstance(options, dict):

@@ -47,9 +47,9 @@ from gymnasium import spaces
 
 from .core import ERR_RANGE, H_DONE, H_REWARD, H_RNG, H_TRUNC, H_TURN, MAX_SEATS, ConfigError, DealError, Game, \
     IllegalActionError
-from .env import MAX_DEALS, RENDER_MODES, check_front_options, no_decision_error
+from .env import MAX_DEALS, RENDER_MODES, check_front_options, episode_stream, no_decision_error
 from .registry import resolve_game
-from .rng import check_seed, entropy_seed, mix_seed, next_seed
+from .rng import check_seed, mix_seed, next_seed
 
 
 class SingleSeatEnv(gymnasium.Env):
@@ -92,13 +92,7 @@ class SingleSeatEnv(gymnasium.Env):
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         game = self.game
-        seed = check_seed(seed, game.name)
-        if seed is not None:
-            base, episode = seed, 0
-        elif self._seed_base is None:  # unseeded: OS entropy, never a global RNG
-            base, episode = entropy_seed(), 0
-        else:
-            base, episode = self._seed_base, self._episode
+        base, episode = episode_stream(game, seed, self._seed_base, self._episode)
         if options is not None and not isinstance(options, dict):
             raise ConfigError(f"{game.name}: options={options!r} must be a dict such as {{'deal': ...}}")
         deal = (options or {}).get("deal")
