@@ -45,7 +45,7 @@ NO_DECISION = 100  # _vec_step's code for a row that found no decision in MAX_DE
 _INT64_MAX = np.iinfo(np.int64).max
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # allocates nothing (dispatch.py's policy)
 def next_episode_seed(s):
     """Seed of the game that follows a finished one, drawn from its own stream."""
     return next_seed(s, H_RNG)

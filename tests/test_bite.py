@@ -219,7 +219,6 @@ ALLOCATING = {
 # known violations, reported to the lead (issue 16); strict: the xfail fails once they are fixed
 KNOWN = {
     "domino_envs.layout": "plain njit helpers called on the step path of pete, racehorse, sum7",
-    "domino_envs.vector": "next_episode_seed, called by _vec_step at every finished game",
     "domino_envs.tiles": "nth_bit (only sampling calls it)",
 }
 
