@@ -11,7 +11,7 @@ from agents.trained import CheckpointError, PolicyAgent, load_policy, save_polic
 from domino_envs.core import ConfigError
 from training.configs import TrainConfig, load_run, parse_override, set_key
 from training.opponents import GreedyBatch, PolicyBatch, RandomBatch, sample_actions
-from training.ppo import Buffer, SeatChains, Trainer, gae, masked_log_probs, run_config_of_checkpoint
+from training.ppo import Buffer, SeatChains, Trainer, gae, load_checkpoint_file, masked_log_probs
 from training.train import main as train_main
 from training.train import train_ppo
 
@@ -166,7 +166,7 @@ def test_mismatched_or_corrupted_policy_files_fail_clearly(tmp_path):
         load_policy(nan)
     (tmp_path / "bad.pt").write_bytes(b"not a checkpoint")
     with pytest.raises(CheckpointError, match="not a readable training checkpoint"):
-        run_config_of_checkpoint(tmp_path / "bad.pt")
+        load_checkpoint_file(tmp_path / "bad.pt")
 
 
 def test_resume_continues_exactly_as_an_uninterrupted_run(tmp_path):

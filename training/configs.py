@@ -329,14 +329,6 @@ def load_run(path: str | Path | None = None, game: str | None = None, overrides:
     return RunConfig(name, dict(config), train)
 
 
-def train_config_from_dict(data: dict) -> TrainConfig:
-    """A TrainConfig from its to_dict() form (checkpoints); unknown keys fail."""
-    train = TrainConfig()
-    _apply_mapping(train, data)
-    validate(train)
-    return train
-
-
 __all__ = ["Budget", "ConfigError", "Eval", "Imitation", "Network", "Opponents", "PPO", "RunConfig", "SB3", "TrainConfig",
            "default_path", "load", "load_run", "make_from_file", "parse_override", "set_key",
-           "train_config_from_dict", "validate"]
+           "validate"]

@@ -49,7 +49,7 @@ from agents.trained import CheckpointError, policy_meta, save_policy
 from domino_envs.dispatch import game_id, observe_one, specialize
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
-from training.configs import RunConfig, TrainConfig, train_config_from_dict
+from training.configs import RunConfig, TrainConfig
 from training.opponents import GreedyBatch, HeuristicBatch, PolicyBatch, RandomBatch, sample_actions
 
 LEARNER = 0
@@ -528,8 +528,8 @@ class Trainer:
         for key in ("game", "config"):
             if theirs[key] != mine[key]:
                 raise CheckpointError(f"{path}: checkpoint is for {key} {theirs[key]!r}, this run has {mine[key]!r}")
-        for key in ("network", "ppo", "seed"):
-            if theirs["train"].get(key) != mine["train"].get(key) and key != "ppo":
+        for key in ("network", "seed"):
+            if theirs["train"].get(key) != mine["train"].get(key):
                 raise CheckpointError(f"{path}: checkpoint has train.{key}={theirs['train'].get(key)!r}, "
                                       f"this run {mine['train'].get(key)!r}")
         for key in ("num_envs", "rollout_steps", "perfect_info_critic"):
@@ -557,13 +557,6 @@ def load_checkpoint_file(path: Path) -> dict:
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{str(path)!r}: not a {CHECKPOINT_FORMAT} checkpoint")
     return data
-
-
-def run_config_of_checkpoint(path: str | Path) -> RunConfig:
-    """The RunConfig a checkpoint was made with (to resume it without the original files)."""
-    data = load_checkpoint_file(Path(path))
-    run = data["run"]
-    return RunConfig(run["game"], run["config"], train_config_from_dict(run["train"]))
 
 
 __all__ = ["ActorCritic", "Buffer", "Collector", "SeatChains", "Trainer", "gae", "masked_log_probs",
