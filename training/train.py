@@ -212,7 +212,7 @@ def _tensorboard(run_dir: Path, update: int):
 
 def _evaluate_point(run, trainer, evals: CsvLog, writer, bar) -> None:
     cfg = run.train.eval
-    path = trainer.export_policy(trainer.dir / "policy_eval.npz")
+    path = trainer.export_policy()  # policy.npz: the latest actor, as the evaluation plays it
     spec, report = evaluate_policy(run, path, cfg.opponents, cfg.deals, cfg.seed)
     parts = []
     for opp in cfg.opponents:
