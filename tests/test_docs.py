@@ -252,7 +252,8 @@ def shell_commands(text: str) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.name)
-def test_domino_commands_parse(path):
+def test_domino_commands_parse(path, monkeypatch):
+    monkeypatch.chdir(ROOT)  # paths in the commands are relative to the repository
     for argv in shell_commands(path.read_text()):
         check_domino_command(argv)
 
