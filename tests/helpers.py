@@ -41,3 +41,28 @@ def play_to_random_point(game, seed: int, rng: np.random.Generator):
 
 def make(name, **kwargs):
     return make_game(name, **kwargs)
+
+
+# ------------------------------------------------------------------------------ docs and README
+NOT_RUN = "<!-- not-run -->"  # put on the line before a ```python fence that must not be executed
+
+
+def fenced_blocks(text: str, lang: str = "python", include_not_run: bool = False) -> list[str]:
+    """The bodies of the ```lang fenced blocks of a Markdown text, in order. A block whose fence
+    is preceded by the NOT_RUN comment line is left out unless include_not_run."""
+    import re
+
+    blocks = []
+    for m in re.finditer(rf"^([^\n]*)\n```{lang}\n(.*?)^```", "\n" + text, flags=re.S | re.M):
+        if m.group(1).strip() == NOT_RUN and not include_not_run:
+            continue
+        blocks.append(m.group(2))
+    return blocks
+
+
+def run_snippet(code: str, where: str) -> dict:
+    """Execute a documentation snippet in a fresh namespace (as a reader pasting it would) and
+    return that namespace; `where` names it in tracebacks."""
+    namespace: dict = {"__name__": "__doc_snippet__"}
+    exec(compile(code, where, "exec"), namespace)
+    return namespace

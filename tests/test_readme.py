@@ -1,31 +1,27 @@
 """The README's usage example runs as written."""
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import domino_envs
+from tests.helpers import fenced_blocks, run_snippet
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def test_readme_usage_example_runs():
-    text = README.read_text()
-    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    blocks = fenced_blocks(README.read_text())
     assert blocks, "README has no python example"
-    namespace: dict = {}
-    exec(compile(blocks[0], str(README), "exec"), namespace)
+    namespace = run_snippet(blocks[0], str(README))
     assert namespace["env"].agents == []  # every agent stepped out at the end
 
 
 def test_readme_deal_example_runs_on_all_six_envs():
     """The README's deal block deals one hand-set deal per env in the one deal format, and each
     env starts from exactly that deal (hands as dealt, less what forced moves played)."""
-    text = README.read_text()
-    block = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if '"deal": deal' in b]
+    block = [b for b in fenced_blocks(README.read_text()) if '"deal": deal' in b]
     assert len(block) == 1, "README has no deal example"
-    namespace: dict = {}
-    exec(compile(block[0], str(README), "exec"), namespace)
+    namespace = run_snippet(block[0], str(README))
     deals = namespace["deals"]
     assert sorted(deals) == sorted(domino_envs.game_names())
     for name, (config, deal) in deals.items():
