@@ -110,6 +110,9 @@ def test_cli_trains_saves_and_restores(tmp_path, capsys):
     assert rllib_train.main(["--game", "draw_v0", "--iterations", "1", "--out", str(out), *TINY_FLAGS]) == 0
     first = capsys.readouterr().out
     assert "iter   1" in first and (out / "learner_group").is_dir(), first
+    # the saved policy acts legally without Ray
+    module = rllib_train.load_module(out)
+    decision_observations("draw_v0", 100, seed=3, policy=lambda obs: rllib_train.greedy_actions(module, obs))
     assert rllib_train.main(["--game", "draw_v0", "--iterations", "1", "--restore", str(out), *TINY_FLAGS]) == 0
     # the restored run goes on counting from the checkpoint's 200+ env steps
     second = capsys.readouterr().out

@@ -16,7 +16,8 @@ the env raises IllegalActionError if one ever is not).
 
 Each iteration prints env steps sampled, the mean episode return (the sum over seats: about zero in
 a zero-sum game, so each seat's mean is printed too), the policy entropy and the time. ``--out DIR``
-saves an RLlib checkpoint at the end; ``--restore DIR`` continues from one (same game and flags).
+saves an RLlib checkpoint at the end; ``--restore DIR`` continues from one (same game and flags);
+``load_module(DIR)`` gives its trained module to act with, without Ray.
 """
 from __future__ import annotations
 
@@ -102,6 +103,15 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
 
     def compute_values(self, batch, embeddings=None):
         return self.value_net(batch[Columns.OBS]["observation"].float()).squeeze(-1)
+
+
+def load_module(checkpoint: str | Path) -> MaskedActorCritic:
+    """The shared module of a checkpoint written by ``--out`` (no Ray needed), to act with
+    `greedy_actions` or ``forward_inference``."""
+    path = Path(checkpoint).resolve() / "learner_group" / "learner" / "rl_module" / POLICY
+    if not path.is_dir():
+        raise FileNotFoundError(f"{checkpoint} is not an RLlib checkpoint of training.rllib_train: no {path}")
+    return MaskedActorCritic.from_checkpoint(str(path))
 
 
 def greedy_actions(module: MaskedActorCritic, observations: list[dict]) -> np.ndarray:
