@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: test demo bench install clean
+.PHONY: test test-rllib demo bench install clean
 
 $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,22 @@ $(STAMP): pyproject.toml Makefile
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# Ray RLlib (the `rllib` extra) gets its own venv: ray 2.60 pins gymnasium==1.2.2, and `make test`
+# (CI) keeps testing the gymnasium a plain install resolves to. CI does not run this target.
+RLLIB_VENV := .venv-rllib
+RLLIB_PY := $(RLLIB_VENV)/bin/python
+RLLIB_STAMP := $(RLLIB_VENV)/.installed
+
+$(RLLIB_STAMP): pyproject.toml Makefile
+	$(PYTHON) -m venv $(RLLIB_VENV)
+	$(RLLIB_PY) -m pip install -q --upgrade pip
+	$(RLLIB_PY) -m pip install -q "torch==2.13.0"
+	$(RLLIB_PY) -m pip install -q -e ".[dev,rllib]"
+	touch $(RLLIB_STAMP)
+
+test-rllib: $(RLLIB_STAMP)
+	$(RLLIB_PY) -m pytest -q tests/test_rllib.py
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -q tests
@@ -26,4 +42,4 @@ bench: $(STAMP)
 	$(PY) -m domino_envs.bench
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache

@@ -1,0 +1,256 @@
+"""Ray RLlib PPO on any domino game: one shared, action-masked policy for every seat (needs the `rllib` extra).
+
+    pip install -e ".[rllib]"
+    python -m training.rllib_train --game draw_v0 --iterations 20                 # this machine
+    python -m training.rllib_train --game block_v0 --set num_players=4 --env-runners 2
+    ray start --head                                                              # on the head node
+    python -m training.rllib_train --game draw_v0 --address auto --env-runners 8  # on that cluster
+
+The env is RLlib's own PettingZoo wrapper (``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``)
+over our AEC env, unchanged: turn-based, so each step hands back the observation of the seat to
+act only, and at the end of a hand every seat gets its final observation and reward. Every seat maps
+to the one module ``shared``. RLlib's new API stack masks actions in the RLModule, so
+`MaskedActorCritic` reads our observation dict ({"observation", "action_mask"}) as it is and sets
+the logits of illegal actions to `MASKED_LOGIT`: a sampled or greedy action is always legal (and
+the env raises IllegalActionError if one ever is not).
+
+Each iteration prints env steps sampled, the mean episode return (the sum over seats: about zero in
+a zero-sum game, so each seat's mean is printed too), the policy entropy and the time. ``--out DIR``
+saves an RLlib checkpoint at the end; ``--restore DIR`` continues from one (same game and flags);
+``load_module(DIR)`` gives its trained module to act with, without Ray.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+try:
+    import ray
+    import torch
+    from torch import nn
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.apis import ValueFunctionAPI
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.core.rl_module.torch import TorchRLModule
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+    from ray.tune.registry import register_env
+except ImportError as exc:  # the module is only useful with the extra; say how to get it
+    raise ImportError(
+        f"training.rllib_train needs the `rllib` extra ({exc}); install it with: pip install -e '.[rllib]'"
+    ) from exc
+
+import domino_envs
+from domino_envs.core import ConfigError, DominoError
+
+ENV_NAME = "domino_pettingzoo"  # the name our env creator is registered under
+POLICY = "shared"  # the one module every seat plays with
+MASKED_LOGIT = -1e9  # finite (not -inf): softmax stays defined even for an all-zero mask
+
+
+# ------------------------------------------------------------------------------------ env
+def env_creator(env_config: dict) -> PettingZooEnv:
+    """RLlib's PettingZoo wrapper over ``domino_envs.make(game, **config)``; env_config holds
+    ``{"game": name, "config": {game config}}``."""
+    return PettingZooEnv(domino_envs.make(env_config["game"], **env_config.get("config", {})))
+
+
+def shared_policy(agent_id, episode, **kwargs) -> str:
+    """Policy mapping: every seat plays the one shared module."""
+    return POLICY
+
+
+# ------------------------------------------------------------------------------------ module
+def _mlp(sizes: list[int]) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for d_in, d_out in zip(sizes[:-2], sizes[1:-1]):
+        layers += [nn.Linear(d_in, d_out), nn.Tanh()]
+    layers.append(nn.Linear(sizes[-2], sizes[-1]))
+    return nn.Sequential(*layers)
+
+
+class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
+    """Policy and value MLPs (separate, tanh) over ``obs["observation"]``; the policy's logits of
+    actions whose ``obs["action_mask"]`` is 0 are replaced by MASKED_LOGIT. ``model_config["hidden"]``
+    gives the widths (default [128, 128])."""
+
+    def setup(self):
+        space = self.observation_space
+        if not hasattr(space, "spaces") or not {"observation", "action_mask"} <= set(space.spaces):
+            raise ValueError(f"MaskedActorCritic needs a Dict observation space with keys 'observation' and "
+                             f"'action_mask'; got {space}")
+        obs_dim = int(np.prod(space["observation"].shape))
+        n_actions = int(self.action_space.n)
+        if space["action_mask"].shape != (n_actions,):
+            raise ValueError(f"action_mask shape {space['action_mask'].shape} does not match the "
+                             f"{n_actions} actions of {self.action_space}")
+        hidden = list((self.model_config or {}).get("hidden", [128, 128]))
+        self.policy_net = _mlp([obs_dim, *hidden, n_actions])
+        self.value_net = _mlp([obs_dim, *hidden, 1])
+
+    def _forward(self, batch, **kwargs):
+        obs = batch[Columns.OBS]
+        logits = self.policy_net(obs["observation"].float())
+        legal = obs["action_mask"].bool()
+        return {Columns.ACTION_DIST_INPUTS: torch.where(legal, logits, torch.full_like(logits, MASKED_LOGIT))}
+
+    def compute_values(self, batch, embeddings=None):
+        return self.value_net(batch[Columns.OBS]["observation"].float()).squeeze(-1)
+
+
+def load_module(checkpoint: str | Path) -> MaskedActorCritic:
+    """The shared module of a checkpoint written by ``--out`` (no Ray needed), to act with
+    `greedy_actions` or ``forward_inference``."""
+    path = Path(checkpoint).resolve() / "learner_group" / "learner" / "rl_module" / POLICY
+    if not path.is_dir():
+        raise FileNotFoundError(f"{checkpoint} is not an RLlib checkpoint of training.rllib_train: no {path}")
+    return MaskedActorCritic.from_checkpoint(str(path))
+
+
+def greedy_actions(module: MaskedActorCritic, observations: list[dict]) -> np.ndarray:
+    """The module's most likely action for each observation (our env's dict), as the trained policy
+    would act at inference."""
+    batch = {Columns.OBS: {
+        "observation": torch.as_tensor(np.stack([o["observation"] for o in observations])),
+        "action_mask": torch.as_tensor(np.stack([o["action_mask"] for o in observations])),
+    }}
+    with torch.no_grad():
+        logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
+    return logits.argmax(-1).numpy()
+
+
+# ------------------------------------------------------------------------------------ config
+def build_config(game: str, game_config: dict, *, env_runners: int = 0, seed: int = 0, train_batch: int = 2000,
+                 minibatch: int = 250, epochs: int = 4, lr: float = 3e-4, entropy_coeff: float = 0.01,
+                 hidden: tuple[int, ...] = (128, 128), gpus_per_learner: float = 0) -> PPOConfig:
+    """PPO (RLlib's new API stack) with one shared MaskedActorCritic for every seat of `game`."""
+    return (
+        PPOConfig()
+        # RLlib's env pre-check steps random actions, which our env (rightly) refuses as illegal
+        .environment(ENV_NAME, env_config={"game": game, "config": dict(game_config)}, disable_env_checking=True)
+        .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=1)
+        .multi_agent(policies={POLICY}, policy_mapping_fn=shared_policy)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
+            POLICY: RLModuleSpec(module_class=MaskedActorCritic, model_config={"hidden": list(hidden)}),
+        }))
+        .training(train_batch_size_per_learner=train_batch, minibatch_size=minibatch, num_epochs=epochs, lr=lr,
+                  entropy_coeff=entropy_coeff)
+        .learners(num_learners=0, num_gpus_per_learner=gpus_per_learner)
+        .debugging(seed=seed)
+    )
+
+
+def iteration_summary(result: dict) -> dict:
+    """The numbers printed per iteration, from an RLlib result dict (NaN where RLlib reported none,
+    e.g. no episode finished yet)."""
+    runners = result.get("env_runners", {})
+    learner = result.get("learners", {}).get(POLICY, {})
+    return {
+        "env_steps": int(runners.get("num_env_steps_sampled", 0)),
+        "env_steps_total": int(result.get("num_env_steps_sampled_lifetime",
+                                          runners.get("num_env_steps_sampled_lifetime", 0))),
+        "episodes": int(runners.get("num_episodes", 0)),
+        "return_mean": runners.get("episode_return_mean", math.nan),
+        "seat_returns": dict(sorted(runners.get("agent_episode_returns_mean", {}).items())),
+        "entropy": learner.get("entropy", math.nan),
+        "policy_loss": learner.get("policy_loss", math.nan),
+        "vf_loss": learner.get("vf_loss", math.nan),
+    }
+
+
+def start_ray(address: str | None, num_cpus: int | None) -> None:
+    """Join the cluster at `address`, or start a local Ray (no dashboard) with `num_cpus` cores."""
+    if address:
+        ray.init(address=address)
+    else:
+        ray.init(num_cpus=num_cpus or os.cpu_count(), include_dashboard=False)
+    register_env(ENV_NAME, env_creator)
+
+
+# ------------------------------------------------------------------------------------ CLI
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m training.rllib_train", description=__doc__.split("\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--game", default="draw_v0", help=f"one of {domino_envs.game_names()}")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="game config key (repeatable)")
+    p.add_argument("--iterations", type=int, default=10, help="training iterations")
+    p.add_argument("--env-runners", type=int, default=0, help="remote env runners (0: sample in the driver)")
+    p.add_argument("--address", default=None,
+                   help="an existing Ray cluster (e.g. auto, ray://host:10001); default: a local Ray")
+    p.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray (default: all cores)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--train-batch", type=int, default=2000, help="env steps per training iteration")
+    p.add_argument("--minibatch", type=int, default=250)
+    p.add_argument("--epochs", type=int, default=4, help="passes over each training batch")
+    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--entropy-coeff", type=float, default=0.01)
+    p.add_argument("--hidden", type=int, nargs="+", default=[128, 128], help="MLP widths")
+    p.add_argument("--gpus-per-learner", type=float, default=0, help="GPUs for the (one, local) learner")
+    p.add_argument("--out", default=None, metavar="DIR", help="save an RLlib checkpoint here at the end")
+    p.add_argument("--restore", default=None, metavar="DIR", help="start from this checkpoint")
+    args = p.parse_args(argv)
+    for name in ("iterations", "train_batch", "minibatch", "epochs"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} must be >= 1, got {getattr(args, name)}")
+    if args.env_runners < 0:
+        p.error(f"--env-runners must be >= 0, got {args.env_runners}")
+    if args.minibatch > args.train_batch:
+        p.error(f"--minibatch ({args.minibatch}) must not exceed --train-batch ({args.train_batch})")
+    return args
+
+
+def game_config_of(game: str, overrides: list[str]) -> dict:
+    """The --set pairs as a game config, checked by building the env once here, so a bad name or
+    value fails with our ConfigError before Ray starts."""
+    from training.configs import parse_override
+
+    config = dict(parse_override(text) for text in overrides)
+    if game not in domino_envs.game_names():
+        raise ConfigError(f"unknown game {game!r}; allowed: {domino_envs.game_names()}")
+    domino_envs.make(game, **config).close()
+    return config
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    try:
+        game_config = game_config_of(args.game, args.set)
+    except DominoError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    start_ray(args.address, args.num_cpus)
+    try:
+        config = build_config(args.game, game_config, env_runners=args.env_runners, seed=args.seed,
+                              train_batch=args.train_batch, minibatch=args.minibatch, epochs=args.epochs,
+                              lr=args.lr, entropy_coeff=args.entropy_coeff, hidden=tuple(args.hidden),
+                              gpus_per_learner=args.gpus_per_learner)
+        algo = config.build_algo()
+        if args.restore:
+            algo.restore_from_path(str(Path(args.restore).resolve()))
+        print(f"{args.game} {game_config}: {args.env_runners} env runners, "
+              f"{args.train_batch} env steps per iteration")
+        for it in range(1, args.iterations + 1):
+            start = time.perf_counter()
+            s = iteration_summary(algo.train())
+            seats = " ".join(f"{a}={r:+.3f}" for a, r in s["seat_returns"].items())
+            print(f"iter {it:3d}  env steps {s['env_steps']:6d} (total {s['env_steps_total']})  "
+                  f"episodes {s['episodes']:4d}  return mean {s['return_mean']:+.3f}  [{seats}]  "
+                  f"entropy {s['entropy']:.3f}  {time.perf_counter() - start:.1f}s", flush=True)
+        if args.out:
+            path = algo.save_to_path(str(Path(args.out).resolve()))
+            print(f"checkpoint: {path}")
+        algo.stop()
+    finally:
+        ray.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
