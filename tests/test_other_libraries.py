@@ -78,7 +78,8 @@ def mask_fn(env):
 
 def train_tutorial_style(wrapper_cls, name: str, steps: int):
     """The tutorial's training recipe with tiny budgets: wrap, reset (fixes the spaces), ActionMasker,
-    MaskablePPO on an MLP, learn."""
+    MaskablePPO on an MLP, learn. (SB3 seeds python's, numpy's and torch's global RNGs: callers run
+    it inside `seeded_globals`, which puts them back.)"""
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.wrappers import ActionMasker
 
@@ -117,18 +118,23 @@ def play_tutorial_style(model, name: str, games: int) -> list[dict]:
 @pytest.mark.parametrize("name", ENV_NAMES)
 def test_sb3_tutorial_pattern_trains_maskable_ppo(name):
     pytest.importorskip("sb3_contrib")
-    model = train_tutorial_style(SB3ActionMaskWrapper, name, STEPS)
+    from training.sb3 import seeded_globals
+
+    with seeded_globals(0, threads=1):
+        model = train_tutorial_style(SB3ActionMaskWrapper, name, STEPS)
+        results = play_tutorial_style(model, name, games=3)
     assert model.num_timesteps >= STEPS
     episodes = list(model.ep_info_buffer)  # SB3's Monitor: one entry per finished episode
     assert episodes, f"{name}: no episode ended in {model.num_timesteps} steps"
     assert any(ep["r"] != 0 for ep in episodes), f"{name}: no reward reached the learner"
-    results = play_tutorial_style(model, name, games=3)
     assert len(results) == 3 and any(any(r.values()) for r in results)
 
 
 def test_sb3_tutorial_pattern_with_mask_ignored_is_refused():
     pytest.importorskip("sb3_contrib")
-    with pytest.raises(IllegalActionError):
+    from training.sb3 import seeded_globals
+
+    with seeded_globals(0, threads=1), pytest.raises(IllegalActionError):
         train_tutorial_style(MaskIgnoredWrapper, "draw_v0", 64)
 
 
