@@ -43,7 +43,10 @@ class SB3ActionMaskWrapper(pettingzoo.utils.BaseWrapper, gymnasium.Env):
 
     reset() fixes the spaces to the first agent's (the mask stripped from the observation) and
     returns the seat to act's observation; step() steps the AEC env and returns the next seat to
-    act's observation with the reward, termination, truncation and info of the seat that acted."""
+    act's observation with the reward, termination, truncation and info of the seat that acted.
+    (So the learner hears only the acting seat's reward: the other seats' rewards at the end of a
+    hand reach no one. That is the tutorial's design, not the env's; SingleSeatEnv and the vector
+    env give every seat its own.)"""
 
     def reset(self, seed=None, options=None):
         super().reset(seed, options)
@@ -146,21 +149,18 @@ def test_sb3_tutorial_pattern_masked_random_play(name):
     env = SB3ActionMaskWrapper(domino_envs.make(name))
     obs, info = env.reset(seed=1)
     env.action_space.seed(1)
-    finals, episode_steps, longest = [], 0, 0
+    finals = []
     for _ in range(STEPS):
         assert env.observation_space.contains(obs)
         mask = env.action_mask()
         assert mask.dtype == np.int8 and mask.any(), f"{name}: {env.agent_selection} is to act with no legal action"
         obs, reward, terminated, truncated, info = env.step(env.action_space.sample(mask))
-        episode_steps += 1
         if terminated or truncated:
             assert env.observation_space.contains(obs)
             assert all(env.terminations[a] or env.truncations[a] for a in env.agents)
             assert not env.action_mask().any()  # nobody is to act in a finished game
             finals.append([env.rewards[a] for a in env.possible_agents])
-            longest = max(longest, episode_steps)
             obs, info = env.reset()
-            episode_steps = 0
     assert len(finals) >= 2, f"{name}: {len(finals)} episodes ended in {STEPS} steps"
     assert any(any(r) for r in finals), f"{name}: every finished episode paid nothing"
 
