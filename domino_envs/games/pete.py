@@ -619,6 +619,20 @@ class PeteGame(Game, kernels=globals()):
         s[H_TURN] = leader
         _advance(s, self.params)
 
+    def deal_of(self, state: np.ndarray) -> dict:
+        """The deal of the hand in play, in the format `set_deal` takes: each seat's tiles in hand
+        plus those it placed this hand (every tile is dealt, so this is the deal, also after a forced
+        lead), the designated leader, and in match mode the chips held (they change only between
+        hands). `set_deal` of it on a fresh row gives the same decision."""
+        self._check_state(state)
+        s = state
+        hands = [[(int(TILE_A[t]), int(TILE_B[t])) for t in range(NT)
+                  if (int(s[HANDS + k] | s[PLAYED_MASK + k]) >> t) & 1] for k in range(NP)]
+        deal = {"hands": hands, "first": int(s[DESIGNATED])}
+        if self.config.match:
+            deal["chips"] = [int(c) for c in s[CHIPS:CHIPS + NP]]
+        return deal
+
     # ---- validate (core.Game.validate)
     def slot_ranges(self):
         return [

@@ -809,6 +809,22 @@ class RacehorseGame(Game, kernels=globals()):
         _advance(s, self.params)
         _settle_pending(s)
 
+    def deal_of(self, state: np.ndarray) -> dict:
+        """The deal of the hand in play, in the format `set_deal` takes: what was dealt, read from
+        the deck (which keeps its order all hand) and each seat's hand and placed tiles, so it works
+        after the forced set too, and the nominal setter. `set_deal` of it on a fresh row gives the
+        same decision. For a later hand of a match it names the tiles and setter only: the scores
+        before that hand are not kept in the row (pass them as "scores" to start from it)."""
+        self._check_state(state)
+        s, n = state, self.num_players
+        deck = s[DECK:DECK + N_TILES]
+        dealt_end = int(s[DECK_POS]) - int(s[DRAWN:DRAWN + n].sum())
+        dealt = sum(1 << int(t) for t in deck[:dealt_end])
+        hands = [[(int(TILE_A[t]), int(TILE_B[t])) for t in range(N_TILES)
+                  if ((dealt & int(s[HANDS + k] | s[PLAYED_MASK + k])) >> t) & 1] for k in range(n)]
+        stock = [(int(TILE_A[t]), int(TILE_B[t])) for t in deck[dealt_end:s[BONE_END]]]
+        return {"hands": hands, "stock": stock, "first": int(s[SETTER])}
+
     # ---- validate (core.Game.validate)
     def slot_ranges(self):
         n, arms = self.num_players, int(self.params[P_ARMS])
