@@ -170,6 +170,7 @@ class Session:
         self.say()
         self.say(f"=== {g.name} game {self.episode} (seed {self.base}, game {self.episode - 1} of its stream): "
                  f"you are seat {self.seat}; opponents: {self.vs}")
+        self.say("(forced moves - an only move, draws, passes - are made by the engine: they show in the table)")
         while not row[H_DONE]:
             seat = int(row[H_TURN])
             hand = int(row[H_HAND])
@@ -273,7 +274,10 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
     p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: OS entropy, printed)")
     p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="game config keys")
     p.add_argument("--save", default=None, metavar="FILE", help="append each finished game here as a replay line")
-    args = p.parse_args(argv)
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as exit_:  # a usage error (reported above) or --help
+        return int(exit_.code or 0)
     try:
         game = make_game(args.game, **parse_sets(args.set))
         if not 0 <= args.seat < game.num_players:

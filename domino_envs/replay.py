@@ -35,6 +35,7 @@ the whole game; ``Recorder`` records a game as it is played (``start``, ``step``
 Verification: the game and config must build, the deal read from the dealt row must equal the
 recorded one, and at every step the seat to act must be the recorded seat, the action legal, and
 the step's rewards the recorded ones; at the end the game must be over with the recorded returns.
+In match mode each later hand's recorded deal is checked too when it is dealt.
 The first thing that does not match raises `ReplayError` naming it (step index, expected vs
 recorded). A replay recorded by another package version is played all the same (a version that
 plays identically is not an error); when something does not match, the error names both versions.
@@ -211,6 +212,7 @@ class Replay:
         if self.start_rewards is not None and _plain(game.rewards(row).tolist()) != self.start_rewards:
             raise self._error(f"start rewards: expected {game.rewards(row).tolist()}, recorded {self.start_rewards}")
         yield row.copy()
+        later_hands = {h.get("step"): h for h in self.hands if isinstance(h, dict)}
         for i, st in enumerate(self.steps):
             if row[H_DONE]:
                 raise self._error(f"step {i}: the game is over already, recorded seat {st.seat} plays "
@@ -228,6 +230,11 @@ class Replay:
             if len(st.rewards) != n or rewards != st.rewards:
                 raise self._error(f"step {i} (seat {seat}, action {st.action}): rewards expected {rewards}, "
                                   f"recorded {st.rewards}")
+            noted = later_hands.get(i + 1)
+            if noted is not None and not row[H_DONE]:
+                dealt = _plain(game.deal_of(row))
+                if dealt != _plain(noted.get("deal")):
+                    raise self._error(f"step {i}: hand {noted.get('hand')} is dealt {dealt}, recorded {noted.get('deal')}")
             yield row.copy()
 
     def verify(self) -> np.ndarray:
@@ -237,7 +244,6 @@ class Replay:
         for row in self.positions():
             pass
         if not row[H_DONE]:
-            game = self.make_game()
             raise self._error(f"step {len(self.steps)}: the game goes on (seat {int(row[H_TURN])} to act) but "
                               f"the recording ends after {len(self.steps)} steps (truncated?)")
         returns = self.computed_returns()
