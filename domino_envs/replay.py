@@ -234,7 +234,8 @@ class Replay:
             if noted is not None and not row[H_DONE]:
                 dealt = _plain(game.deal_of(row))
                 if dealt != _plain(noted.get("deal")):
-                    raise self._error(f"step {i}: hand {noted.get('hand')} is dealt {dealt}, recorded {noted.get('deal')}")
+                    raise self._error(f"step {i}: hand {noted.get('hand')} is dealt {dealt}, "
+                                      f"recorded {noted.get('deal')}")
             yield row.copy()
 
     def verify(self) -> np.ndarray:
@@ -404,6 +405,11 @@ def main(argv: list[str] | None = None) -> int:
             if k:
                 print("\n" + "=" * 60 + "\n")
             print_replay(rep, seat, table=not args.moves_only)
+    except BrokenPipeError:  # the reader stopped (| head): not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (DominoError, OSError) as err:
         print(f"domino replay: error: {err}", file=sys.stderr)
         return 2

@@ -333,3 +333,21 @@ def test_evaluate_saves_replays_that_verify(tmp_path):
     assert len(reps) == 4 + 2 and reps[-1].game == "draw_v0"
     for rep in reps[4:]:
         rep.verify()
+
+
+def test_deal_of_after_forced_draws():
+    """A setter without a special tile draws before the first decision (racehorse, 2 players): the
+    drawn tiles are the stock's, not the hand's, in deal_of."""
+    game = make_game("racehorse_v0")
+    deal = {"hands": [[[0, 1], [0, 2], [0, 3], [0, 4], [0, 6], [1, 2], [1, 3]],
+                      [[1, 5], [1, 6], [2, 4], [2, 5], [2, 6], [3, 4], [3, 5]]],
+            "stock": [[3, 6], [4, 5], [6, 6], [5, 6], [0, 0], [1, 1]], "first": 0}
+    row = game.new_state()
+    game.set_deal(row, deal)
+    assert not row[H_DONE] and game.hand(row, 0) != [tuple(t) for t in deal["hands"][0]]  # it drew
+    back = json.loads(json.dumps(game.deal_of(row)))
+    assert [sorted(h) for h in back["hands"]] == [sorted(h) for h in deal["hands"]]
+    assert back["stock"] == deal["stock"] and back["first"] == 0
+    fresh = game.new_state()
+    game.set_deal(fresh, back)
+    assert same_decision(game, row, fresh)

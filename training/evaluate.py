@@ -290,7 +290,8 @@ def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, mat
             recorder = None
             if replay_file is not None:
                 specs = [focal_spec if j == k else opp_spec for j in range(n)]
-                recorder = Recorder(game, agents=specs, extra={"evaluation": {"seed": seed, "deal": d, "focal_seat": k}})
+                where = {"evaluation": {"seed": seed, "deal": d, "focal_seat": k}}
+                recorder = Recorder(game, agents=specs, extra=where)
             totals = play_hand(game, state, seats, engine_seed, agent_seeds, recorder)
             if recorder is not None:
                 replay_file.write(recorder.finish(state).to_line() + "\n")

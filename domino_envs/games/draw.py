@@ -53,6 +53,8 @@ core.py): ``{"hands": [[(a, b), ...] one list per seat], "stock":
 [(a, b), ...] the boneyard in draw order, "first": seat to lead}``. Hands may have any non-empty
 size; tiles named nowhere are out of play; "first" defaults to ``first_seat`` or 0. The Block
 Game takes no stock (an empty list at most). A deal starts a new episode (hand 1 of a match).
+``deal_of(state)`` reads the deal of the hand in play back in this format, also after forced moves;
+replays (domino_envs/replay.py) record it.
 """
 from __future__ import annotations
 

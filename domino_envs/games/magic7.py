@@ -120,6 +120,8 @@ core.py): ``{"hands": [[card, ...] one list per seat], "stock":
 [card, ...] the pile in draw order, "first": starter}``. Cards by name ('7H', '10S', 'QC', 'JK'
 for a joker; 'JK' twice is both jokers) or id 0..53; tiles named nowhere are out of play (and
 known to all); 7s in hands go out at once (M7-1). "first" defaults to ``first_seat`` or 0.
+``deal_of(state)`` reads the deal of the hand in play back in this format (jokers as ids 52, 53),
+also after forced moves; replays (domino_envs/replay.py) record it.
 """
 from __future__ import annotations
 

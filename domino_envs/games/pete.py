@@ -87,6 +87,8 @@ core.py): ``{"hands": [[(a, b), ...] x 4], "first": designated
 leader, "chips": [4 ints]}``. The hands hold all 28 tiles between them (sizes may differ, each
 >= 1): there is no stock ("stock" may only be empty). "first" defaults to ``first_leader`` or 0;
 "chips" (match mode only, each 0..chips_to_win-1) are the chips already held.
+``deal_of(state)`` reads the deal of the hand in play back in this format, also after forced moves;
+replays (domino_envs/replay.py) record it.
 """
 from __future__ import annotations
 

@@ -121,6 +121,8 @@ per seat]}``. Hands may have any non-empty size; tiles named nowhere are out of 
 have no stock. "first" defaults to ``first_setter`` or 0. "scores" (default zeros) are points
 already won, each 0..target-1 (a side at the target has won; this keeps every observation within
 ``obs_high``), partners equal with teams.
+``deal_of(state)`` reads the deal of the hand in play back in this format (a later hand of a match:
+without its scores), also after forced moves; replays (domino_envs/replay.py) record it.
 """
 from __future__ import annotations
 

@@ -98,6 +98,8 @@ core.py): ``{"hands": [[(a, b), ...] one list per seat], "stock":
 one of the 28 tiles (the market is all that is not in a hand; a tile left out is a DealError
 listing the missing tiles, rather than a market order the caller did not choose). There is no
 "first": the starter and the lead follow S-2/S-3.
+``deal_of(state)`` reads the deal of the hand in play back in this format, also after forced moves;
+replays (domino_envs/replay.py) record it.
 """
 from __future__ import annotations
 
