@@ -22,8 +22,9 @@ per line, so an evaluation can append thousands of games to one file. Each line 
                    every seat's reward from that step (floats, as the fronts give them)
     returns        each seat's return: start_rewards plus every step's rewards
     hands          match mode: [{"hand": h, "step": i, "deal": {...}}, ...] the deal of every later
-                   hand (the engine deals it from the row's stream; seed + actions determine it) and
-                   the index of the first step played in it; [] otherwise
+                   hand that has a decision (the engine deals it from the row's stream; seed +
+                   actions determine it, this is a record to read and check) and the index of the
+                   first step played in it; [] otherwise
     agents         optional: the agent spec in each seat (evaluation, `domino play`)
     (any other key is kept in ``Replay.extra`` and written back)
 
@@ -286,6 +287,7 @@ class Recorder:
         self.extra = dict(extra or {})
         self._config = config_of(game)
         self._steps: list[Step] = []
+        self._seed: int | None = None  # set by start()
 
     def start(self, row: np.ndarray, seed: int, deal: dict | None = None) -> None:
         g = self.game
@@ -297,7 +299,13 @@ class Recorder:
         self._hands: list[dict] = []
         self._steps = []
 
+    def _check_started(self, what: str) -> None:
+        if self._seed is None:
+            raise DominoError(f"{self.game.name}: Recorder.{what}() before Recorder.start(row, seed)")
+
     def step(self, seat: int, action: int, row: np.ndarray) -> None:
+        if self._seed is None:
+            self._check_started("step")
         g = self.game
         self._steps.append(Step(int(seat), int(action), g.describe_action(int(action)), g.rewards(row).tolist()))
         if row[H_HAND] != self._hand:
@@ -307,6 +315,7 @@ class Recorder:
                                     "deal": _plain(g.deal_of(row))})
 
     def finish(self, row: np.ndarray | None = None) -> Replay:
+        self._check_started("finish")
         if row is not None and not row[H_DONE]:
             raise DominoError(f"{self.game.name}: Recorder.finish() before the game is over")
         rep = Replay(self.game.name, self._config, self._seed, self._deal, self._steps, [],

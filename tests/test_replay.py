@@ -351,3 +351,15 @@ def test_deal_of_after_forced_draws():
     fresh = game.new_state()
     game.set_deal(fresh, back)
     assert same_decision(game, row, fresh)
+
+
+def test_recorder_used_out_of_order():
+    game = make_game("draw_v0")
+    row = game.new_state()
+    game.reset(row, 1)
+    rec = Recorder(game)
+    with pytest.raises(domino_envs.DominoError, match=r"Recorder.step\(\) before Recorder.start"):
+        rec.step(0, 0, row)
+    rec.start(row, 1)
+    with pytest.raises(domino_envs.DominoError, match="before the game is over"):
+        rec.finish(row)
