@@ -14,12 +14,13 @@ from .core import (  # noqa: E402
     ConfigError, DealError, DominoError, IllegalActionError, SamplingError, StateError,
 )
 from .env import DominoEnv, make_env as make
+from .replay import ReplayError
 from .registry import game_names, make_game
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "ConfigError", "DealError", "DominoEnv", "DominoError", "IllegalActionError", "SamplingError",
+    "ConfigError", "DealError", "DominoEnv", "DominoError", "IllegalActionError", "ReplayError", "SamplingError",
     "StateError", "VectorEnv",
     "game_names", "make", "make_game", "make_vec", "__version__",
 ]

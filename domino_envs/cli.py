@@ -1,4 +1,5 @@
-"""The `domino` command: `domino train ...`, `domino evaluate ...`, `domino bench ...`, `domino games`."""
+"""The `domino` command: `domino train ...`, `domino evaluate ...`, `domino bench ...`, `domino games`,
+`domino play GAME --vs SPEC ...` (play.py), `domino replay FILE ...` (replay.py)."""
 from __future__ import annotations
 
 import sys
@@ -6,7 +7,7 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    commands = ["train", "evaluate", "bench", "games"]
+    commands = ["train", "evaluate", "bench", "games", "play", "replay"]
     if not argv or argv[0] not in commands:
         print(f"usage: domino {{{','.join(commands)}}} ...  (got {argv[:1] or 'nothing'})", file=sys.stderr)
         return 2
@@ -23,6 +24,14 @@ def main(argv: list[str] | None = None) -> int:
         from training.evaluate import main as evaluate_main
 
         evaluate_main(rest)
+    elif cmd == "play":
+        from .play import main as play_main
+
+        return play_main(rest)
+    elif cmd == "replay":
+        from .replay import main as replay_main
+
+        return replay_main(rest)
     else:
         from .registry import game_names
 

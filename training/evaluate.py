@@ -29,7 +29,8 @@ Design (decisions the issue left open):
   design - so a Wilson interval over hands (which assumes independent hands) would be wrong here.
 - Per-agent summary: the focal agent's per-deal values pooled over all its matchups.
 
-Output: a printed table, Markdown (``--markdown FILE``) and JSON (``--json FILE``); a tqdm
+Output: a printed table, Markdown (``--markdown FILE``) and JSON (``--json FILE``); every hand as a
+replay line (``--save-replays FILE``, ``evaluate(..., replay_path=FILE)``: domino_envs/replay.py); a tqdm
 progress bar on stderr for runs over a few thousand hands (``--no-progress`` turns it off).
 
     domino evaluate --game draw_v0 --agents random greedy heuristic --deals 2000 --seed 0
@@ -50,6 +51,7 @@ import numpy as np
 from agents.registry import agent_names, make_agent, parse_spec
 from domino_envs.core import H_DONE, H_TURN
 from domino_envs.registry import game_names, make_game
+from domino_envs.replay import Recorder
 from domino_envs.rng import mix_seed
 
 Z95 = 1.959963984540054
@@ -72,10 +74,13 @@ def _config_value(text: str):
 
 
 # ------------------------------------------------------------------------------ one hand
-def play_hand(game, state, agents, engine_seed: int, agent_seeds) -> np.ndarray:
-    """Play one episode from `engine_seed` with agents[k] in seat k; return each seat's return."""
+def play_hand(game, state, agents, engine_seed: int, agent_seeds, recorder=None) -> np.ndarray:
+    """Play one episode from `engine_seed` with agents[k] in seat k; return each seat's return.
+    With a `recorder` (domino_envs.replay.Recorder) the hand is recorded as it is played."""
     n = game.num_players
     game.reset(state, engine_seed)
+    if recorder is not None:
+        recorder.start(state, engine_seed)
     for agent, s in zip(agents, agent_seeds):
         agent.reset(int(s))
     totals = np.zeros(n, dtype=np.float64)
@@ -98,6 +103,8 @@ def play_hand(game, state, agents, engine_seed: int, agent_seeds) -> np.ndarray:
                                f"legal: {np.flatnonzero(mask).tolist()}")
         game.step(state, int(action))
         totals += game.rewards(state)
+        if recorder is not None:
+            recorder.step(seat, int(action), state)
     return totals
 
 
@@ -261,8 +268,10 @@ class Report:
 
 # ------------------------------------------------------------------------------ runs
 def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, matchup_index: int,
-                progress=None) -> tuple[Matchup, Matchup | None]:
-    """Duplicate-deal matchup focal vs copies of opp. With 2 players also returns opp's view."""
+                progress=None, replay_file=None) -> tuple[Matchup, Matchup | None]:
+    """Duplicate-deal matchup focal vs copies of opp. With 2 players also returns opp's view.
+    With `replay_file` (an open text file) every hand is appended to it as a replay line, with the
+    agent spec of each seat, the deal index and the evaluation seed."""
     n = game.num_players
     focal = [make_agent(focal_spec, game) for _ in range(n)]
     opp = [make_agent(opp_spec, game) for _ in range(n)]
@@ -278,7 +287,16 @@ def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, mat
             seats = [focal[j] if j == k else opp[j] for j in range(n)]
             base = ((matchup_index * deals + d) * n + k) * n
             agent_seeds = [mix_seed(seed ^ _AGENT_STREAM, base + j) for j in range(n)]
-            totals = play_hand(game, state, seats, engine_seed, agent_seeds)
+            recorder = None
+            if replay_file is not None:
+                specs = [focal_spec if j == k else opp_spec for j in range(n)]
+                where = {"evaluation": {"seed": seed, "deal": d, "focal_seat": k}}
+                recorder = Recorder(game, agents=specs, extra=where)
+            if recorder is None:
+                totals = play_hand(game, state, seats, engine_seed, agent_seeds)
+            else:
+                totals = play_hand(game, state, seats, engine_seed, agent_seeds, recorder=recorder)
+                replay_file.write(recorder.finish(state).to_line() + "\n")
             shares = win_shares(totals)
             win[d] += shares[k] / n
             rew[d] += totals[k] / n
@@ -294,8 +312,11 @@ def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, mat
 
 
 def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, config: dict | None = None,
-             pairs: list[tuple[str, str]] | None = None, progress: bool | None = None) -> Report:
+             pairs: list[tuple[str, str]] | None = None, progress: bool | None = None,
+             replay_path: str | None = None) -> Report:
     """Run duplicate-deal matchups and return a Report (see module doc).
+
+    replay_path: append every hand played to this file as a replay line (domino_envs/replay.py).
 
     pairs: (focal, opponent) agent specs to play; default every ordered pair of `agents` (with 2
     players each unordered pair is played once and read both ways).
@@ -331,17 +352,20 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
         from tqdm import tqdm
 
         bar = tqdm(total=total, unit="hand", desc=f"{game_name}", file=sys.stderr, leave=False)
+    replay_file = None if replay_path is None else open(replay_path, "a", encoding="utf-8")
     try:
         for i, (f, o) in enumerate(pairs):
             if (f, o) in report.matchups:
                 continue
-            mine, theirs = run_matchup(game, f, o, deals, seed, i, bar)
+            mine, theirs = run_matchup(game, f, o, deals, seed, i, bar, replay_file)
             report.matchups[(f, o)] = mine
             if theirs is not None and (o, f) not in report.matchups:
                 report.matchups[(o, f)] = theirs
     finally:
         if bar is not None:
             bar.close()
+        if replay_file is not None:
+            replay_file.close()
     return report
 
 
@@ -374,6 +398,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--markdown", default=None, metavar="FILE", help="also write the Markdown table here")
     p.add_argument("--json", default=None, metavar="FILE", help="also write the JSON report here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--save-replays", default=None, metavar="FILE",
+                   help="append every hand played to FILE as a replay line (see `domino replay`)")
     return p
 
 
@@ -404,8 +430,8 @@ def main(argv: list[str] | None = None) -> Report:
             parse_spec(spec)
         pairs = None if args.pairs is None else [_parse_pair(t, args.agents) for t in args.pairs]
         report = evaluate(args.game, args.agents, args.deals, args.seed, config, pairs,
-                          progress=False if args.no_progress else None)
-    except ValueError as err:
+                          progress=False if args.no_progress else None, replay_path=args.save_replays)
+    except (ValueError, OSError) as err:
         _fail(str(err))
     print(report.table())
     if args.markdown:

@@ -53,6 +53,8 @@ core.py): ``{"hands": [[(a, b), ...] one list per seat], "stock":
 [(a, b), ...] the boneyard in draw order, "first": seat to lead}``. Hands may have any non-empty
 size; tiles named nowhere are out of play; "first" defaults to ``first_seat`` or 0. The Block
 Game takes no stock (an empty list at most). A deal starts a new episode (hand 1 of a match).
+``deal_of(state)`` reads the deal of the hand in play back in this format, also after forced moves;
+replays (domino_envs/replay.py) record it.
 """
 from __future__ import annotations
 
@@ -522,6 +524,23 @@ class DrawGame(Game, kernels=globals()):
         s[FIRST_SEAT] = first
         s[H_TURN] = first
         _advance(s, self.params)
+
+    def deal_of(self, state: np.ndarray) -> dict:
+        """The deal of the hand in play, in the format `set_deal` takes: what was dealt, read from
+        the deck (which keeps its order all hand) and each seat's hand and placed tiles, so it works
+        after forced moves too. `set_deal` of it on a fresh row gives the same decision; for a later
+        hand of a match it names the tiles and first seat only (scores are no part of a deal)."""
+        self._check_state(state)
+        s, n = state, self.num_players
+        deck = s.view(np.int8)[DECK_BYTES:DECK_BYTES + self.n_tiles]
+        dealt_end = int(s[DECK_POS]) - int(s[DRAWN:DRAWN + n].sum())
+        dealt = sum(1 << int(t) for t in deck[:dealt_end])
+        hands = [self._tiles_of_mask(dealt & int(s[HANDS + k] | s[PLAYED_MASK + k])) for k in range(n)]
+        stock = [(int(TILE_A[t]), int(TILE_B[t])) for t in deck[dealt_end:s[BONE_END]]]
+        return {"hands": hands, "stock": stock, "first": int(s[FIRST_SEAT])}
+
+    def _tiles_of_mask(self, mask: int) -> list[tuple[int, int]]:
+        return [(int(TILE_A[t]), int(TILE_B[t])) for t in range(self.n_tiles) if (mask >> t) & 1]
 
     # ---- validate (core.Game.validate)
     def slot_ranges(self):

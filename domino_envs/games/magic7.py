@@ -120,6 +120,8 @@ core.py): ``{"hands": [[card, ...] one list per seat], "stock":
 [card, ...] the pile in draw order, "first": starter}``. Cards by name ('7H', '10S', 'QC', 'JK'
 for a joker; 'JK' twice is both jokers) or id 0..53; tiles named nowhere are out of play (and
 known to all); 7s in hands go out at once (M7-1). "first" defaults to ``first_seat`` or 0.
+``deal_of(state)`` reads the deal of the hand in play back in this format (jokers as ids 52, 53),
+also after forced moves; replays (domino_envs/replay.py) record it.
 """
 from __future__ import annotations
 
@@ -1002,6 +1004,34 @@ class Magic7Game(Game, kernels=globals()):
         s[OUT] = ALL_MASK & ~sum(1 << t for t in seen)
         _setup(s, self.params, first)
         _advance(s, self.params)
+
+    def deal_of(self, state: np.ndarray) -> dict:
+        """The deal of the game in play, in the format `set_deal` takes: what was dealt, read from
+        the pile slots (which keep the deal order all game) and each seat's live, killed and placed
+        cards (the 7s that went out at once included) plus the jokers it played; the stock is the
+        pile in draw order. Cards by name, jokers by id (52, 53: two 'JK' names would give the first
+        joker to whichever hand comes first). `set_deal` of it on a fresh row gives the same
+        decision (for a later game of a match: the same cards, the penalty totals are no part of a
+        deal)."""
+        self._check_state(state)
+        s, n = state, self.num_players
+        pile = s[PILE:PILE + N_TILES]
+        dealt_end = int(s[PILE_POS]) - int(s[DRAWN:DRAWN + n].sum())
+        dealt = [int(t) for t in pile[:dealt_end]]
+        owned = [int(s[LIVE + k] | s[KILLED + k] | s[PLAYED_MASK + k]) for k in range(n)]
+        hands = [[t for t in dealt if (owned[k] >> t) & 1] for k in range(n)]
+        played_jokers = [t for t in dealt if t >= N_CARDS and not any((m >> t) & 1 for m in owned)]
+        for k in range(n):  # a played joker is in no mask: JPLAYED counts them per seat
+            for _ in range(int(s[JPLAYED + k])):
+                if played_jokers:
+                    hands[k].append(played_jokers.pop(0))
+
+        def names(ids):
+            return [int(t) if t >= N_CARDS else tile_name(t) for t in sorted(ids)]
+
+        stock = [int(t) for t in pile[dealt_end:s[PILE_END]]]
+        return {"hands": [names(h) for h in hands], "stock": [t if t >= N_CARDS else tile_name(t) for t in stock],
+                "first": int(s[STARTER])}
 
     # ---- validate (core.Game.validate)
     def slot_ranges(self):

@@ -87,6 +87,8 @@ core.py): ``{"hands": [[(a, b), ...] x 4], "first": designated
 leader, "chips": [4 ints]}``. The hands hold all 28 tiles between them (sizes may differ, each
 >= 1): there is no stock ("stock" may only be empty). "first" defaults to ``first_leader`` or 0;
 "chips" (match mode only, each 0..chips_to_win-1) are the chips already held.
+``deal_of(state)`` reads the deal of the hand in play back in this format, also after forced moves;
+replays (domino_envs/replay.py) record it.
 """
 from __future__ import annotations
 
@@ -618,6 +620,20 @@ class PeteGame(Game, kernels=globals()):
         s[DESIGNATED] = leader
         s[H_TURN] = leader
         _advance(s, self.params)
+
+    def deal_of(self, state: np.ndarray) -> dict:
+        """The deal of the hand in play, in the format `set_deal` takes: each seat's tiles in hand
+        plus those it placed this hand (every tile is dealt, so this is the deal, also after a forced
+        lead), the designated leader, and in match mode the chips held (they change only between
+        hands). `set_deal` of it on a fresh row gives the same decision."""
+        self._check_state(state)
+        s = state
+        hands = [[(int(TILE_A[t]), int(TILE_B[t])) for t in range(NT)
+                  if (int(s[HANDS + k] | s[PLAYED_MASK + k]) >> t) & 1] for k in range(NP)]
+        deal = {"hands": hands, "first": int(s[DESIGNATED])}
+        if self.config.match:
+            deal["chips"] = [int(c) for c in s[CHIPS:CHIPS + NP]]
+        return deal
 
     # ---- validate (core.Game.validate)
     def slot_ranges(self):

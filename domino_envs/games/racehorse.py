@@ -121,6 +121,8 @@ per seat]}``. Hands may have any non-empty size; tiles named nowhere are out of 
 have no stock. "first" defaults to ``first_setter`` or 0. "scores" (default zeros) are points
 already won, each 0..target-1 (a side at the target has won; this keeps every observation within
 ``obs_high``), partners equal with teams.
+``deal_of(state)`` reads the deal of the hand in play back in this format (a later hand of a match:
+without its scores), also after forced moves; replays (domino_envs/replay.py) record it.
 """
 from __future__ import annotations
 
@@ -808,6 +810,22 @@ class RacehorseGame(Game, kernels=globals()):
         _new_hand_slots(s, self.params)
         _advance(s, self.params)
         _settle_pending(s)
+
+    def deal_of(self, state: np.ndarray) -> dict:
+        """The deal of the hand in play, in the format `set_deal` takes: what was dealt, read from
+        the deck (which keeps its order all hand) and each seat's hand and placed tiles, so it works
+        after the forced set too, and the nominal setter. `set_deal` of it on a fresh row gives the
+        same decision. For a later hand of a match it names the tiles and setter only: the scores
+        before that hand are not kept in the row (pass them as "scores" to start from it)."""
+        self._check_state(state)
+        s, n = state, self.num_players
+        deck = s[DECK:DECK + N_TILES]
+        dealt_end = int(s[DECK_POS]) - int(s[DRAWN:DRAWN + n].sum())
+        dealt = sum(1 << int(t) for t in deck[:dealt_end])
+        hands = [[(int(TILE_A[t]), int(TILE_B[t])) for t in range(N_TILES)
+                  if ((dealt & int(s[HANDS + k] | s[PLAYED_MASK + k])) >> t) & 1] for k in range(n)]
+        stock = [(int(TILE_A[t]), int(TILE_B[t])) for t in deck[dealt_end:s[BONE_END]]]
+        return {"hands": hands, "stock": stock, "first": int(s[SETTER])}
 
     # ---- validate (core.Game.validate)
     def slot_ranges(self):

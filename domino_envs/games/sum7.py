@@ -98,6 +98,8 @@ core.py): ``{"hands": [[(a, b), ...] one list per seat], "stock":
 one of the 28 tiles (the market is all that is not in a hand; a tile left out is a DealError
 listing the missing tiles, rather than a market order the caller did not choose). There is no
 "first": the starter and the lead follow S-2/S-3.
+``deal_of(state)`` reads the deal of the hand in play back in this format, also after forced moves;
+replays (domino_envs/replay.py) record it.
 """
 from __future__ import annotations
 
@@ -680,6 +682,22 @@ class Sum7Game(Game, kernels=globals()):
         s[DECK_POS] = sum(len(h) for h in hand_ids)
         _new_hand(s, self.params)
         _advance(s, self.params)
+
+    def deal_of(self, state: np.ndarray) -> dict:
+        """The deal of the hand in play, in the format `set_deal` takes: what was dealt, read from
+        the deck (which keeps its order all hand) and each seat's hand and placed tiles, so it works
+        after the forced lead too; the market is the rest of the deck in draw order. `set_deal` of
+        it on a fresh row gives the same decision (for a later hand of a match: the same tiles, the
+        match's points are no part of a deal)."""
+        self._check_state(state)
+        s, n = state, self.num_players
+        deck = s[DECK:DECK + NT]
+        dealt_end = int(s[DECK_POS]) - int(s[DRAWN:DRAWN + n].sum())
+        dealt = sum(1 << int(t) for t in deck[:dealt_end])
+        hands = [[(int(TILE_A[t]), int(TILE_B[t])) for t in range(NT)
+                  if ((dealt & int(s[HANDS + k] | s[PLAYED_MASK + k])) >> t) & 1] for k in range(n)]
+        stock = [(int(TILE_A[t]), int(TILE_B[t])) for t in deck[dealt_end:]]
+        return {"hands": hands, "stock": stock}
 
     # ---- validate (core.Game.validate)
     def slot_ranges(self):

@@ -1,0 +1,300 @@
+"""`domino play`: a person plays a game in the terminal against agents.
+
+    domino play draw_v0 --vs greedy                  # you are seat 0, greedy in every other seat
+    domino play racehorse_v0 --vs trained --seat 2 --set num_players=4 --seed 7 --save games.jsonl
+
+The person takes one seat (``--seat``, default 0); every other seat is ``make_agent(spec, game)``
+of the ``--vs`` spec (any spec the agent registry takes: baselines, ``trained``,
+``ppo:checkpoint=PATH``, ...). On the person's turn the table is drawn from their seat's view
+(``game.render(state, seat)``: their hand, the layout, what is public of the others - never an
+opponent's tiles), then the legal moves numbered with their names. An entry is a move's number;
+a move can also be typed by its name or a word of it (a tile such as ``6-4``, a card such as
+``QH``) or by its action id as ``#17``, so a move the rules forbid now can be entered (and is
+refused). ``?`` or ``h`` prints help, ``q`` quits. Every bad entry (empty, not a number, out of
+range, illegal, ambiguous) gets one line saying what is wrong and the prompt again; the game
+state never changes on a bad entry, and end of input quits cleanly.
+
+Opponents' moves are printed as they happen; at the end of a hand (each hand of a match, and the
+match) the result and scores; then "another hand? [y/n]". ``--save FILE`` appends every finished
+game to FILE as a replay line (domino_envs/replay.py), so ``domino replay FILE`` shows it again.
+
+Seeds: ``--seed S`` makes the games repeatable: game k is dealt from ``mix_seed(S, k)`` (the AEC
+env's stream: a deal that forced moves play to the end is dealt again from the row's own stream,
+as the fronts do); opponents are seeded from a separate stream of S. Without ``--seed`` a seed
+is drawn from OS entropy and printed, so the session can be played again.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+import numpy as np
+
+from .core import H_DONE, H_HAND, H_RNG, H_TURN, DominoError
+from .env import MAX_DEALS, no_decision_error
+from .replay import Recorder, append
+from .rng import check_seed, entropy_seed, mix_seed, next_seed
+
+_AGENT_STREAM = 0x9A7E_5EED
+HELP = ("Type the number of a move from the list; or a move by name, or a word of its name that fits\n"
+        "one legal move (a tile like 6-4, a card like QH); or #ID for an action id. "
+        "'?' or 'h': this help and the moves again, 'q': quit.")
+
+
+class Quit(Exception):
+    """The person quit (q, or end of input)."""
+
+
+def deal_seeded(game, row, seed: int) -> int:
+    """Deal `row` from `seed` as the fronts do (env.deal_to_decision: a deal that forced moves play
+    to the end is dealt again from the row's stream); returns the engine seed of the deal kept,
+    which is what a replay records."""
+    game.reset(row, seed)
+    tries = 1
+    while row[H_DONE]:
+        if tries == MAX_DEALS:
+            raise no_decision_error(game, tries)
+        seed = int(next_seed(row, H_RNG))
+        game.reset(row, seed)
+        tries += 1
+    return seed
+
+
+class Session:
+    """One person against agents on one game; input and output streams injectable for tests."""
+
+    def __init__(self, game, vs: str, seat: int = 0, seed: int | None = None, save: str | None = None,
+                 stdin=None, stdout=None):
+        from agents.registry import make_agent
+
+        self.game = game
+        self.vs = vs
+        self.seat = game.seat_as_int(seat)
+        self.base = entropy_seed() if seed is None else seed
+        self.save = save
+        self.stdin = stdin if stdin is not None else sys.stdin
+        self.out = stdout if stdout is not None else sys.stdout
+        n = game.num_players
+        self.agents = [None if k == self.seat else make_agent(vs, game) for k in range(n)]
+        self.specs = ["human" if k == self.seat else vs for k in range(n)]
+        self.episode = 0
+        self.names = [game.describe_action(a) for a in range(game.num_actions)]
+
+    # ------------------------------------------------------------------ i/o
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out, flush=True)
+
+    def ask(self, prompt: str) -> str:
+        """One line of input (without its newline); Quit at end of input."""
+        self.out.write(prompt)
+        self.out.flush()
+        line = self.stdin.readline()
+        if not line:
+            self.say()
+            self.say("end of input: quitting")
+            raise Quit
+        return line.strip()
+
+    # ------------------------------------------------------------------ the person's move
+    def show_moves(self, legal: list[int]) -> None:
+        for i, a in enumerate(legal, 1):
+            self.say(f"  {i:>2}. {self.names[a]}")
+
+    def parse(self, text: str, legal: list[int]) -> tuple[int | None, str]:
+        """(action, "") for an entry that names one legal move, else (None, the one-line message)."""
+        low = text.lower()
+        count = len(legal)
+        if not low:
+            return None, f"empty entry: type a move number 1..{count} ('?' for help, 'q' to quit)"
+        if low.lstrip("+-").isdigit():
+            k = int(low)
+            if not 1 <= k <= count:
+                return None, f"{k} is out of range: choose a move 1..{count}"
+            return legal[k - 1], ""
+        if low.startswith("#"):
+            ident = low[1:]
+            if not ident.isdigit() or not 0 <= int(ident) < self.game.num_actions:
+                return None, (f"{text!r} is not an action id: action ids are #0..#{self.game.num_actions - 1}; "
+                              f"or type a move number 1..{count}")
+            a = int(ident)
+            if a not in legal:
+                return None, f"illegal move: {self.names[a]} is not allowed now; choose a move 1..{count}"
+            return a, ""
+        exact = [a for a in range(self.game.num_actions) if self.names[a].lower() == low]
+        fits = exact or [a for a in range(self.game.num_actions) if low in self.names[a].lower().split()]
+        if not fits:
+            return None, f"{text!r} is not a number or a move: type a move number 1..{count} ('?' for help)"
+        ok = [a for a in fits if a in legal]
+        if not ok:
+            return None, f"illegal move: {self.names[fits[0]]} is not allowed now; choose a move 1..{count}"
+        if len(ok) > 1:
+            nums = ", ".join(str(legal.index(a) + 1) for a in ok)
+            return None, f"{text!r} fits several legal moves ({nums}): type the number"
+        return ok[0], ""
+
+    def human_move(self, row) -> int:
+        g = self.game
+        self.say()
+        self.say(g.render(row, self.seat))
+        legal = g.legal_actions(row)
+        self.say(f"your move (seat {self.seat}):")
+        self.show_moves(legal)
+        while True:
+            text = self.ask(f"move [1-{len(legal)}, ? help, q quit]: ")
+            if text.lower() in ("q", "quit", "exit"):
+                raise Quit
+            if text.lower() in ("?", "h", "help"):
+                self.say(HELP)
+                self.show_moves(legal)
+                continue
+            action, problem = self.parse(text, legal)
+            if action is not None:
+                return action
+            self.say(problem)
+
+    # ------------------------------------------------------------------ one game
+    def play_game(self) -> list[float] | None:
+        """Play one episode (a hand, or a match in match mode); its returns, None if quit."""
+        g = self.game
+        n = g.num_players
+        row = g.new_state()
+        seed = deal_seeded(g, row, mix_seed(self.base, self.episode))
+        for k, agent in enumerate(self.agents):
+            if agent is not None:
+                agent.reset(mix_seed(self.base ^ _AGENT_STREAM, self.episode * n + k))
+        self.episode += 1
+        rec = Recorder(g, agents=self.specs)
+        rec.start(row, seed)
+        totals = np.array(g.rewards(row), dtype=np.float64)
+        hand_totals = totals.copy()
+        self.say()
+        self.say(f"=== {g.name} game {self.episode} (seed {self.base}, game {self.episode - 1} of its stream): "
+                 f"you are seat {self.seat}; opponents: {self.vs}")
+        self.say("(forced moves - an only move, draws, passes - are made by the engine: they show in the table)")
+        while not row[H_DONE]:
+            seat = int(row[H_TURN])
+            hand = int(row[H_HAND])
+            if seat == self.seat:
+                action = self.human_move(row)
+                who = "you"
+            else:
+                agent = self.agents[seat]
+                if getattr(agent, "searches", False):
+                    agent.observe_state(row, seat, totals)
+                action = int(agent.act(g.observe(row, seat), g.legal_mask(row)))
+                who = f"{self.vs}"
+            g.step(row, action)
+            rec.step(seat, action, row)
+            rewards = g.rewards(row)
+            totals += rewards
+            hand_totals += rewards
+            scored = "" if not rewards.any() else "   rewards " + _fmt(rewards)
+            self.say(f"seat {seat} ({who}): {self.names[action]}{scored}")
+            if int(row[H_HAND]) != hand and not row[H_DONE]:
+                self.say(f"--- hand {hand + 1} over: this hand {_fmt(hand_totals)}; match so far {_fmt(totals)}")
+                hand_totals[:] = 0
+        self.say()
+        self.say(g.render(row, self.seat))
+        if _is_match(g):
+            self.say(f"--- last hand: {_fmt(hand_totals)}")
+        top = totals.max()
+        winners = [k for k in range(n) if np.isclose(totals[k], top)]
+        if len(winners) == n:
+            verdict = "a tie: nobody scored more"
+        elif winners == [self.seat]:
+            verdict = "you won"
+        elif self.seat in winners:
+            verdict = f"you tied for first with seat(s) {[w for w in winners if w != self.seat]}"
+        else:
+            verdict = f"you lost: seat(s) {winners} won"
+        self.say(f"result: {verdict}. returns {_fmt(totals)} (you are seat {self.seat})")
+        if self.save:
+            append(self.save, rec.finish(row))
+            self.say(f"saved to {self.save}")
+        return totals.tolist()
+
+    def run(self) -> int:
+        """Play games until the person says no or quits; 0."""
+        try:
+            while True:
+                self.play_game()
+                while True:
+                    answer = self.ask("another hand? [y/n]: ").lower()
+                    if answer in ("y", "yes", "n", "no", "q", "quit"):
+                        break
+                    self.say(f"{answer!r}: answer y or n")
+                if answer not in ("y", "yes"):
+                    break
+        except Quit:
+            self.say("quit: the game in progress is not saved")
+            return 0
+        self.say("bye")
+        return 0
+
+
+def _is_match(game) -> bool:
+    return bool(getattr(game.config, "match", False)) or getattr(game.config, "num_games", 1) > 1
+
+
+def _fmt(values) -> str:
+    return "[" + ", ".join(f"{v:g}" for v in np.asarray(values, dtype=np.float64)) + "]"
+
+
+def parse_sets(items: list[str]) -> dict:
+    """--set KEY=VALUE items -> config dict (ints, floats, true/false, none, else strings)."""
+    from training.evaluate import _config_value
+
+    config = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"--set {item!r}: write KEY=VALUE")
+        config[key] = _config_value(value)
+    return config
+
+
+def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
+    """`domino play GAME --vs SPEC [--seat N] [--seed S] [--set K=V ...] [--save FILE]`: a bad game,
+    spec, seat, seed or --set is one line on stderr and exit status 2."""
+    from .registry import game_names, make_game
+
+    def fail(message: str) -> int:
+        print(f"domino play: error: {message}", file=sys.stderr)
+        return 2
+
+    class Parser(argparse.ArgumentParser):
+        def error(self, message):
+            raise SystemExit(fail(message))
+
+    p = Parser(prog="domino play", description="Play a game in the terminal against agents.")
+    p.add_argument("game", help=f"one of {game_names()}")
+    p.add_argument("--vs", required=True, metavar="SPEC", help="agent spec of every other seat (random, greedy, "
+                   "heuristic, pimc:n=16, trained, ppo:checkpoint=PATH, ...)")
+    p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: OS entropy, printed)")
+    p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="game config keys")
+    p.add_argument("--save", default=None, metavar="FILE", help="append each finished game here as a replay line")
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as exit_:  # a usage error (reported above) or --help
+        return int(exit_.code or 0)
+    try:
+        game = make_game(args.game, **parse_sets(args.set))
+        if not 0 <= args.seat < game.num_players:
+            return fail(f"--seat {args.seat} is not a seat of {args.game} with {game.num_players} players "
+                        f"(0..{game.num_players - 1})")
+        seed = check_seed(args.seed, "domino play")
+        session = Session(game, args.vs, args.seat, seed, args.save, stdin, stdout)
+    except (ValueError, TypeError) as err:  # DominoError is a ValueError; agent specs raise ValueError
+        return fail(str(err))
+    try:
+        return session.run()
+    except DominoError as err:  # e.g. a config whose deals hold no decision
+        return fail(str(err))
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=session.out)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
