@@ -53,16 +53,19 @@ def no_decision_error(game: Game, tries: int, detail: str = "") -> ConfigError:
     )
 
 
-def deal_to_decision(game: Game, state: np.ndarray, seed: int) -> None:
+def deal_to_decision(game: Game, state: np.ndarray, seed: int) -> int:
     """Deal `state` from `seed`; a deal that forced moves play to the end is dealt again from the
-    row's own stream (deterministic), at most MAX_DEALS deals, then `no_decision_error`."""
+    row's own stream (deterministic), at most MAX_DEALS deals, then `no_decision_error`. Returns
+    the engine seed of the deal kept (``game.reset(row, that_seed)`` deals it again: a replay's seed)."""
     game.reset(state, seed)
     tries = 1
     while state[H_DONE]:
         if tries == MAX_DEALS:
             raise no_decision_error(game, tries)
-        game.reset(state, int(next_seed(state, H_RNG)))
+        seed = int(next_seed(state, H_RNG))
+        game.reset(state, seed)
         tries += 1
+    return seed
 
 
 def episode_stream(game: Game, seed, seed_base: int | None, episode: int) -> tuple[int, int]:

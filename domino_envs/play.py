@@ -30,10 +30,10 @@ import sys
 
 import numpy as np
 
-from .core import H_DONE, H_HAND, H_RNG, H_TURN, DominoError
-from .env import MAX_DEALS, no_decision_error
+from .core import H_DONE, H_HAND, H_TURN, DominoError
+from .env import deal_to_decision
 from .replay import Recorder, append
-from .rng import check_seed, entropy_seed, mix_seed, next_seed
+from .rng import check_seed, entropy_seed, mix_seed
 
 _AGENT_STREAM = 0x9A7E_5EED
 HELP = ("Type the number of a move from the list; or a move by name, or a word of its name that fits\n"
@@ -43,21 +43,6 @@ HELP = ("Type the number of a move from the list; or a move by name, or a word o
 
 class Quit(Exception):
     """The person quit (q, or end of input)."""
-
-
-def deal_seeded(game, row, seed: int) -> int:
-    """Deal `row` from `seed` as the fronts do (env.deal_to_decision: a deal that forced moves play
-    to the end is dealt again from the row's stream); returns the engine seed of the deal kept,
-    which is what a replay records."""
-    game.reset(row, seed)
-    tries = 1
-    while row[H_DONE]:
-        if tries == MAX_DEALS:
-            raise no_decision_error(game, tries)
-        seed = int(next_seed(row, H_RNG))
-        game.reset(row, seed)
-        tries += 1
-    return seed
 
 
 class Session:
@@ -158,7 +143,7 @@ class Session:
         g = self.game
         n = g.num_players
         row = g.new_state()
-        seed = deal_seeded(g, row, mix_seed(self.base, self.episode))
+        seed = deal_to_decision(g, row, mix_seed(self.base, self.episode))
         for k, agent in enumerate(self.agents):
             if agent is not None:
                 agent.reset(mix_seed(self.base ^ _AGENT_STREAM, self.episode * n + k))
@@ -240,23 +225,10 @@ def _fmt(values) -> str:
     return "[" + ", ".join(f"{v:g}" for v in np.asarray(values, dtype=np.float64)) + "]"
 
 
-def parse_sets(items: list[str]) -> dict:
-    """--set KEY=VALUE items -> config dict (ints, floats, true/false, none, else strings)."""
-    from training.evaluate import _config_value
-
-    config = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise ValueError(f"--set {item!r}: write KEY=VALUE")
-        config[key] = _config_value(value)
-    return config
-
-
 def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
     """`domino play GAME --vs SPEC [--seat N] [--seed S] [--set K=V ...] [--save FILE]`: a bad game,
     spec, seat, seed or --set is one line on stderr and exit status 2."""
-    from .registry import game_names, make_game
+    from .registry import config_from_pairs, game_names, make_game
 
     def fail(message: str) -> int:
         print(f"domino play: error: {message}", file=sys.stderr)
@@ -279,7 +251,7 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
     except SystemExit as exit_:  # a usage error (reported above) or --help
         return int(exit_.code or 0)
     try:
-        game = make_game(args.game, **parse_sets(args.set))
+        game = make_game(args.game, **config_from_pairs(args.set))
         if not 0 <= args.seat < game.num_players:
             return fail(f"--seat {args.seat} is not a seat of {args.game} with {game.num_players} players "
                         f"(0..{game.num_players - 1})")

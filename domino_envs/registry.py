@@ -40,3 +40,30 @@ def resolve_game(game, config: dict, front: str) -> Game:
         raise ConfigError(f"{game.name}: config keys {sorted(config)} given with a Game instance, which has "
                           f"its config already; pass them with the game's name instead")
     return game
+
+
+def config_value(text: str):
+    """A command-line config value: true/false, none, an int, a float, else the string itself."""
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "none":
+        return None
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def config_from_pairs(items: list[str], flag: str = "--set") -> dict:
+    """Command-line ``KEY=VALUE`` items -> a game config dict (values read by `config_value`);
+    ConfigError naming an item without ``=`` or a key. The game checks the keys and values."""
+    config = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ConfigError(f"{flag} {item!r}: write KEY=VALUE")
+        config[key] = config_value(value)
+    return config

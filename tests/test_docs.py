@@ -219,13 +219,14 @@ def check_domino_command(argv: list[str]) -> None:
         load_run(args.config, args.game, overrides, demo=args.demo)
     elif command == "evaluate":
         from agents.registry import parse_spec
-        from training.evaluate import _config_value, build_parser
+        from training.evaluate import build_parser
+        from domino_envs.registry import config_from_pairs
 
         args = build_parser().parse_args(rest)
         assert args.game in domino_envs.game_names(), args.game
         for spec in args.agents:
             parse_spec(spec)
-        config = {k: _config_value(v) for k, _, v in (c.partition("=") for c in args.config)}
+        config = config_from_pairs(args.config, "--config")
         domino_envs.make_game(args.game, **config)
     elif command == "bench":
         help_text = _help_text("bench")

@@ -50,27 +50,13 @@ import numpy as np
 
 from agents.registry import agent_names, make_agent, parse_spec
 from domino_envs.core import H_DONE, H_TURN
-from domino_envs.registry import game_names, make_game
+from domino_envs.registry import config_from_pairs, game_names, make_game
 from domino_envs.replay import Recorder
 from domino_envs.rng import mix_seed
 
 Z95 = 1.959963984540054
 PROGRESS_MIN_HANDS = 2000  # bar shown for runs longer than this (unless disabled)
 _AGENT_STREAM = 0x5EED_A6E7
-
-
-def _config_value(text: str):
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low == "none":
-        return None
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
 
 
 # ------------------------------------------------------------------------------ one hand
@@ -420,12 +406,7 @@ def main(argv: list[str] | None = None) -> Report:
     stderr and exit status 2 (argument errors are ValueErrors, DominoErrors among them), no traceback."""
     args = build_parser().parse_args(argv)
     try:
-        config = {}
-        for item in args.config:
-            key, eq, value = item.partition("=")
-            if not eq:
-                raise ValueError(f"--config {item!r}: write KEY=VALUE")
-            config[key] = _config_value(value)
+        config = config_from_pairs(args.config, "--config")
         for spec in args.agents:
             parse_spec(spec)
         pairs = None if args.pairs is None else [_parse_pair(t, args.agents) for t in args.pairs]
