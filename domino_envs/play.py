@@ -34,6 +34,7 @@ from .core import H_DONE, H_HAND, H_TURN, DominoError
 from .env import deal_to_decision
 from .replay import Recorder, append
 from .rng import check_seed, entropy_seed, mix_seed
+from .tiles import tile_name
 
 _AGENT_STREAM = 0x9A7E_5EED
 HELP = ("Type the number of a move from the list; or a move by name, or a word of its name that fits\n"
@@ -64,6 +65,7 @@ class Session:
         self.specs = ["human" if k == self.seat else vs for k in range(n)]
         self.episode = 0
         self.names = [game.describe_action(a) for a in range(game.num_actions)]
+        self.tile_name = getattr(sys.modules[type(game).__module__], "tile_name", tile_name)
 
     # ------------------------------------------------------------------ i/o
     def say(self, text: str = "") -> None:
@@ -117,6 +119,33 @@ class Session:
             return None, f"{text!r} fits several legal moves ({nums}): type the number"
         return ok[0], ""
 
+    def engine_moves(self, before: dict, after: dict, seat: int, action: int) -> list[str]:
+        """What the engine played by itself in a step (only moves, draws), one line per seat in
+        turn order from the seat that acted, read from the person's own observation before and
+        after it (so only public facts): tiles new in ``played_by`` other than the one the named
+        action placed, and ``drawn`` counts that grew. The order within a seat's line is not kept."""
+        n = self.game.num_players
+        name = self.names[action].split()
+        drew = [0] * n
+        played: list[list[str]] = [[] for _ in range(n)]
+        if "drawn" in after:
+            for r in range(n):
+                drew[(self.seat + r) % n] = max(0, int(round(float(after["drawn"][r] - before["drawn"][r]))))
+        own_move_seen = False
+        for r, t in np.argwhere((after["played_by"] > 0) & (before["played_by"] == 0)):
+            k = (self.seat + int(r)) % n
+            tile = self.tile_name(int(t))
+            if k == seat and not own_move_seen and tile in name:
+                own_move_seen = True
+                continue
+            played[k].append(tile)
+        lines = []
+        for k in [(seat + d) % n for d in range(n)]:
+            parts = ([f"drew {drew[k]}"] if drew[k] else []) + ([f"played {', '.join(played[k])}"] if played[k] else [])
+            if parts:
+                lines.append(f"  forced: seat {k} {' and '.join(parts)}")
+        return lines
+
     def human_move(self, row) -> int:
         g = self.game
         self.say()
@@ -155,7 +184,7 @@ class Session:
         self.say()
         self.say(f"=== {g.name} game {self.episode} (seed {self.base}, game {self.episode - 1} of its stream): "
                  f"you are seat {self.seat}; opponents: {self.vs}")
-        self.say("(forced moves - an only move, draws, passes - are made by the engine: they show in the table)")
+        self.say("(moves the rules force - an only move, draws - are made by the engine and shown as 'forced:')")
         while not row[H_DONE]:
             seat = int(row[H_TURN])
             hand = int(row[H_HAND])
@@ -168,6 +197,7 @@ class Session:
                     agent.observe_state(row, seat, totals)
                 action = int(agent.act(g.observe(row, seat), g.legal_mask(row)))
                 who = f"{self.vs}"
+            before = g.decode(g.observe(row, self.seat))
             g.step(row, action)
             rec.step(seat, action, row)
             rewards = g.rewards(row)
@@ -175,6 +205,9 @@ class Session:
             hand_totals += rewards
             scored = "" if not rewards.any() else "   rewards " + _fmt(rewards)
             self.say(f"seat {seat} ({who}): {self.names[action]}{scored}")
+            if int(row[H_HAND]) == hand or row[H_DONE]:  # not across a new deal (match mode)
+                for line in self.engine_moves(before, g.decode(g.observe(row, self.seat)), seat, action):
+                    self.say(line)
             if int(row[H_HAND]) != hand and not row[H_DONE]:
                 self.say(f"--- hand {hand + 1} over: this hand {_fmt(hand_totals)}; match so far {_fmt(totals)}")
                 hand_totals[:] = 0

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 import pytest
 
 from domino_envs import make_game
@@ -180,3 +182,27 @@ def test_real_terminal_subprocess(tmp_path):
     assert "result:" in out and out.rstrip().endswith("bye") and proc.stderr == ""
     (rep,) = load(save)
     rep.verify()
+
+
+@pytest.mark.parametrize("name", ["draw_v0", "sum7_v0", "magic7_v0"])
+def test_every_tile_placed_after_the_first_decision_is_named_once(name, tmp_path):
+    """The transcript names each tile put on the table after the game's first decision exactly
+    once: in a chosen move's line or in a 'forced:' line for the moves the engine made by itself
+    (only moves, a draw's placement), so a person sees everything the opponents did."""
+    s, term = session(name, vs="greedy", seed=5, save=str(tmp_path / "g.jsonl"))
+    assert s.run() == 0
+    out = term.getvalue()
+    game = make_game(name)
+    (rep,) = load(tmp_path / "g.jsonl")
+    *_, final = rep.positions()
+    rows = list(rep.positions())
+    tile_name = s.tile_name
+    start = game.decode(game.observe(rows[0], 0))["played_by"].sum(axis=0) > 0
+    end = game.decode(game.observe(final, 0))["played_by"].sum(axis=0) > 0
+    placed = [tile_name(int(t)) for t in np.flatnonzero(end & ~start)]
+    assert placed, "nothing was placed"
+    transcript = out[out.index("=== "):]
+    words = re.findall(r"(?:seat \d \([^)]*\): [^\n]*|forced: [^\n]*)", transcript)
+    mentioned = " ".join(words).replace(",", " ").split()
+    for tile in placed:
+        assert mentioned.count(tile) == 1, (tile, words)
