@@ -1,4 +1,5 @@
-"""The `domino` command: `domino train ...`, `domino evaluate ...`, `domino bench ...`, `domino games`."""
+"""The `domino` command: `domino train ...`, `domino evaluate ...`, `domino bench ...`, `domino render ...`,
+`domino games`."""
 from __future__ import annotations
 
 import sys
@@ -6,7 +7,7 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    commands = ["train", "evaluate", "bench", "games"]
+    commands = ["train", "evaluate", "bench", "render", "games"]
     if not argv or argv[0] not in commands:
         print(f"usage: domino {{{','.join(commands)}}} ...  (got {argv[:1] or 'nothing'})", file=sys.stderr)
         return 2
@@ -19,6 +20,10 @@ def main(argv: list[str] | None = None) -> int:
         from training.train import main as train_main
 
         return train_main(rest)
+    elif cmd == "render":
+        from .pictures import main as render_main
+
+        return render_main(rest)
     elif cmd == "evaluate":
         from training.evaluate import main as evaluate_main
 
