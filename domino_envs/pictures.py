@@ -281,13 +281,23 @@ def _pips_in_order(d, inner, outer):
     return (inner, outer) if d[0] + d[1] > 0 else (outer, inner)
 
 
-def _lay_line(play: LinePlay, half_w: float, half_h: float):
-    """Tiles placed for a play area of +-half_w x +-half_h units; _NoFit if they do not fit."""
+def _arm_lengths(play: LinePlay) -> dict[int, float]:
+    """Length (units) of each arm laid out straight."""
+    out: dict[int, float] = {}
+    for arm, inner, outer in play.moves:
+        out[arm] = out.get(arm, 0.0) + _GAP + (1.0 if inner == outer else 2.0)
+    return out
+
+
+def _lay_line(play: LinePlay, half_w: float, half_h: float, shift=(0.0, 0.0)):
+    """Tiles placed for a play area of +-half_w x +-half_h units around the point `shift` (the
+    centre tile at the origin); _NoFit if they do not fit."""
     tiles: list[_Tile] = []
     eps = 0.02
+    lo_x, hi_x, lo_y, hi_y = shift[0] - half_w, shift[0] + half_w, shift[1] - half_h, shift[1] + half_h
 
     def fits(r):
-        if r[0] < -half_w or r[2] > half_w or r[1] < -half_h or r[3] > half_h:
+        if r[0] < lo_x or r[2] > hi_x or r[1] < lo_y or r[3] > hi_y:
             return False
         for t in tiles:
             q = t.rect
@@ -409,11 +419,24 @@ def _end_marks(play: LinePlay, tiles, arms):
 def _layout_line(play: LinePlay, box):
     """(tiles, marks, unit px, offset) fitting `box` (x0, y0, x1, y1 in pixels): the largest unit that fits."""
     w, h = box[2] - box[0], box[3] - box[1]
-    u = 34.0 * _SS
+    lengths = _arm_lengths(play)
+    centre_branches = sorted(a for a, (host, _, _) in play.branches.items() if host == -1)
+    u = 40.0 * _SS
     while u >= 3 * _SS:
-        try:
-            tiles, arms = _lay_line(play, w / 2 / u, h / 2 / u)
-        except _NoFit:
+        hw, hh = w / 2 / u, h / 2 / u
+        # the centre tile placed off centre so that lopsided arms run straight as far as they can
+        sx = max(-hw + 1, min(hw - 1, (lengths.get(1, 0.0) - lengths.get(0, 0.0)) / 2))
+        sy = 0.0
+        if centre_branches:
+            up, down = (lengths.get(a, 0.0) for a in centre_branches)
+            sy = max(-hh + 1, min(hh - 1, (down - up) / 2))
+        for shift in ((sx, sy), (0.0, 0.0)):
+            try:
+                tiles, arms = _lay_line(play, hw, hh, shift)
+                break
+            except _NoFit:
+                continue
+        else:
             u *= 0.93
             continue
         x0 = min(t.rect[0] for t in tiles)
@@ -452,8 +475,9 @@ class _Painter:
         if size not in self._fonts:
             try:
                 self._fonts[size] = self.ImageFont.load_default(size=size)
-            except TypeError:  # Pillow < 10.1: the small bitmap font
-                self._fonts[size] = self.ImageFont.load_default()
+            except TypeError as err:  # Pillow < 10.1 has no scalable default font
+                raise PillowMissingError("pictures need Pillow >= 10.1: pip install -U pillow "
+                                         "(or pip install 'domino-envs[render]')") from err
         return self._fonts[size]
 
     def text(self, xy, text, size=14, fill=_TEXT, anchor="la"):
@@ -841,6 +865,11 @@ def _parser():
     return p
 
 
+def _check_seat_flag(game, seat) -> None:
+    if seat is not None and not 0 <= seat < game.num_players:
+        raise ValueError(f"--seat {seat}: {game.name} has seats 0..{game.num_players - 1}")
+
+
 def main(argv: list[str] | None = None) -> int:
     """`domino render`: a bad argument is one line on stderr and exit status 2."""
     try:
@@ -867,7 +896,7 @@ def _run(argv: list[str]) -> int:
             raise ValueError(f"--index {args.index}: {args.replay} holds games 0..{len(reps) - 1}")
         rep = reps[args.index]
         game = make_game(rep.game, **rep.config)
-        _viewer_arg(game, viewer)
+        _check_seat_flag(game, args.seat)
         frames = save_gif(game, rep.positions(), args.out, args.fps, viewer)
         print(f"wrote {args.out}: {frames} frames, {WIDTH}x{HEIGHT}")
         return 0
@@ -882,7 +911,7 @@ def _run(argv: list[str]) -> int:
             raise ValueError(f"--set {item!r}: write KEY=VALUE")
         config[key] = _value(value)
     game = make_game(args.game, **config)
-    _viewer_arg(game, viewer)
+    _check_seat_flag(game, args.seat)
     if args.seed < 0:
         raise ValueError(f"--seed {args.seed}: seeds are integers >= 0")
     if args.moves < 0:
@@ -897,13 +926,13 @@ def _run(argv: list[str]) -> int:
 
 
 # ------------------------------------------------------------------------------ pictures for the docs
-DOCS_POSITIONS = {  # env -> (config, seed, decisions): a mid-game position that shows the game's features
-    "draw_v0": ({}, 3, 14),
-    "block_v0": ({"num_players": 4}, 1, 12),
-    "seven_toed_pete_v0": ({}, 2, 12),
-    "racehorse_v0": ({"spinner": "first_double"}, 4, 12),
-    "sum7_v0": ({"num_players": 3}, 1, 10),
-    "magic7_v0": ({}, 1, 40),
+DOCS_POSITIONS = {  # env -> (config, seed, decisions, agent): a mid-game position showing the game's features
+    "draw_v0": ({}, 3, 12, "greedy"),
+    "block_v0": ({"num_players": 4}, 1, 8, "greedy"),
+    "seven_toed_pete_v0": ({}, 0, 8, "greedy"),
+    "racehorse_v0": ({"spinner": "first_double"}, 4, 8, "greedy"),
+    "sum7_v0": ({"num_players": 3}, 1, 8, "greedy"),
+    "magic7_v0": ({}, 1, 19, "random"),  # a joker in the rows and a killed tile
 }
 
 
@@ -915,9 +944,9 @@ def write_docs(directory) -> list[str]:
 
     os.makedirs(directory, exist_ok=True)
     paths = []
-    for name, (config, seed, moves) in DOCS_POSITIONS.items():
+    for name, (config, seed, moves, agent) in DOCS_POSITIONS.items():
         game = make_game(name, **config)
-        state, _ = play_position(game, seed, moves, "greedy")
+        state, _ = play_position(game, seed, moves, agent)
         path = os.path.join(directory, f"{name}.png")
         save_png(picture(game, state, 0), path)
         paths.append(path)

@@ -148,7 +148,7 @@ def test_gif_of_the_positions_of_a_game(tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["nope_v0", "--out", "x.png"], "unknown game"),
-    (["draw_v0", "--seat", "5", "--out", "x.png"], "seat 0..1"),
+    (["draw_v0", "--seat", "5", "--out", "x.png"], "--seat 5: draw_v0 has seats 0..1"),
     (["draw_v0", "--out", "x.gif"], ".png"),
     (["draw_v0", "--set", "max_pip", "--out", "x.png"], "KEY=VALUE"),
     (["draw_v0", "--agent", "nobody", "--out", "x.png"], "unknown agent"),
@@ -189,3 +189,34 @@ def test_pillow_is_imported_only_by_a_drawing_call():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "ok" in done.stdout, done.stderr[-2000:]
+
+
+def test_render_replay_writes_a_gif_through_the_replay_contract(tmp_path, monkeypatch, capsys):
+    """The CLI glue against the replay module's contract (load(path)[i].game / .config /
+    .positions()), with a stand-in replay module: the real one is tested by its own tests."""
+    import types
+
+    game = make_game("sum7_v0", num_players=2)
+    state = game.new_state()
+    game.reset(state, 3)
+    rows = [state.copy()]
+    for _ in range(3):
+        game.step(state, game.legal_actions(state)[0])
+        rows.append(state.copy())
+
+    class Rep:
+        game, config = "sum7_v0", {"num_players": 2}
+
+        def positions(self):
+            yield from rows
+
+    fake = types.ModuleType("domino_envs.replay")
+    fake.load = lambda path: [Rep(), Rep()] if path == "games.jsonl" else [][0]
+    monkeypatch.setitem(sys.modules, "domino_envs.replay", fake)
+    out = tmp_path / "game.gif"
+    assert cli.main(["render", "--replay", "games.jsonl", "--index", "1", "--fps", "3", "--out", str(out)]) == 0
+    assert Image.open(out).n_frames == len(rows)
+    assert cli.main(["render", "--replay", "games.jsonl", "--index", "2", "--out", str(out)]) == 2
+    assert "--index 2: games.jsonl holds games 0..1" in capsys.readouterr().err
+    assert cli.main(["render", "--replay", "games.jsonl", "--seat", "2", "--out", str(out)]) == 2
+    assert cli.main(["render", "--replay", "games.jsonl", "--out", str(tmp_path / "x.png")]) == 2
