@@ -6,7 +6,7 @@ Block, Seven-Toed Pete, Racehorse, Sum 7) show domino tiles with pips in the sta
 laid from the first tile outwards along each arm, doubles crosswise, the spinner's branches going
 up and down from it (marked with a red frame), and the open ends outlined in gold (a Sum 7 side
 closed by a zero trap in red). Magic-7 shows its four suit rows, one column per rank with the 7s
-in the middle, cards lying on a joker with a purple corner, a joker still waiting for its card as a
+in the middle, cards lying on a joker framed in purple, a joker still waiting for its card as a
 joker tile naming it. Around the felt sits one panel per seat: its tile count (face-down tiles),
 its score / chips / penalties, Magic-7's killed tiles (crossed out), and the seat to act in gold.
 Only the viewer's own hand is drawn face up (the view ``render_mode="ansi"`` prints), or every
@@ -247,6 +247,7 @@ def _sum7_play(game, s) -> LinePlay | None:
 # ------------------------------------------------------------------------------ laying the line out
 _DIRS = ((1, 0), (0, 1), (-1, 0), (0, -1))  # E S W N (screen y grows downwards)
 _GAP = 0.1  # between neighbouring tiles, in tile half-lengths
+_MIN_UNIT = 7  # smallest half-tile drawn, pixels: below it a crowded layout is laid on regardless
 
 
 @dataclass
@@ -289,9 +290,12 @@ def _arm_lengths(play: LinePlay) -> dict[int, float]:
     return out
 
 
-def _lay_line(play: LinePlay, half_w: float, half_h: float, shift=(0.0, 0.0)):
+def _lay_line(play: LinePlay, half_w: float, half_h: float, shift=(0.0, 0.0), strict: bool = True,
+              last_resort: bool = False):
     """Tiles placed for a play area of +-half_w x +-half_h units around the point `shift` (the
-    centre tile at the origin); _NoFit if they do not fit."""
+    centre tile at the origin); _NoFit if they do not fit. Not `strict`: tiles may touch tiles
+    already down (a crowded table of many spinners, where no strict layout fits); `last_resort`:
+    a tile with no place inside the area is laid straight on anyway (the picture never fails)."""
     tiles: list[_Tile] = []
     eps = 0.02
     lo_x, hi_x, lo_y, hi_y = shift[0] - half_w, shift[0] + half_w, shift[1] - half_h, shift[1] + half_h
@@ -299,6 +303,8 @@ def _lay_line(play: LinePlay, half_w: float, half_h: float, shift=(0.0, 0.0)):
     def fits(r):
         if r[0] < lo_x or r[2] > hi_x or r[1] < lo_y or r[3] > hi_y:
             return False
+        if not strict:
+            return True
         for t in tiles:
             q = t.rect
             if r[0] < q[2] - eps and q[0] < r[2] - eps and r[1] < q[3] - eps and q[1] < r[3] - eps:
@@ -308,7 +314,7 @@ def _lay_line(play: LinePlay, half_w: float, half_h: float, shift=(0.0, 0.0)):
     a, b = play.center
     cdouble = a == b
     crect = (-0.5, -1.0, 0.5, 1.0) if cdouble else (-1.0, -0.5, 1.0, 0.5)
-    if not fits(crect):
+    if not fits(crect) and not last_resort:
         raise _NoFit
     centre_spinner = any(h == -1 for h, _, _ in play.branches.values())
     tiles.append(_Tile(crect, (a, b), centre_spinner))
@@ -317,6 +323,7 @@ def _lay_line(play: LinePlay, half_w: float, half_h: float, shift=(0.0, 0.0)):
     arms[0].tiles.append(0)
     arms[1].tiles.append(0)
     laid_dir: dict[tuple[int, int], tuple[int, int]] = {}  # (arm, index) -> direction it was laid in
+    spinner_at = {(host, idx) for host, idx, _ in play.branches.values() if host >= 0}
 
     def open_branches(arm_id):
         host, idx, j = play.branches[arm_id]
@@ -346,6 +353,7 @@ def _lay_line(play: LinePlay, half_w: float, half_h: float, shift=(0.0, 0.0)):
             open_branches(arm_id)
         arm = arms[arm_id]
         double = inner == outer
+        is_spinner = (arm_id, len(arm.tiles) - 1) in spinner_at
         back = (-arm.main[0], -arm.main[1])
         tries = []
         if arm.turned:
@@ -354,13 +362,21 @@ def _lay_line(play: LinePlay, half_w: float, half_h: float, shift=(0.0, 0.0)):
         else:
             tries.append((arm.attach, arm.d, "straight"))
             tries.append((corner(arm, arm.drift), arm.drift, "turn"))
+        # crowded (many spinners): turn the other way, or set off in any free direction
+        left_turn = (-arm.drift[0], -arm.drift[1])
+        tries.append((corner(arm, left_turn), left_turn, "new"))
+        tries += [(arm.attach, arm.d, "new_straight")]
         for attach, d, how in tries:
-            across = double and how == "straight"  # a double lies crosswise, but in line round a corner
+            # a double lies crosswise, but in line round a corner (a spinner always crosswise: its
+            # branches leave from its two long ends)
+            across = double and (how in ("straight", "new_straight") or is_spinner)
             r = _rect(attach, d, across)
-            if fits(r):
+            if fits(r) or last_resort and how == "new_straight":
                 break
         else:
             raise _NoFit
+        if how.startswith("new") and d != arm.main and (-d[0], -d[1]) != arm.main:
+            arm.main, arm.drift, arm.turned = d, arm.main, False
         tiles.append(_Tile(r, _pips_in_order(d, inner, outer)))
         laid_dir[(arm_id, len(arm.tiles) - 1)] = d
         along = 1.0 if across else 2.0
@@ -422,7 +438,8 @@ def _layout_line(play: LinePlay, box):
     lengths = _arm_lengths(play)
     centre_branches = sorted(a for a, (host, _, _) in play.branches.items() if host == -1)
     u = 40.0 * _SS
-    while u >= 3 * _SS:
+    strict = True
+    while True:
         hw, hh = w / 2 / u, h / 2 / u
         # the centre tile placed off centre so that lopsided arms run straight as far as they can
         sx = max(-hw + 1, min(hw - 1, (lengths.get(1, 0.0) - lengths.get(0, 0.0)) / 2))
@@ -430,15 +447,21 @@ def _layout_line(play: LinePlay, box):
         if centre_branches:
             up, down = (lengths.get(a, 0.0) for a in centre_branches)
             sy = max(-hh + 1, min(hh - 1, (down - up) / 2))
+        smallest = u * 0.93 < _MIN_UNIT * _SS
         for shift in ((sx, sy), (0.0, 0.0)):
             try:
-                tiles, arms = _lay_line(play, hw, hh, shift)
+                tiles, arms = _lay_line(play, hw, hh, shift, strict)
                 break
             except _NoFit:
                 continue
         else:
-            u *= 0.93
-            continue
+            if not smallest:
+                u *= 0.93
+                continue
+            if strict:  # no layout without touching tiles: the largest one that lets them touch
+                strict, u = False, 40.0 * _SS
+                continue
+            tiles, arms = _lay_line(play, hw, hh, (0.0, 0.0), False, last_resort=True)
         x0 = min(t.rect[0] for t in tiles)
         x1 = max(t.rect[2] for t in tiles)
         y0 = min(t.rect[1] for t in tiles)
@@ -446,7 +469,6 @@ def _layout_line(play: LinePlay, box):
         ox = (box[0] + box[2]) / 2 - (x0 + x1) / 2 * u
         oy = (box[1] + box[3]) / 2 - (y0 + y1) / 2 * u
         return tiles, _end_marks(play, tiles, arms), u, (ox, oy)
-    raise DominoError("the layout does not fit the picture even at the smallest tile size")  # pragma: no cover
 
 
 # ------------------------------------------------------------------------------ drawing primitives
@@ -578,8 +600,9 @@ class _Painter:
             self.d.text(((x0 + x1) / 2, y0 + h * 0.3), label, font=self.font(h / _SS * 0.34), fill=col, anchor="mm")
             self.suit((x0 + x1) / 2, y0 + h * 0.7, min(w, h) * 0.42, suit)
             if joker_corner:
-                k = w * 0.36
+                k = w * 0.5
                 self.d.polygon([(x1 - k, y0), (x1, y0), (x1, y0 + k)], fill=_JOKER)
+                self._star(x1 - k * 0.3, y0 + k * 0.3, k * 0.22, (255, 255, 255))
         if note:
             self.d.text(((x0 + x1) / 2, y1 + h * 0.04), note, font=self.font(h / _SS * 0.22), fill=_GOLD,
                         anchor="ma")
@@ -702,7 +725,8 @@ def _draw_rows(p: _Painter, play: RowsPlay, box):
             rect = (cx, ry, cx + cw, ry + ch)
             card = su * 13 + rank - 1
             if lo and lo <= rank <= hi:
-                p.card(rect, card, joker_corner=card in play.on_joker)
+                on_joker = card in play.on_joker
+                p.card(rect, card, frame=_JOKER if on_joker else None, joker_corner=on_joker)
                 continue
             end = 0 if lo and rank == lo - 1 else 1 if lo and rank == hi + 1 else None
             if end is not None and (su, end) in play.waiting:
@@ -748,7 +772,7 @@ def draw_table(table: Table) -> np.ndarray:
         _draw_seat(p, table.seats[k], _SLOTS[slots[r]], magic7)
     sides = any(s.startswith(("left", "right")) for s in slots)
     box = (186 if sides else 36, 158, WIDTH - (186 if sides else 36), 590)
-    legend = ("purple corner: card on a joker    JK for X: joker waiting for X    crossed out: killed" if magic7
+    legend = ("purple: card lying on a joker    JK for X: joker waiting for X    crossed out: killed" if magic7
               else "gold: open end    red frame: spinner" if isinstance(table.play, LinePlay) and table.play.branches
               else "gold: open end    red: end closed by a trap" if isinstance(table.play, LinePlay)
               and table.play.closed_arms else "gold: open end")
@@ -948,7 +972,9 @@ def write_docs(directory) -> list[str]:
         game = make_game(name, **config)
         state, _ = play_position(game, seed, moves, agent)
         path = os.path.join(directory, f"{name}.png")
-        save_png(picture(game, state, 0), path)
+        Image, _, _ = _pil()
+        # 256 colours: the same picture to the eye at about half the bytes (a README loads six)
+        Image.fromarray(picture(game, state, 0)).quantize(256, method=Image.Quantize.FASTOCTREE, dither=0).save(path, optimize=True)
         paths.append(path)
     return paths
 

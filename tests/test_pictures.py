@@ -220,3 +220,29 @@ def test_render_replay_writes_a_gif_through_the_replay_contract(tmp_path, monkey
     assert "--index 2: games.jsonl holds games 0..1" in capsys.readouterr().err
     assert cli.main(["render", "--replay", "games.jsonl", "--seat", "2", "--out", str(out)]) == 2
     assert cli.main(["render", "--replay", "games.jsonl", "--out", str(tmp_path / "x.png")]) == 2
+
+
+def test_every_position_of_crowded_spinner_games_lays_out_inside_the_picture():
+    """Racehorse with every double a spinner, 4 players: up to 14 arms on one table."""
+    game = make_game("racehorse_v0", spinner="all_doubles", num_players=4)
+    box = (186 * pictures._SS, 158 * pictures._SS, 838 * pictures._SS, 548 * pictures._SS)
+    rng = np.random.default_rng(1)
+    spinners_seen = 0
+    for seed in range(3):
+        state = game.new_state()
+        game.reset(state, seed)
+        while True:
+            play = describe(game, state, "full").play
+            if play is not None:
+                tiles, _, u, (ox, oy) = pictures._layout_line(play, box)
+                assert len(tiles) == len(play.moves) + 1
+                assert min(ox + t.rect[0] * u for t in tiles) >= box[0] - 1e-6
+                assert max(ox + t.rect[2] * u for t in tiles) <= box[2] + 1e-6
+                assert min(oy + t.rect[1] * u for t in tiles) >= box[1] - 1e-6
+                assert max(oy + t.rect[3] * u for t in tiles) <= box[3] + 1e-6
+                spinners_seen = max(spinners_seen, len(play.branches) // 2)
+            if state[1]:
+                break
+            game.step(state, int(rng.choice(game.legal_actions(state))))
+    assert spinners_seen >= 3
+    _is_a_picture(picture(game, state, "full"))
