@@ -12,11 +12,9 @@ its score / chips / penalties, Magic-7's killed tiles (crossed out), and the sea
 Only the viewer's own hand is drawn face up (the view ``render_mode="ansi"`` prints), or every
 hand when the full table is asked for; a spectator sees none.
 
-Layout algorithm: every arm is a turtle that lays its tiles in play order, straight ahead while
-the next tile fits the play area without touching a tile already down, else it snakes (a corner
-tile to its drift side, then back the other way), as on a real table; the four arms of a spinner
-drift to four different sides so they never cross. The largest tile size whose layout fits is
-used, and the layout is centred.
+Layout algorithm: each arm lays its tiles in play order straight on while they fit the felt without
+touching another tile, else snakes back (a corner tile, then the other way), the spinner's four arms
+each bending to its own side; the largest tile size whose layout fits is used, centred.
 
 Pillow is imported only inside the drawing functions (never by ``import domino_envs``, the vector
 env or training); without it a drawing call raises `PillowMissingError`. Also here:
@@ -30,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .core import H_DONE, H_HAND, H_TURN, ConfigError, DominoError
+from .core import H_DONE, H_HAND, H_TURN, ConfigError
 
 WIDTH, HEIGHT = 1024, 720  # every picture has this size (pixels)
 _SS = 2  # drawn at twice the size, then downsampled: smooth pips and edges
@@ -145,8 +143,8 @@ def describe(game, state: np.ndarray, viewer=None) -> Table:
         info.append(f"pile {len(game.pile(s))}")
         pen = game.penalties(s)
         for k, seat in enumerate(seats):
-            live = [card_id(c) if c != "JK" else 52 for c in game.hand(s, k)]
-            dead = [card_id(c) if c != "JK" else 52 for c in game.killed(s, k)]
+            live = [card_id(c) for c in game.hand(s, k)]  # a joker is 'JK' (id 52: both jokers look alike)
+            dead = [card_id(c) for c in game.killed(s, k)]
             seat.count, seat.killed = len(live), len(dead)
             seat.lines.append(f"penalty {pen[k]}")
             if face_up[k]:
@@ -156,7 +154,7 @@ def describe(game, state: np.ndarray, viewer=None) -> Table:
             waiting[("CDHS".index(suit), 0 if end == "low" else 1)] = card_id(target)
         play = RowsPlay(game.rows(s), {card_id(c) for c in game.joker_cards(s)}, waiting)
         title = f"{_TITLES.get(game.name, game.name)}"
-        return Table(game.name, title, info, seats, _bottom(viewer, turn), play, footer)
+        return Table(game.name, title, info, seats, _bottom(viewer), play, footer)
     hands = [game.hand(s, k) for k in range(n)]
     for k, seat in enumerate(seats):
         seat.count = len(hands[k])
@@ -168,7 +166,8 @@ def describe(game, state: np.ndarray, viewer=None) -> Table:
         info.append(f"market {len(game.market(s))}")
         req = game.required(s)
         if game.placements(s):
-            info.append("needs " + " / ".join("closed" if r is None else str(r) for r in req))
+            info.append(", ".join(f"{side} " + ("closed" if r is None else f"needs {r}")
+                                  for side, r in zip(("left", "right"), req)))
         info.append("zero traps live" if game.traps_live(s) else "zero traps not yet")
         if game.config.match:
             for seat, sc in zip(seats, game.scores(s)):
@@ -199,13 +198,12 @@ def describe(game, state: np.ndarray, viewer=None) -> Table:
             if game.setter(s) >= 0 and not over:
                 seats[game.setter(s)].lines.append("sets")
     title = _TITLES.get(game.name, game.name)
-    return Table(game.name, title, info, seats, _bottom(viewer, turn), play, footer, max_pip)
+    return Table(game.name, title, info, seats, _bottom(viewer), play, footer, max_pip)
 
 
-def _bottom(viewer, turn) -> int:
-    if isinstance(viewer, int):
-        return viewer
-    return 0
+def _bottom(viewer) -> int:
+    """The seat drawn at the bottom: the viewer, else seat 0."""
+    return viewer if isinstance(viewer, int) else 0
 
 
 def _line_play(game, s) -> LinePlay | None:
@@ -880,7 +878,9 @@ def _parser():
     p.add_argument("--moves", type=int, default=12, help="decisions played before the picture (default 12)")
     p.add_argument("--agent", default="greedy", help="agent spec playing every seat (default greedy)")
     view = p.add_mutually_exclusive_group()
-    view.add_argument("--seat", type=int, default=None, help="draw this seat's hand face up")
+    view.add_argument("--seat", type=int, default=None,
+                      help="draw this seat's hand face up (default: a PNG shows the seat to act's, as the ansi "
+                           "render does; a GIF shows no hand)")
     view.add_argument("--full", action="store_true", help="draw every hand face up")
     p.add_argument("--replay", default=None, metavar="FILE", help="a saved replay (JSON lines): write a GIF")
     p.add_argument("--index", type=int, default=0, help="which game of the replay file (default 0)")

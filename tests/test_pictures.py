@@ -7,13 +7,10 @@ import sys
 
 import numpy as np
 import pytest
+from PIL import Image  # the `render` extra (make install installs it)
 
-PIL = pytest.importorskip("PIL")  # the `render` extra; CI installs it (make install)
-from PIL import Image  # noqa: E402
-
-from domino_envs import cli, make, make_game  # noqa: E402
-from domino_envs import pictures  # noqa: E402
-from domino_envs.pictures import (  # noqa: E402
+from domino_envs import cli, make, make_game, pictures
+from domino_envs.pictures import (
     HEIGHT, WIDTH, LinePlay, PillowMissingError, RowsPlay, describe, picture, play_position, save_gif,
 )
 
