@@ -746,10 +746,15 @@ def _draw_line(p: _Painter, play: LinePlay, box):
         return (ox + r[0] * u, oy + r[1] * u, ox + r[2] * u, oy + r[3] * u)
 
     for t in tiles:
-        p.domino(px(t.rect), t.pips, frame=_RED if t.spinner else None)
+        p.domino(px(t.rect), t.pips)
     for r, colour in marks:
         q = px(r)
         p.d.rounded_rectangle(q, u * 0.14, outline=colour, width=max(2, int(u * 0.13)))
+    for t in tiles:  # the spinner's frame goes round the open-end marks on it
+        if t.spinner:
+            x0, y0, x1, y1 = px(t.rect)
+            e = u * 0.12
+            p.d.rounded_rectangle((x0 - e, y0 - e, x1 + e, y1 + e), u * 0.2, outline=_RED, width=max(2, int(u * 0.1)))
 
 
 def draw_table(table: Table) -> np.ndarray:

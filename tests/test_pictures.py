@@ -243,3 +243,13 @@ def test_every_position_of_crowded_spinner_games_lays_out_inside_the_picture():
             game.step(state, int(rng.choice(game.legal_actions(state))))
     assert spinners_seen >= 3
     _is_a_picture(picture(game, state, "full"))
+
+
+def test_docs_pictures_script_writes_one_small_png_per_env(tmp_path):
+    from domino_envs.registry import game_names
+
+    paths = pictures.write_docs(tmp_path)
+    assert sorted(p.rsplit("/", 1)[-1] for p in paths) == sorted(f"{n}.png" for n in game_names())
+    for path in paths:
+        _is_a_picture(np.asarray(Image.open(path).convert("RGB")))
+        assert (tmp_path / path.rsplit("/", 1)[-1]).stat().st_size < 100_000
