@@ -1,5 +1,6 @@
 """The `domino` command: `domino train ...`, `domino evaluate ...`, `domino bench ...`, `domino games`,
-`domino play GAME --vs SPEC ...` (play.py), `domino replay FILE ...` (replay.py)."""
+`domino play GAME --vs SPEC ...` (play.py), `domino replay FILE ...` (replay.py), `domino render ...`
+(pictures.py)."""
 from __future__ import annotations
 
 import sys
@@ -7,7 +8,7 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    commands = ["train", "evaluate", "bench", "games", "play", "replay"]
+    commands = ["train", "evaluate", "bench", "games", "play", "replay", "render"]
     if not argv or argv[0] not in commands:
         print(f"usage: domino {{{','.join(commands)}}} ...  (got {argv[:1] or 'nothing'})", file=sys.stderr)
         return 2
@@ -20,6 +21,10 @@ def main(argv: list[str] | None = None) -> int:
         from training.train import main as train_main
 
         return train_main(rest)
+    elif cmd == "render":
+        from .pictures import main as render_main
+
+        return render_main(rest)
     elif cmd == "evaluate":
         from training.evaluate import main as evaluate_main
 

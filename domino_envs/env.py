@@ -40,7 +40,7 @@ from .registry import make_game
 from .rng import check_seed, entropy_seed, mix_seed, next_seed
 
 ENV_KEYS = ("render_mode", "illegal_action", "illegal_reward")
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
 MAX_DEALS = 1000  # deals tried for one reset before a config is declared to hold no decision
 
 
@@ -98,7 +98,8 @@ def check_front_options(game: Game, render_mode, illegal_action, illegal_reward)
 class DominoEnv(AECEnv, EzPickle):
     """PettingZoo AEC env over a game engine (see module doc)."""
 
-    metadata = {"render_modes": list(RENDER_MODES), "name": "domino_v0", "is_parallelizable": False}
+    metadata = {"render_modes": list(RENDER_MODES), "name": "domino_v0", "is_parallelizable": False,
+                "render_fps": 2}
 
     def __init__(self, game: Game, render_mode: str | None = None, illegal_action: str = "raise",
                  illegal_reward: float = -1.0):
@@ -269,14 +270,20 @@ class DominoEnv(AECEnv, EzPickle):
         return np.concatenate([self.game.observe(self._state, i) for i in range(self.game.num_players)])
 
     def render(self):
-        """The table from the seat to act's view: returned ("ansi") or printed ("human")."""
+        """The table from the seat to act's view: returned as text ("ansi") or as a picture
+        ("rgb_array": uint8 H x W x 3, pictures.py; needs Pillow), or printed ("human")."""
         if self.render_mode is None:
             import gymnasium
             gymnasium.logger.warn(f"render() called without a render_mode; allowed: {list(RENDER_MODES)}")
             return None
         if not self._ready:
             raise DominoError(f"{self.game.name}: call reset() before render()")
-        text = self.game.render(self._state, self._seat_of[self.agent_selection])
+        seat = self._seat_of[self.agent_selection]
+        if self.render_mode == "rgb_array":
+            from .pictures import picture
+
+            return picture(self.game, self._state, seat)
+        text = self.game.render(self._state, seat)
         if self.render_mode == "human":
             print(text)
             return None

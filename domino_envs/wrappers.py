@@ -37,7 +37,8 @@
 - Seeds, resets: as the AEC env (env.py): seeds are None or integers 0..2**64-1, and a reset is
   atomic (the row, seat, episode counter and pending reward change only once the new episode is
   dealt; the opponents are reset on every deal tried, so after a rejected reset start a new one).
-- ``render_mode``: ``"ansi"`` returns the table from the learner's view, ``"human"`` prints it.
+- ``render_mode``: ``"ansi"`` returns the table from the learner's view, ``"rgb_array"`` draws it
+  (pictures.py), ``"human"`` prints it.
 """
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ from .rng import check_seed, mix_seed, next_seed
 class SingleSeatEnv(gymnasium.Env):
     """gymnasium.Env for one learning seat against fixed opponent policies (see module doc)."""
 
-    metadata = {"render_modes": list(RENDER_MODES)}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
     MAX_DEALS = MAX_DEALS
 
     def __init__(self, game: str | Game, opponents, seat: int | str = "rotate", seed: int | None = None,
@@ -161,9 +162,14 @@ class SingleSeatEnv(gymnasium.Env):
         return self._mask.astype(bool)
 
     def render(self):
-        """The table from the learner's view: returned ("ansi") or printed ("human")."""
+        """The table from the learner's view: returned as text ("ansi") or a picture ("rgb_array",
+        uint8 H x W x 3; needs Pillow), or printed ("human")."""
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            from .pictures import picture
+
+            return picture(self.game, self._state, self.seat)
         text = self.game.render(self._state, self.seat)
         if self.render_mode == "human":
             print(text)

@@ -34,8 +34,8 @@ def test_bad_config_values(key, value, pattern):
 
 
 def test_bad_env_options():
-    with pytest.raises(ConfigError, match=r"render_mode='rgb_array' is not supported; allowed: \[None, 'ansi', 'human'\]"):
-        domino_envs.make("draw_v0", render_mode="rgb_array")
+    with pytest.raises(ConfigError, match=r"render_mode='rgb' is not supported; allowed: \[None, 'ansi', 'human', 'rgb_array'\]"):
+        domino_envs.make("draw_v0", render_mode="rgb")
     with pytest.raises(DominoError, match=r"illegal_action='ignore' is not allowed"):
         domino_envs.make("draw_v0", illegal_action="ignore")
 

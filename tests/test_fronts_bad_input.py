@@ -77,7 +77,7 @@ CASES = {
     "aec illegal_reward='x'": (lambda: _aec(illegal_reward="x"), ConfigError, r"illegal_reward='x' must be a finite number"),
     "single illegal_reward=inf": (lambda: _single(illegal_reward=float("inf")), ConfigError, r"illegal_reward=inf must be"),
     "single illegal_action=skip": (lambda: _single(illegal_action="skip"), ConfigError, r"illegal_action='skip' is not allowed; allowed values: \['raise', 'penalize'\]"),
-    "single render_mode=rgb": (lambda: _single(render_mode="rgb_array"), ConfigError, r"render_mode='rgb_array' is not supported; allowed: \[None, 'ansi', 'human'\]"),
+    "single render_mode=rgb": (lambda: _single(render_mode="rgb"), ConfigError, r"render_mode='rgb' is not supported; allowed: \[None, 'ansi', 'human', 'rgb_array'\]"),
     "single Game + config": (lambda: SingleSeatEnv(make_game("draw_v0"), RandomAgent, num_players=3), ConfigError,
                              r"config keys \['num_players'\] given with a Game instance"),
     "single game=3": (lambda: SingleSeatEnv(3, RandomAgent), ConfigError, r"game=3 must be a registered name or a Game"),

@@ -1095,6 +1095,10 @@ class Magic7Game(Game, kernels=globals()):
     def last_penalties(self, state) -> list[int]:
         return [int(x) for x in state[LAST_PEN:LAST_PEN + self.num_players]]
 
+    def joker_cards(self, state) -> list[str]:
+        """Cards lying on a joker in the rows (the joker's target placed on it), for pictures."""
+        return _mask_names(state[JOKER_AT])
+
     def render(self, state: np.ndarray, seat: int) -> str:
         s = state
         n = self.num_players

@@ -701,6 +701,13 @@ class PeteGame(Game, kernels=globals()):
         """Placements so far as (tile id, arm)."""
         return [(int(t), int(a)) for t, a in lay_history(state, LAY)]
 
+    def layout(self, state) -> dict:
+        """The layout as laid on the table, for pictures: ``layout.lay_arms`` (the centre tile, each
+        arm's tiles from the centre outwards as (inner, outer) pips, the spinners and their branches)."""
+        from ..layout import lay_arms
+
+        return lay_arms(state, LAY)
+
     def render(self, state: np.ndarray, seat: int) -> str:
         s = state
         over = bool(s[H_DONE])

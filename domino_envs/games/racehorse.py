@@ -895,6 +895,13 @@ class RacehorseGame(Game, kernels=globals()):
         side that won the award (-1: none), and the award's points."""
         return {"out": int(state[OUT_SEAT]), "winner": int(state[LAST_WINNER]), "award": int(state[LAST_AWARD])}
 
+    def layout(self, state) -> dict:
+        """The layout as laid on the table, for pictures: ``layout.lay_arms`` (the centre tile, each
+        arm's tiles from the centre outwards as (inner, outer) pips, the spinners and their branches)."""
+        from ..layout import lay_arms
+
+        return lay_arms(state, LAY)
+
     def render(self, state: np.ndarray, seat: int) -> str:
         s = state
         n = self.num_players

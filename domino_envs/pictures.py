@@ -1,0 +1,992 @@
+"""Pictures of a position: the table as a person lays it out, as an RGB image (numpy uint8, H x W x 3).
+
+What is drawn, and why: a reader (or a researcher watching an agent) should recognise the game at
+a glance, so the picture is a table seen from above rather than a chart. The line games (Draw,
+Block, Seven-Toed Pete, Racehorse, Sum 7) show domino tiles with pips in the standard positions,
+laid from the first tile outwards along each arm, doubles crosswise, the spinner's branches going
+up and down from it (marked with a red frame), and the open ends outlined in gold (a Sum 7 side
+closed by a zero trap in red). Magic-7 shows its four suit rows, one column per rank with the 7s
+in the middle, cards lying on a joker framed in purple, a joker still waiting for its card as a
+joker tile naming it. Around the felt sits one panel per seat: its tile count (face-down tiles),
+its score / chips / penalties, Magic-7's killed tiles (crossed out), and the seat to act in gold.
+Only the viewer's own hand is drawn face up (the view ``render_mode="ansi"`` prints), or every
+hand when the full table is asked for; a spectator sees none.
+
+Layout algorithm: each arm lays its tiles in play order straight on while they fit the felt without
+touching another tile, else snakes back (a corner tile, then the other way), the spinner's four arms
+each bending to its own side; the largest tile size whose layout fits is used, centred.
+
+Pillow is imported only inside the drawing functions (never by ``import domino_envs``, the vector
+env or training); without it a drawing call raises `PillowMissingError`. Also here:
+``domino render`` (`main`) and ``python -m domino_envs.pictures --docs DIR`` (one PNG per game).
+"""
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .core import H_DONE, H_HAND, H_TURN, ConfigError
+
+WIDTH, HEIGHT = 1024, 720  # every picture has this size (pixels)
+_SS = 2  # drawn at twice the size, then downsampled: smooth pips and edges
+
+# colours
+_BG = (28, 22, 18)
+_WOOD = (92, 58, 32)
+_FELT = (22, 96, 58)
+_FELT_DARK = (15, 70, 42)
+_PANEL = (12, 58, 35)
+_PANEL_LINE = (60, 128, 88)
+_GOLD = (250, 200, 60)
+_RED = (214, 48, 40)
+_IVORY = (250, 246, 234)
+_IVORY_EDGE = (120, 110, 95)
+_PIP = (20, 24, 32)
+_BACK = (34, 48, 74)
+_TEXT = (238, 240, 232)
+_MUTED = (170, 200, 180)
+_JOKER = (122, 60, 170)
+_SHADOW = (10, 40, 24)
+
+_TITLES = {"draw_v0": "Draw Game", "block_v0": "Block Game", "seven_toed_pete_v0": "Seven-Toed Pete",
+           "racehorse_v0": "Racehorse", "sum7_v0": "Sum 7", "magic7_v0": "Magic-7"}
+
+
+class PillowMissingError(ConfigError):
+    """Pictures need Pillow, which is an optional dependency."""
+
+
+def _pil():
+    try:
+        from PIL import Image, ImageDraw, ImageFont
+    except ImportError as err:
+        raise PillowMissingError(
+            "pictures (render_mode='rgb_array', domino render) need Pillow: pip install pillow "
+            "(or pip install 'domino-envs[render]')") from err
+    return Image, ImageDraw, ImageFont
+
+
+# ------------------------------------------------------------------------------ what a table shows
+@dataclass
+class Seat:
+    label: str
+    count: int  # tiles held (Magic-7: live tiles)
+    lines: list[str]  # score, chips, notes
+    to_act: bool = False
+    viewer: bool = False
+    tiles: list | None = None  # face up: dominoes (a, b) or Magic-7 card ids; None: face down
+    killed: int = 0  # Magic-7
+    killed_tiles: list | None = None  # face up (own hand or full table)
+
+
+@dataclass
+class LinePlay:
+    center: tuple[int, int]
+    moves: list[tuple[int, int, int]]  # (arm, inner pip, outer pip) in play order after the centre
+    branches: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # arm -> (host arm, index, 0|1)
+    open_arms: set[int] = field(default_factory=set)
+    closed_arms: set[int] = field(default_factory=set)  # closed by a rule (Sum 7's zero traps)
+
+
+@dataclass
+class RowsPlay:  # Magic-7
+    rows: list[tuple[int, int]]  # (low, high) rank per suit, (0, 0) while the 7 is not out
+    on_joker: set[int]  # card ids lying on a joker
+    waiting: dict[tuple[int, int], int]  # (suit, 0 low | 1 high) -> target card of an unfilled joker
+
+
+@dataclass
+class Table:
+    name: str
+    title: str
+    info: list[str]
+    seats: list[Seat]
+    bottom: int  # seat drawn at the bottom of the picture
+    play: LinePlay | RowsPlay | None
+    footer: str = ""
+    max_pip: int = 6
+
+
+def _viewer_arg(game, viewer):
+    """None (spectator), "full" or a seat number, checked."""
+    if viewer is None or viewer == "full":
+        return viewer
+    if isinstance(viewer, (bool, np.bool_)) or not isinstance(viewer, (int, np.integer)) \
+            or not 0 <= viewer < game.num_players:
+        raise ConfigError(f"{game.name}: viewer={viewer!r} must be a seat 0..{game.num_players - 1}, "
+                          f"'full' (every hand face up) or None (no hand face up)")
+    return int(viewer)
+
+
+def describe(game, state: np.ndarray, viewer=None) -> Table:
+    """What the picture of `state` shows, from `viewer`'s side (a seat, "full" or None)."""
+    viewer = _viewer_arg(game, viewer)
+    game._check_state(state)
+    s = state
+    n = game.num_players
+    over = bool(s[H_DONE])
+    turn = -1 if over else int(s[H_TURN])
+    face_up = [viewer == "full" or viewer == k for k in range(n)]
+    seats = [Seat(f"Seat {k}", 0, [], to_act=(k == turn), viewer=(viewer == k)) for k in range(n)]
+    footer = " ".join(line for line in game.render(s, 0).splitlines() if line.startswith("over:"))
+    number = int(s[H_HAND]) + (0 if over else 1)
+    info: list[str] = []
+    kind = type(game).__name__
+    max_pip = getattr(game.config, "max_pip", 6)
+    if kind == "Magic7Game":
+        from .games.magic7 import card_id
+
+        info.append(f"game {number}/{game.config.num_games}")
+        info.append(f"pile {len(game.pile(s))}")
+        pen = game.penalties(s)
+        for k, seat in enumerate(seats):
+            live = [card_id(c) for c in game.hand(s, k)]  # a joker is 'JK' (id 52: both jokers look alike)
+            dead = [card_id(c) for c in game.killed(s, k)]
+            seat.count, seat.killed = len(live), len(dead)
+            seat.lines.append(f"penalty {pen[k]}")
+            if face_up[k]:
+                seat.tiles, seat.killed_tiles = live, dead
+        waiting = {}
+        for (suit, end), target in game.covered(s).items():
+            waiting[("CDHS".index(suit), 0 if end == "low" else 1)] = card_id(target)
+        play = RowsPlay(game.rows(s), {card_id(c) for c in game.joker_cards(s)}, waiting)
+        title = f"{_TITLES.get(game.name, game.name)}"
+        return Table(game.name, title, info, seats, _bottom(viewer), play, footer)
+    hands = [game.hand(s, k) for k in range(n)]
+    for k, seat in enumerate(seats):
+        seat.count = len(hands[k])
+        if face_up[k]:
+            seat.tiles = hands[k]
+    info.append(f"hand {number}")
+    if kind == "Sum7Game":
+        play = _sum7_play(game, s)
+        info.append(f"market {len(game.market(s))}")
+        req = game.required(s)
+        if game.placements(s):
+            info.append(", ".join(f"{side} " + ("closed" if r is None else f"needs {r}")
+                                  for side, r in zip(("left", "right"), req)))
+        info.append("zero traps live" if game.traps_live(s) else "zero traps not yet")
+        if game.config.match:
+            for seat, sc in zip(seats, game.scores(s)):
+                seat.lines.append(f"score {sc:g}")
+    else:
+        play = _line_play(game, s)
+        if kind == "DrawGame":
+            if game.config.drawing:
+                info.append(f"boneyard {len(game.boneyard(s))}")
+            for seat, sc in zip(seats, game.scores(s)):
+                seat.lines.append(f"score {sc}")
+        elif kind == "PeteGame":
+            info.append(f"count {game.count(s)}")
+            for k, (seat, c) in enumerate(zip(seats, game.chips(s))):
+                seat.lines.append(f"chips {c}")
+                if game.leader(s) == k:
+                    seat.lines.append("led")
+            if game.extra_turn(s) and turn >= 0:
+                seats[turn].lines.append("extra turn")
+        elif kind == "RacehorseGame":
+            info.append(f"boneyard {len(game.boneyard(s))}")
+            if play is not None:
+                info.append(f"count {game.count(s)}")
+            for k, (seat, sc, washed) in enumerate(zip(seats, game.scores(s), game.washed_up(s))):
+                seat.lines.append(f"score {sc}")
+                if washed:
+                    seat.lines.append("washed up")
+            if game.setter(s) >= 0 and not over:
+                seats[game.setter(s)].lines.append("sets")
+    title = _TITLES.get(game.name, game.name)
+    return Table(game.name, title, info, seats, _bottom(viewer), play, footer, max_pip)
+
+
+def _bottom(viewer) -> int:
+    """The seat drawn at the bottom: the viewer, else seat 0."""
+    return viewer if isinstance(viewer, int) else 0
+
+
+def _line_play(game, s) -> LinePlay | None:
+    """The Draw / Pete / Racehorse layout: arms in play order (game.line), tiles per arm (game.layout)."""
+    view = game.layout(s)
+    order = game.line(s)
+    if view["center"] < 0:
+        return None
+    from .tiles import TILE_A, TILE_B
+
+    c = view["center"]
+    used = {a: 0 for a in view["arms"]}
+    moves = []
+    for _, arm in order[1:]:
+        inner, outer = view["arms"][arm][used[arm]]
+        used[arm] += 1
+        moves.append((arm, int(inner), int(outer)))
+    branches = {}
+    for _, host, idx, first in view["spinners"]:
+        branches[first] = (host, idx, 0)
+        branches[first + 1] = (host, idx, 1)
+    if hasattr(game, "open_ends"):
+        open_arms = set(game.open_ends(s))
+    else:
+        open_arms = {0, 1}
+    return LinePlay((int(TILE_A[c]), int(TILE_B[c])), moves, branches, open_arms)
+
+
+def _sum7_play(game, s) -> LinePlay | None:
+    line = game.line(s)
+    if not line:
+        return None
+    req = game.required(s)
+    a, b, _ = line[0]
+    return LinePlay((a, b), [(arm, i, o) for i, o, arm in line[1:]], {},
+                    {k for k in (0, 1) if req[k] is not None}, {k for k in (0, 1) if req[k] is None})
+
+
+# ------------------------------------------------------------------------------ laying the line out
+_DIRS = ((1, 0), (0, 1), (-1, 0), (0, -1))  # E S W N (screen y grows downwards)
+_GAP = 0.1  # between neighbouring tiles, in tile half-lengths
+_MIN_UNIT = 7  # smallest half-tile drawn, pixels: below it a crowded layout is laid on regardless
+
+
+@dataclass
+class _Tile:
+    rect: tuple[float, float, float, float]  # x0 y0 x1 y1 in units (a tile is 2 x 1 units)
+    pips: tuple[int, int]  # left/right, or top/bottom
+    spinner: bool = False
+
+
+class _NoFit(Exception):
+    pass
+
+
+class _Arm:
+    def __init__(self, attach, d, drift, last_double=False):
+        self.attach, self.d, self.main, self.drift = attach, d, d, drift
+        self.turned = False
+        self.last_double = last_double
+        self.tiles: list[int] = []  # indices into the laid tiles
+
+
+def _rect(attach, d, double):
+    along, across = (1.0, 2.0) if double else (2.0, 1.0)
+    cx = attach[0] + d[0] * (_GAP + along / 2)
+    cy = attach[1] + d[1] * (_GAP + along / 2)
+    w, h = (along, across) if d[0] else (across, along)
+    return (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+
+
+def _pips_in_order(d, inner, outer):
+    """(left, right) or (top, bottom) pips of a tile laid along d with `inner` towards where it came from."""
+    return (inner, outer) if d[0] + d[1] > 0 else (outer, inner)
+
+
+def _arm_lengths(play: LinePlay) -> dict[int, float]:
+    """Length (units) of each arm laid out straight."""
+    out: dict[int, float] = {}
+    for arm, inner, outer in play.moves:
+        out[arm] = out.get(arm, 0.0) + _GAP + (1.0 if inner == outer else 2.0)
+    return out
+
+
+def _lay_line(play: LinePlay, half_w: float, half_h: float, shift=(0.0, 0.0), strict: bool = True,
+              last_resort: bool = False):
+    """Tiles placed for a play area of +-half_w x +-half_h units around the point `shift` (the
+    centre tile at the origin); _NoFit if they do not fit. Not `strict`: tiles may touch tiles
+    already down (a crowded table of many spinners, where no strict layout fits); `last_resort`:
+    a tile with no place inside the area is laid straight on anyway (the picture never fails)."""
+    tiles: list[_Tile] = []
+    eps = 0.02
+    lo_x, hi_x, lo_y, hi_y = shift[0] - half_w, shift[0] + half_w, shift[1] - half_h, shift[1] + half_h
+
+    def fits(r):
+        if r[0] < lo_x or r[2] > hi_x or r[1] < lo_y or r[3] > hi_y:
+            return False
+        if not strict:
+            return True
+        for t in tiles:
+            q = t.rect
+            if r[0] < q[2] - eps and q[0] < r[2] - eps and r[1] < q[3] - eps and q[1] < r[3] - eps:
+                return False
+        return True
+
+    a, b = play.center
+    cdouble = a == b
+    crect = (-0.5, -1.0, 0.5, 1.0) if cdouble else (-1.0, -0.5, 1.0, 0.5)
+    if not fits(crect) and not last_resort:
+        raise _NoFit
+    centre_spinner = any(h == -1 for h, _, _ in play.branches.values())
+    tiles.append(_Tile(crect, (a, b), centre_spinner))
+    ex = 0.5 if cdouble else 1.0
+    arms = {0: _Arm((-ex, 0.0), (-1, 0), (0, -1), cdouble), 1: _Arm((ex, 0.0), (1, 0), (0, 1), cdouble)}
+    arms[0].tiles.append(0)
+    arms[1].tiles.append(0)
+    laid_dir: dict[tuple[int, int], tuple[int, int]] = {}  # (arm, index) -> direction it was laid in
+    spinner_at = {(host, idx) for host, idx, _ in play.branches.values() if host >= 0}
+
+    def open_branches(arm_id):
+        host, idx, j = play.branches[arm_id]
+        if host == -1:
+            spin_tile, hd = 0, (1, 0)
+            bdir, drift = ((0, -1), (1, 0)) if j == 0 else ((0, 1), (-1, 0))
+        else:
+            spin_tile = arms[host].tiles[idx + 1]
+            hd = laid_dir[(host, idx)]
+            bdir = ((0, -1), (0, 1))[j] if hd[0] else ((-1, 0), (1, 0))[j]
+            drift = hd
+        r = tiles[spin_tile].rect
+        cx, cy = (r[0] + r[2]) / 2, (r[1] + r[3]) / 2
+        arm = _Arm((cx + bdir[0] * 1.0, cy + bdir[1] * 1.0), bdir, drift, False)
+        arm.tiles.append(spin_tile)
+        arms[arm_id] = arm
+        tiles[spin_tile].spinner = True
+
+    def corner(arm, new_dir):
+        ax, ay = arm.attach
+        d = arm.d
+        off = 1.0 if arm.last_double else 0.5
+        return (ax - d[0] * 0.5 + new_dir[0] * off, ay - d[1] * 0.5 + new_dir[1] * off)
+
+    for arm_id, inner, outer in play.moves:
+        if arm_id not in arms:
+            open_branches(arm_id)
+        arm = arms[arm_id]
+        double = inner == outer
+        is_spinner = (arm_id, len(arm.tiles) - 1) in spinner_at
+        back = (-arm.main[0], -arm.main[1])
+        tries = []
+        if arm.turned:
+            tries.append((corner(arm, back), back, "back"))
+            tries.append((arm.attach, arm.d, "straight"))
+        else:
+            tries.append((arm.attach, arm.d, "straight"))
+            tries.append((corner(arm, arm.drift), arm.drift, "turn"))
+        # crowded (many spinners): turn the other way, or set off in any free direction
+        left_turn = (-arm.drift[0], -arm.drift[1])
+        tries.append((corner(arm, left_turn), left_turn, "new"))
+        tries += [(arm.attach, arm.d, "new_straight")]
+        for attach, d, how in tries:
+            # a double lies crosswise, but in line round a corner (a spinner always crosswise: its
+            # branches leave from its two long ends)
+            across = double and (how in ("straight", "new_straight") or is_spinner)
+            r = _rect(attach, d, across)
+            if fits(r) or last_resort and how == "new_straight":
+                break
+        else:
+            raise _NoFit
+        if how.startswith("new") and d != arm.main and (-d[0], -d[1]) != arm.main:
+            arm.main, arm.drift, arm.turned = d, arm.main, False
+        tiles.append(_Tile(r, _pips_in_order(d, inner, outer)))
+        laid_dir[(arm_id, len(arm.tiles) - 1)] = d
+        along = 1.0 if across else 2.0
+        arm.attach = (attach[0] + d[0] * (_GAP + along), attach[1] + d[1] * (_GAP + along))
+        arm.d = d
+        arm.last_double = across
+        arm.tiles.append(len(tiles) - 1)
+        if how == "turn":
+            arm.turned = True
+        elif how == "back":
+            arm.turned, arm.main = False, back
+    for arm_id in play.branches:  # opened with no tile yet: still mark the spinner
+        if arm_id not in arms and play.branches[arm_id][0] == -1:
+            tiles[0].spinner = True
+        elif arm_id not in arms:
+            host, idx, _ = play.branches[arm_id]
+            if host in arms and idx + 1 < len(arms[host].tiles):
+                tiles[arms[host].tiles[idx + 1]].spinner = True
+    return tiles, arms
+
+
+def _end_marks(play: LinePlay, tiles, arms):
+    """(rect, colour) of the open (gold) and closed (red) ends: the half of the end tile facing out."""
+    marks = []
+    for arm_id in sorted(play.open_arms | play.closed_arms):
+        colour = _RED if arm_id in play.closed_arms else _GOLD
+        arm = arms.get(arm_id)
+        if arm is None:
+            if arm_id in play.branches:
+                host, idx, j = play.branches[arm_id]
+                t = 0 if host == -1 else arms[host].tiles[idx + 1] if host in arms else None
+                if t is None:
+                    continue
+                r = tiles[t].rect
+                cy = (r[1] + r[3]) / 2
+                cx = (r[0] + r[2]) / 2
+                if r[3] - r[1] > r[2] - r[0]:
+                    marks.append(((r[0], r[1], r[2], cy) if j == 0 else (r[0], cy, r[2], r[3]), colour))
+                else:
+                    marks.append(((r[0], r[1], cx, r[3]) if j == 0 else (cx, r[1], r[2], r[3]), colour))
+            continue
+        r = tiles[arm.tiles[-1]].rect
+        d = arm.d
+        if arm.last_double or len(arm.tiles) == 1 and r[2] - r[0] == r[3] - r[1]:
+            marks.append((r, colour))
+            continue
+        if d[0]:
+            cx = (r[0] + r[2]) / 2
+            marks.append(((cx, r[1], r[2], r[3]) if d[0] > 0 else (r[0], r[1], cx, r[3]), colour))
+        else:
+            cy = (r[1] + r[3]) / 2
+            marks.append(((r[0], cy, r[2], r[3]) if d[1] > 0 else (r[0], r[1], r[2], cy), colour))
+    return marks
+
+
+def _layout_line(play: LinePlay, box):
+    """(tiles, marks, unit px, offset) fitting `box` (x0, y0, x1, y1 in pixels): the largest unit that fits."""
+    w, h = box[2] - box[0], box[3] - box[1]
+    lengths = _arm_lengths(play)
+    centre_branches = sorted(a for a, (host, _, _) in play.branches.items() if host == -1)
+    u = 40.0 * _SS
+    strict = True
+    while True:
+        hw, hh = w / 2 / u, h / 2 / u
+        # the centre tile placed off centre so that lopsided arms run straight as far as they can
+        sx = max(-hw + 1, min(hw - 1, (lengths.get(1, 0.0) - lengths.get(0, 0.0)) / 2))
+        sy = 0.0
+        if centre_branches:
+            up, down = (lengths.get(a, 0.0) for a in centre_branches)
+            sy = max(-hh + 1, min(hh - 1, (down - up) / 2))
+        smallest = u * 0.93 < _MIN_UNIT * _SS
+        for shift in ((sx, sy), (0.0, 0.0)):
+            try:
+                tiles, arms = _lay_line(play, hw, hh, shift, strict)
+                break
+            except _NoFit:
+                continue
+        else:
+            if not smallest:
+                u *= 0.93
+                continue
+            if strict:  # no layout without touching tiles: the largest one that lets them touch
+                strict, u = False, 40.0 * _SS
+                continue
+            tiles, arms = _lay_line(play, hw, hh, (0.0, 0.0), False, last_resort=True)
+        x0 = min(t.rect[0] for t in tiles)
+        x1 = max(t.rect[2] for t in tiles)
+        y0 = min(t.rect[1] for t in tiles)
+        y1 = max(t.rect[3] for t in tiles)
+        ox = (box[0] + box[2]) / 2 - (x0 + x1) / 2 * u
+        oy = (box[1] + box[3]) / 2 - (y0 + y1) / 2 * u
+        return tiles, _end_marks(play, tiles, arms), u, (ox, oy)
+
+
+# ------------------------------------------------------------------------------ drawing primitives
+_PIP_SPOTS = {
+    0: [], 1: [(1, 1)], 2: [(0, 0), (2, 2)], 3: [(0, 0), (1, 1), (2, 2)],
+    4: [(0, 0), (2, 0), (0, 2), (2, 2)], 5: [(0, 0), (2, 0), (1, 1), (0, 2), (2, 2)],
+    6: [(0, 0), (0, 1), (0, 2), (2, 0), (2, 1), (2, 2)],
+    7: [(0, 0), (0, 1), (0, 2), (1, 1), (2, 0), (2, 1), (2, 2)],
+    8: [(0, 0), (0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1), (2, 2)],
+    9: [(x, y) for x in range(3) for y in range(3)],
+}
+
+
+class _Painter:
+    """Drawing helpers over one Pillow image at _SS x the final size."""
+
+    def __init__(self):
+        Image, ImageDraw, ImageFont = _pil()
+        self.Image, self.ImageFont = Image, ImageFont
+        self.img = Image.new("RGB", (WIDTH * _SS, HEIGHT * _SS), _BG)
+        self.d = ImageDraw.Draw(self.img)
+        self._fonts: dict[int, object] = {}
+
+    def font(self, size: int):
+        size = int(size * _SS)
+        if size not in self._fonts:
+            try:
+                self._fonts[size] = self.ImageFont.load_default(size=size)
+            except TypeError as err:  # Pillow < 10.1 has no scalable default font
+                raise PillowMissingError("pictures need Pillow >= 10.1: pip install -U pillow "
+                                         "(or pip install 'domino-envs[render]')") from err
+        return self._fonts[size]
+
+    def text(self, xy, text, size=14, fill=_TEXT, anchor="la"):
+        self.d.text((xy[0], xy[1]), text, font=self.font(size), fill=fill, anchor=anchor)
+
+    def text_width(self, text, size=14) -> float:
+        return self.d.textlength(text, font=self.font(size))
+
+    def domino(self, rect, pips, face_up=True, frame=None, crossed=False):
+        x0, y0, x1, y1 = rect
+        w, h = x1 - x0, y1 - y0
+        short = min(w, h)
+        rad = max(1, short * 0.14)
+        sh = max(1, short * 0.06)
+        self.d.rounded_rectangle((x0 + sh, y0 + sh, x1 + sh, y1 + sh), rad, fill=_SHADOW)
+        if not face_up:
+            self.d.rounded_rectangle(rect, rad, fill=_BACK, outline=(90, 110, 150), width=max(1, int(short * 0.06)))
+            if crossed:
+                self._cross(rect)
+            return
+        self.d.rounded_rectangle(rect, rad, fill=_IVORY, outline=_IVORY_EDGE, width=max(1, int(short * 0.05)))
+        lw = max(1, int(short * 0.05))
+        vertical = h > w
+        if vertical:
+            ym = (y0 + y1) / 2
+            self.d.line((x0 + short * 0.15, ym, x1 - short * 0.15, ym), fill=_IVORY_EDGE, width=lw)
+            halves = [(x0, y0, x1, ym), (x0, ym, x1, y1)]
+        else:
+            xm = (x0 + x1) / 2
+            self.d.line((xm, y0 + short * 0.15, xm, y1 - short * 0.15), fill=_IVORY_EDGE, width=lw)
+            halves = [(x0, y0, xm, y1), (xm, y0, x1, y1)]
+        for (hx0, hy0, hx1, hy1), p in zip(halves, pips):
+            side = min(hx1 - hx0, hy1 - hy0)
+            r = side * (0.085 if p <= 6 else 0.075)
+            step = side * 0.27
+            cx, cy = (hx0 + hx1) / 2, (hy0 + hy1) / 2
+            for gx, gy in _PIP_SPOTS[int(p)]:
+                px, py = cx + (gx - 1) * step, cy + (gy - 1) * step
+                if not vertical and p in (6,):  # a six lies in rows along a horizontal tile
+                    px, py = cx + (gy - 1) * step, cy + (gx - 1) * step
+                self.d.ellipse((px - r, py - r, px + r, py + r), fill=_PIP)
+        if frame is not None:
+            fw = max(2, int(short * 0.12))
+            self.d.rounded_rectangle((x0 - fw / 2, y0 - fw / 2, x1 + fw / 2, y1 + fw / 2), rad + fw / 2,
+                                     outline=frame, width=fw)
+        if crossed:
+            self._cross(rect)
+
+    def _cross(self, rect):
+        x0, y0, x1, y1 = rect
+        w = max(2, int(min(x1 - x0, y1 - y0) * 0.12))
+        self.d.line((x0 + 2, y0 + 2, x1 - 2, y1 - 2), fill=_RED, width=w)
+        self.d.line((x0 + 2, y1 - 2, x1 - 2, y0 + 2), fill=_RED, width=w)
+
+    def suit(self, cx, cy, size, suit: int):
+        """A suit sign drawn with shapes (fonts may lack the glyphs): 0 clubs, 1 diamonds, 2 hearts, 3 spades."""
+        s = size / 2
+        col = _RED if suit in (1, 2) else _PIP
+        d = self.d
+        if suit == 1:
+            d.polygon([(cx, cy - s), (cx + s * 0.72, cy), (cx, cy + s), (cx - s * 0.72, cy)], fill=col)
+        elif suit == 2:
+            r = s * 0.5
+            d.ellipse((cx - 2 * r, cy - s * 0.75, cx, cy - s * 0.75 + 2 * r), fill=col)
+            d.ellipse((cx, cy - s * 0.75, cx + 2 * r, cy - s * 0.75 + 2 * r), fill=col)
+            d.polygon([(cx - 2 * r + r * 0.06, cy - s * 0.75 + r * 1.3), (cx + 2 * r - r * 0.06, cy - s * 0.75 + r * 1.3),
+                       (cx, cy + s)], fill=col)
+        elif suit == 3:
+            r = s * 0.5
+            d.ellipse((cx - 2 * r, cy + s * 0.5 - 2 * r, cx, cy + s * 0.5), fill=col)
+            d.ellipse((cx, cy + s * 0.5 - 2 * r, cx + 2 * r, cy + s * 0.5), fill=col)
+            d.polygon([(cx - 2 * r + r * 0.06, cy + s * 0.5 - r * 1.3), (cx + 2 * r - r * 0.06, cy + s * 0.5 - r * 1.3),
+                       (cx, cy - s)], fill=col)
+            d.polygon([(cx, cy + s * 0.2), (cx - s * 0.35, cy + s), (cx + s * 0.35, cy + s)], fill=col)
+        else:
+            r = s * 0.42
+            for ox, oy in ((0, -s * 0.45), (-s * 0.48, s * 0.12), (s * 0.48, s * 0.12)):
+                d.ellipse((cx + ox - r, cy + oy - r, cx + ox + r, cy + oy + r), fill=col)
+            d.polygon([(cx, cy), (cx - s * 0.35, cy + s), (cx + s * 0.35, cy + s)], fill=col)
+
+    def card(self, rect, card: int, frame=None, joker_corner=False, crossed=False, note=None):
+        """A Magic-7 tile: rank over suit, or a joker (card >= 52)."""
+        x0, y0, x1, y1 = rect
+        w, h = x1 - x0, y1 - y0
+        rad = max(1, w * 0.14)
+        sh = max(1, w * 0.06)
+        self.d.rounded_rectangle((x0 + sh, y0 + sh, x1 + sh, y1 + sh), rad, fill=_SHADOW)
+        if card >= 52:
+            self.d.rounded_rectangle(rect, rad, fill=(236, 226, 248), outline=_JOKER, width=max(1, int(w * 0.08)))
+            self._star((x0 + x1) / 2, y0 + h * 0.38, w * 0.3, _JOKER)
+            self.d.text(((x0 + x1) / 2, y0 + h * 0.8), "JK", font=self.font(h / _SS * 0.26), fill=_JOKER,
+                        anchor="mm")
+        else:
+            self.d.rounded_rectangle(rect, rad, fill=_IVORY, outline=_IVORY_EDGE, width=max(1, int(w * 0.05)))
+            suit, rank = divmod(card, 13)
+            label = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")[rank]
+            col = _RED if suit in (1, 2) else _PIP
+            self.d.text(((x0 + x1) / 2, y0 + h * 0.3), label, font=self.font(h / _SS * 0.34), fill=col, anchor="mm")
+            self.suit((x0 + x1) / 2, y0 + h * 0.7, min(w, h) * 0.42, suit)
+            if joker_corner:
+                k = w * 0.5
+                self.d.polygon([(x1 - k, y0), (x1, y0), (x1, y0 + k)], fill=_JOKER)
+                self._star(x1 - k * 0.3, y0 + k * 0.3, k * 0.22, (255, 255, 255))
+        if note:
+            self.d.text(((x0 + x1) / 2, y1 + h * 0.04), note, font=self.font(h / _SS * 0.22), fill=_GOLD,
+                        anchor="ma")
+        if frame is not None:
+            fw = max(2, int(w * 0.08))
+            self.d.rounded_rectangle((x0 - fw / 2, y0 - fw / 2, x1 + fw / 2, y1 + fw / 2), rad + fw / 2,
+                                     outline=frame, width=fw)
+        if crossed:
+            self._cross(rect)
+
+    def _star(self, cx, cy, r, col):
+        pts = []
+        for i in range(10):
+            ang = -math.pi / 2 + i * math.pi / 5
+            rr = r if i % 2 == 0 else r * 0.45
+            pts.append((cx + rr * math.cos(ang), cy + rr * math.sin(ang)))
+        self.d.polygon(pts, fill=col)
+
+    def triangle(self, x, y, size, col):
+        self.d.polygon([(x, y - size / 2), (x + size * 0.85, y), (x, y + size / 2)], fill=col)
+
+    def result(self) -> np.ndarray:
+        small = self.img.resize((WIDTH, HEIGHT), self.Image.LANCZOS)
+        return np.asarray(small, dtype=np.uint8).copy()
+
+
+# ------------------------------------------------------------------------------ the table
+_SLOTS = {  # seat panel boxes (pixels at 1x)
+    "bottom": (232, 598, 792, 700), "top": (232, 62, 792, 150),
+    "top_left": (150, 62, 500, 150), "top_right": (524, 62, 874, 150),
+    "left": (24, 240, 174, 480), "right": (850, 240, 1000, 480),
+    "left_low": (24, 380, 174, 590), "left_high": (24, 160, 174, 370),
+    "right_low": (850, 380, 1000, 590), "right_high": (850, 160, 1000, 370),
+}
+_SEATING = {  # relative seat (0 = the bottom seat, then in turn order) -> slot
+    2: ["bottom", "top"], 3: ["bottom", "left", "right"], 4: ["bottom", "left", "top", "right"],
+    5: ["bottom", "left", "top_left", "top_right", "right"],
+    6: ["bottom", "left_low", "left_high", "top", "right_high", "right_low"],
+}
+
+
+def _flow(n_items, box_w, box_h, item_w, item_h, gap=0.15):
+    """Scale, columns for n items of item_w x item_h laid in rows inside box (largest scale <= 1)."""
+    scale = 1.0
+    while scale > 0.2:
+        w, h = item_w * scale, item_h * scale
+        cols = max(1, int((box_w + gap * w) // (w * (1 + gap))))
+        rows = -(-n_items // cols) if n_items else 1
+        if rows * h * (1 + gap) - gap * h <= box_h:
+            return scale, cols
+        scale *= 0.9
+    return scale, max(1, int((box_w + gap * item_w * scale) // (item_w * scale * (1 + gap))))
+
+
+def _draw_seat(p: _Painter, seat: Seat, box, magic7: bool):
+    S = _SS
+    x0, y0, x1, y1 = (v * S for v in box)
+    border = _GOLD if seat.to_act else _PANEL_LINE
+    p.d.rounded_rectangle((x0, y0, x1, y1), 12 * S, fill=_PANEL, outline=border, width=(3 if seat.to_act else 1) * S)
+    pad = 8 * S
+    name = seat.label + ("  (you)" if seat.viewer else "")
+    p.text((x0 + pad, y0 + pad), name, 15, _TEXT)
+    if seat.to_act:
+        label = "to play"
+        tw = p.text_width(label, 13)
+        lx = x0 + pad + p.text_width(name, 15) + 22 * S if x1 - x0 > 300 * S else x1 - pad - tw
+        p.triangle(lx - 14 * S, y0 + pad + 8 * S, 10 * S, _GOLD)
+        p.text((lx, y0 + pad + 1 * S), label, 13, _GOLD)
+    count = f"{seat.count} tile" + ("" if seat.count == 1 else "s")
+    if magic7:
+        count = f"{seat.count} live" + (f", {seat.killed} killed" if seat.killed else "")
+    facts = "  ".join([count] + seat.lines)
+    if x1 - x0 > 300 * S:
+        for i, line in enumerate([count] + seat.lines):
+            p.text((x0 + pad, y0 + pad + (22 + 16 * i) * S), line, 12, _MUTED)
+    else:
+        p.text((x0 + pad, y0 + pad + 20 * S), facts, 12, _MUTED)
+    # the tiles: face up (viewer / full table) or backs; beside the text in a wide panel, below it in a narrow one
+    if x1 - x0 > 300 * S:
+        tx0, ty0, tx1, ty1 = x0 + 170 * S, y0 + pad, x1 - pad, y1 - pad
+    else:
+        tx0, ty0, tx1, ty1 = x0 + pad, y0 + pad + 40 * S, x1 - pad, y1 - pad
+    items: list[tuple[str, object]] = []
+    if seat.tiles is not None:
+        items = [("up", t) for t in seat.tiles] + [("dead", t) for t in (seat.killed_tiles or [])]
+    else:
+        items = [("back", None)] * seat.count + [("deadback", None)] * seat.killed
+    if not items:
+        return
+    iw, ih = (34 * S, 46 * S) if magic7 else (30 * S, 60 * S)
+    scale, cols = _flow(len(items), tx1 - tx0, ty1 - ty0, iw, ih)
+    w, h = iw * scale, ih * scale
+    for i, (kind, t) in enumerate(items):
+        r, c = divmod(i, cols)
+        rx, ry = tx0 + c * w * 1.15, ty0 + r * h * 1.15
+        rect = (rx, ry, rx + w, ry + h)
+        if kind in ("back", "deadback"):
+            p.domino(rect, (0, 0), face_up=False, crossed=kind == "deadback")
+        elif magic7:
+            p.card(rect, int(t), crossed=kind == "dead")
+        else:
+            p.domino(rect, t)
+
+
+def _draw_rows(p: _Painter, play: RowsPlay, box):
+    S = _SS
+    x0, y0, x1, y1 = (v * S for v in box)
+    cols = 14  # the suit sign, then A..K
+    pitch = min((x1 - x0) / cols, (y1 - y0) / 4 / 1.55)
+    cw, ch = pitch * 0.86, pitch * 1.2
+    rpitch = pitch * 1.55
+    gx = (x0 + x1) / 2 - cols * pitch / 2
+    gy = (y0 + y1) / 2 - 4 * rpitch / 2
+    for su in range(4):
+        ry = gy + su * rpitch + (rpitch - ch) / 2
+        p.suit(gx + pitch / 2, ry + ch / 2, pitch * 0.55, su)
+        lo, hi = play.rows[su]
+        for rank in range(1, 14):
+            cx = gx + rank * pitch + (pitch - cw) / 2
+            rect = (cx, ry, cx + cw, ry + ch)
+            card = su * 13 + rank - 1
+            if lo and lo <= rank <= hi:
+                on_joker = card in play.on_joker
+                p.card(rect, card, frame=_JOKER if on_joker else None, joker_corner=on_joker)
+                continue
+            end = 0 if lo and rank == lo - 1 else 1 if lo and rank == hi + 1 else None
+            if end is not None and (su, end) in play.waiting:
+                target = play.waiting[(su, end)]
+                p.card(rect, 52, note="for " + ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q",
+                                                 "K")[target % 13] + "CDHS"[target // 13])
+                continue
+            outline = _PANEL_LINE if rank != 7 else _MUTED
+            p.d.rounded_rectangle(rect, cw * 0.14, outline=outline, width=max(1, S))
+            if rank == 7:
+                p.text(((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2), "7", ch / S * 0.3, _MUTED, "mm")
+
+
+def _draw_line(p: _Painter, play: LinePlay, box):
+    S = _SS
+    tiles, marks, u, (ox, oy) = _layout_line(play, tuple(v * S for v in box))
+
+    def px(r):
+        return (ox + r[0] * u, oy + r[1] * u, ox + r[2] * u, oy + r[3] * u)
+
+    for t in tiles:
+        p.domino(px(t.rect), t.pips)
+    for r, colour in marks:
+        q = px(r)
+        p.d.rounded_rectangle(q, u * 0.14, outline=colour, width=max(2, int(u * 0.13)))
+    for t in tiles:  # the spinner's frame goes round the open-end marks on it
+        if t.spinner:
+            x0, y0, x1, y1 = px(t.rect)
+            e = u * 0.12
+            p.d.rounded_rectangle((x0 - e, y0 - e, x1 + e, y1 + e), u * 0.2, outline=_RED, width=max(2, int(u * 0.1)))
+
+
+def draw_table(table: Table) -> np.ndarray:
+    """The picture of a described table (`describe`), uint8 HEIGHT x WIDTH x 3."""
+    p = _Painter()
+    S = _SS
+    magic7 = isinstance(table.play, RowsPlay) or table.name == "magic7_v0"
+    # wood rim and felt
+    p.d.rounded_rectangle((6 * S, 6 * S, (WIDTH - 6) * S, (HEIGHT - 6) * S), 30 * S, fill=_WOOD)
+    p.d.rounded_rectangle((16 * S, 52 * S, (WIDTH - 16) * S, (HEIGHT - 14) * S), 24 * S, fill=_FELT,
+                          outline=_FELT_DARK, width=3 * S)
+    p.text((26 * S, 16 * S), table.title, 22, _TEXT)
+    p.text(((WIDTH - 26) * S, 20 * S), "   ".join(table.info), 15, (240, 222, 190), "ra")
+    n = len(table.seats)
+    slots = _SEATING[n]
+    for r in range(n):
+        k = (table.bottom + r) % n
+        _draw_seat(p, table.seats[k], _SLOTS[slots[r]], magic7)
+    sides = any(s.startswith(("left", "right")) for s in slots)
+    box = (186 if sides else 36, 158, WIDTH - (186 if sides else 36), 590)
+    legend = ("purple: card lying on a joker    JK for X: joker waiting for X    crossed out: killed" if magic7
+              else "gold: open end    red frame: spinner" if isinstance(table.play, LinePlay) and table.play.branches
+              else "gold: open end    red: end closed by a trap" if isinstance(table.play, LinePlay)
+              and table.play.closed_arms else "gold: open end")
+    p.text((WIDTH / 2 * S, (box[3] - 2) * S), legend, 12, _MUTED, "md")
+    box = (box[0], box[1], box[2], box[3] - 20)
+    if table.footer:
+        p.text((WIDTH / 2 * S, (box[3] - 2) * S), table.footer, 13, _GOLD, "md")
+        box = (box[0], box[1], box[2], box[3] - 22)
+    if table.play is None:
+        p.text((WIDTH / 2 * S, (box[1] + box[3]) / 2 * S), "no tile played yet", 18, _MUTED, "mm")
+    elif isinstance(table.play, RowsPlay):
+        _draw_rows(p, table.play, box)
+    else:
+        _draw_line(p, table.play, box)
+    return p.result()
+
+
+def picture(game, state: np.ndarray, viewer=None) -> np.ndarray:
+    """RGB picture (uint8, HEIGHT x WIDTH x 3) of `state` from `viewer`: a seat (its hand face up),
+    "full" (every hand face up) or None (no hand face up)."""
+    _pil()  # fail early and clearly without Pillow
+    return draw_table(describe(game, state, viewer))
+
+
+def save_png(image: np.ndarray, path) -> None:
+    Image, _, _ = _pil()
+    Image.fromarray(image).save(path, optimize=True)
+
+
+def save_gif(game, rows, path, fps: float = 2.0, viewer=None) -> int:
+    """An animated GIF of the positions `rows` (state rows, e.g. a replay's positions()); returns
+    the number of frames. The last frame is held three times as long."""
+    Image, _, _ = _pil()
+    if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not 0.1 <= fps <= 50:
+        raise ConfigError(f"fps={fps!r} must be a number 0.1..50")
+    frames = [Image.fromarray(picture(game, np.asarray(r), viewer)).quantize(colors=128, dither=0) for r in rows]
+    if not frames:
+        raise ConfigError(f"{game.name}: no positions to animate")
+    ms = int(round(1000 / fps))
+    durations = [ms] * (len(frames) - 1) + [ms * 3]
+    frames[0].save(path, save_all=True, append_images=frames[1:], duration=durations, loop=0, optimize=False)
+    return len(frames)
+
+
+# ------------------------------------------------------------------------------ playing to a position
+def play_position(game, seed: int, moves: int, agent_spec: str = "greedy"):
+    """(state row, decisions played): deal from `seed` (the fronts' rule: a deal forced moves play to
+    the end is dealt again), then `moves` decisions by `agent_spec` agents in every seat (seeded from
+    `seed`), stopping early at the end of the game."""
+    from agents.registry import make_agent
+
+    from .env import deal_to_decision
+    from .rng import mix_seed
+
+    if isinstance(moves, bool) or not isinstance(moves, (int, np.integer)) or moves < 0:
+        raise ConfigError(f"moves={moves!r} must be an integer >= 0")
+    state = game.new_state()
+    deal_to_decision(game, state, mix_seed(seed, 0))
+    agents = [make_agent(agent_spec, game, seed=mix_seed(seed, k + 1)) for k in range(game.num_players)]
+    for k, agent in enumerate(agents):
+        agent.reset(mix_seed(seed, k + 1))
+    totals = np.zeros(game.num_players)
+    done = 0
+    while done < moves and not state[H_DONE]:
+        seat = int(state[H_TURN])
+        agent = agents[seat]
+        if getattr(agent, "searches", False):
+            agent.observe_state(state, seat, totals)
+        game.step(state, int(agent.act(game.observe(state, seat), game.legal_mask(state))))
+        totals += game.rewards(state)
+        done += 1
+    return state, done
+
+
+# ------------------------------------------------------------------------------ domino render
+_USAGE = ("domino render GAME [--set KEY=VALUE ...] [--seed S] [--moves K] [--agent SPEC] [--seat N | --full] "
+          "--out FILE.png\n       domino render --replay FILE [--index I] [--fps F] [--seat N | --full] --out FILE.gif")
+
+
+def _value(text: str):
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low == "none":
+        return None
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _parser():
+    import argparse
+
+    class OneLine(argparse.ArgumentParser):
+        def error(self, message):
+            raise ValueError(message)
+
+    p = OneLine(prog="domino render", usage=_USAGE, description="Draw a mid-game position (PNG) or a replay (GIF).")
+    p.add_argument("game", nargs="?", help="env name (see domino games)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="game config key (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="deal seed (default 0)")
+    p.add_argument("--moves", type=int, default=12, help="decisions played before the picture (default 12)")
+    p.add_argument("--agent", default="greedy", help="agent spec playing every seat (default greedy)")
+    view = p.add_mutually_exclusive_group()
+    view.add_argument("--seat", type=int, default=None,
+                      help="draw this seat's hand face up (default: a PNG shows the seat to act's, as the ansi "
+                           "render does; a GIF shows no hand)")
+    view.add_argument("--full", action="store_true", help="draw every hand face up")
+    p.add_argument("--replay", default=None, metavar="FILE", help="a saved replay (JSON lines): write a GIF")
+    p.add_argument("--index", type=int, default=0, help="which game of the replay file (default 0)")
+    p.add_argument("--fps", type=float, default=2.0, help="GIF frames per second (default 2)")
+    p.add_argument("--out", required=True, metavar="FILE", help="the PNG (or GIF with --replay) to write")
+    return p
+
+
+def _check_seat_flag(game, seat) -> None:
+    if seat is not None and not 0 <= seat < game.num_players:
+        raise ValueError(f"--seat {seat}: {game.name} has seats 0..{game.num_players - 1}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`domino render`: a bad argument is one line on stderr and exit status 2."""
+    try:
+        return _run(list(sys.argv[1:] if argv is None else argv))
+    except (ValueError, OSError) as err:  # DominoErrors are ValueErrors
+        print(f"domino render: error: {err}", file=sys.stderr)
+        return 2
+
+
+def _run(argv: list[str]) -> int:
+    from .registry import make_game
+
+    args = _parser().parse_args(argv)
+    viewer = "full" if args.full else args.seat
+    if args.replay is not None:
+        if args.game is not None:
+            raise ValueError(f"give either GAME or --replay, not both (got {args.game!r} and --replay)")
+        if not args.out.lower().endswith(".gif"):
+            raise ValueError(f"--out {args.out!r}: a replay is written as an animated .gif")
+        from .replay import load
+
+        reps = load(args.replay)
+        if not 0 <= args.index < len(reps):
+            raise ValueError(f"--index {args.index}: {args.replay} holds games 0..{len(reps) - 1}")
+        rep = reps[args.index]
+        game = make_game(rep.game, **rep.config)
+        _check_seat_flag(game, args.seat)
+        frames = save_gif(game, rep.positions(), args.out, args.fps, viewer)
+        print(f"wrote {args.out}: {frames} frames, {WIDTH}x{HEIGHT}")
+        return 0
+    if args.game is None:
+        raise ValueError("name a GAME (see domino games) or give --replay FILE")
+    if not args.out.lower().endswith(".png"):
+        raise ValueError(f"--out {args.out!r}: a position is written as a .png")
+    config = {}
+    for item in args.set:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            raise ValueError(f"--set {item!r}: write KEY=VALUE")
+        config[key] = _value(value)
+    game = make_game(args.game, **config)
+    _check_seat_flag(game, args.seat)
+    if args.seed < 0:
+        raise ValueError(f"--seed {args.seed}: seeds are integers >= 0")
+    if args.moves < 0:
+        raise ValueError(f"--moves {args.moves}: must be >= 0")
+    state, played = play_position(game, args.seed, args.moves, args.agent)
+    if viewer is None:  # like the ansi render: the view of the seat to act (seat 0 once over)
+        viewer = int(state[H_TURN]) if not state[H_DONE] else 0
+    save_png(picture(game, state, viewer), args.out)
+    over = " (the game ended there)" if state[H_DONE] else ""
+    print(f"wrote {args.out}: {game.name} after {played} decisions{over}, {WIDTH}x{HEIGHT}")
+    return 0
+
+
+# ------------------------------------------------------------------------------ pictures for the docs
+DOCS_POSITIONS = {  # env -> (config, seed, decisions, agent): a mid-game position showing the game's features
+    "draw_v0": ({}, 3, 12, "greedy"),
+    "block_v0": ({"num_players": 4}, 1, 8, "greedy"),
+    "seven_toed_pete_v0": ({}, 0, 8, "greedy"),
+    "racehorse_v0": ({"spinner": "first_double"}, 4, 8, "greedy"),
+    "sum7_v0": ({"num_players": 3}, 1, 8, "greedy"),
+    "magic7_v0": ({}, 1, 19, "random"),  # a joker in the rows and a killed tile
+}
+
+
+def write_docs(directory) -> list[str]:
+    """One mid-game PNG per env, ``<directory>/<env>.png`` (seat 0's view), for the README and docs."""
+    import os
+
+    from .registry import make_game
+
+    os.makedirs(directory, exist_ok=True)
+    paths = []
+    for name, (config, seed, moves, agent) in DOCS_POSITIONS.items():
+        game = make_game(name, **config)
+        state, _ = play_position(game, seed, moves, agent)
+        path = os.path.join(directory, f"{name}.png")
+        Image, _, _ = _pil()
+        # 256 colours: the same picture to the eye at about half the bytes (a README loads six)
+        Image.fromarray(picture(game, state, 0)).quantize(256, method=Image.Quantize.FASTOCTREE, dither=0).save(path, optimize=True)
+        paths.append(path)
+    return paths
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--docs"] and len(sys.argv) == 3:
+        for path in write_docs(sys.argv[2]):
+            print(path)
+        sys.exit(0)
+    sys.exit(main())
