@@ -855,20 +855,6 @@ _USAGE = ("domino render GAME [--set KEY=VALUE ...] [--seed S] [--moves K] [--ag
           "--out FILE.png\n       domino render --replay FILE [--index I] [--fps F] [--seat N | --full] --out FILE.gif")
 
 
-def _value(text: str):
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low == "none":
-        return None
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
-
-
 def _parser():
     import argparse
 
@@ -909,7 +895,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str]) -> int:
-    from .registry import make_game
+    from .registry import config_from_pairs, make_game
 
     args = _parser().parse_args(argv)
     viewer = "full" if args.full else args.seat
@@ -924,7 +910,7 @@ def _run(argv: list[str]) -> int:
         if not 0 <= args.index < len(reps):
             raise ValueError(f"--index {args.index}: {args.replay} holds games 0..{len(reps) - 1}")
         rep = reps[args.index]
-        game = make_game(rep.game, **rep.config)
+        game = rep.make_game()
         _check_seat_flag(game, args.seat)
         frames = save_gif(game, rep.positions(), args.out, args.fps, viewer)
         print(f"wrote {args.out}: {frames} frames, {WIDTH}x{HEIGHT}")
@@ -933,13 +919,7 @@ def _run(argv: list[str]) -> int:
         raise ValueError("name a GAME (see domino games) or give --replay FILE")
     if not args.out.lower().endswith(".png"):
         raise ValueError(f"--out {args.out!r}: a position is written as a .png")
-    config = {}
-    for item in args.set:
-        key, eq, value = item.partition("=")
-        if not eq or not key:
-            raise ValueError(f"--set {item!r}: write KEY=VALUE")
-        config[key] = _value(value)
-    game = make_game(args.game, **config)
+    game = make_game(args.game, **config_from_pairs(args.set))
     _check_seat_flag(game, args.seat)
     if args.seed < 0:
         raise ValueError(f"--seed {args.seed}: seeds are integers >= 0")

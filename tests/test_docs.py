@@ -184,6 +184,15 @@ def test_page_shows_each_envs_picture(page):
     text = page_text(page)
     for env_name in GAME_PAGES[page][3]:
         assert f"](../pictures/{env_name}.png)" in text, f"{page}: no picture of {env_name}"
+        assert (DOCS / "pictures" / f"{env_name}.png").is_file(), f"docs/pictures/{env_name}.png is missing"
+
+
+def test_readme_links_every_docs_page_and_picture():
+    readme = (ROOT / "README.md").read_text()
+    for page in [*(DOCS / "games").glob("*.md"), DOCS / "quickstart.md"]:
+        assert f"(docs/{page.relative_to(DOCS)})" in readme, f"README does not link {page.name}"
+    for picture in (DOCS / "pictures").glob("*.png"):
+        assert f'src="docs/pictures/{picture.name}"' in readme, f"README does not show {picture.name}"
 
 
 # ------------------------------------------------------------------------------ snippets

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 from PIL import Image  # the `render` extra (make install installs it)
 
+from domino_envs.core import H_TURN
 from domino_envs import cli, make, make_game, pictures
+from domino_envs.registry import config_from_pairs
 from domino_envs.pictures import (
     HEIGHT, WIDTH, LinePlay, PillowMissingError, RowsPlay, describe, picture, play_position, save_gif,
 )
@@ -40,8 +42,7 @@ def _render(tmp_path, case, seed=None, moves=None, extra=()):
 
 def _position(case):
     name, sets, seed, moves = CASES[case]
-    config = {k: pictures._value(v) for k, v in (item.split("=") for item in sets)}
-    game = make_game(name, **config)
+    game = make_game(name, **config_from_pairs(sets))
     state, played = play_position(game, seed, moves, AGENT.get(case, "greedy"))
     assert played == moves and not state[1], f"{case}: the position is not mid-game"
     return game, state
@@ -188,35 +189,39 @@ def test_pillow_is_imported_only_by_a_drawing_call():
     assert done.returncode == 0 and "ok" in done.stdout, done.stderr[-2000:]
 
 
-def test_render_replay_writes_a_gif_through_the_replay_contract(tmp_path, monkeypatch, capsys):
-    """The CLI glue against the replay module's contract (load(path)[i].game / .config /
-    .positions()), with a stand-in replay module: the real one is tested by its own tests."""
-    import types
+def test_render_replay_writes_a_gif_of_a_saved_game(tmp_path, capsys):
+    """`domino render --replay` animates a real saved replay: one frame per position (the start
+    and every recorded step), frames that change; a bad index, seat or output name is one line."""
+    from domino_envs.replay import Recorder, save
 
     game = make_game("sum7_v0", num_players=2)
     state = game.new_state()
-    game.reset(state, 3)
-    rows = [state.copy()]
-    for _ in range(3):
-        game.step(state, game.legal_actions(state)[0])
-        rows.append(state.copy())
-
-    class Rep:
-        game, config = "sum7_v0", {"num_players": 2}
-
-        def positions(self):
-            yield from rows
-
-    fake = types.ModuleType("domino_envs.replay")
-    fake.load = lambda path: [Rep(), Rep()] if path == "games.jsonl" else [][0]
-    monkeypatch.setitem(sys.modules, "domino_envs.replay", fake)
+    reps = []
+    for seed in (3, 4):
+        game.reset(state, seed)
+        rec = Recorder(game)
+        rec.start(state, seed)
+        for _ in range(3):
+            seat = int(state[H_TURN])
+            action = game.legal_actions(state)[0]
+            game.step(state, action)
+            rec.step(seat, action, state)
+        reps.append(rec.finish())  # three moves in: positions() plays them, the game goes on
+    path = tmp_path / "games.jsonl"
+    save(path, reps)
     out = tmp_path / "game.gif"
-    assert cli.main(["render", "--replay", "games.jsonl", "--index", "1", "--fps", "3", "--out", str(out)]) == 0
-    assert Image.open(out).n_frames == len(rows)
-    assert cli.main(["render", "--replay", "games.jsonl", "--index", "2", "--out", str(out)]) == 2
-    assert "--index 2: games.jsonl holds games 0..1" in capsys.readouterr().err
-    assert cli.main(["render", "--replay", "games.jsonl", "--seat", "2", "--out", str(out)]) == 2
-    assert cli.main(["render", "--replay", "games.jsonl", "--out", str(tmp_path / "x.png")]) == 2
+    assert cli.main(["render", "--replay", str(path), "--index", "1", "--fps", "3", "--out", str(out)]) == 0
+    gif = Image.open(out)
+    assert gif.n_frames == 4
+    frames = []
+    for k in range(gif.n_frames):
+        gif.seek(k)
+        frames.append(np.asarray(gif.convert("RGB")))
+    assert all((a != b).any() for a, b in zip(frames, frames[1:]))
+    assert cli.main(["render", "--replay", str(path), "--index", "2", "--out", str(out)]) == 2
+    assert f"--index 2: {path} holds games 0..1" in capsys.readouterr().err
+    assert cli.main(["render", "--replay", str(path), "--seat", "2", "--out", str(out)]) == 2
+    assert cli.main(["render", "--replay", str(path), "--out", str(tmp_path / "x.png")]) == 2
 
 
 def test_every_position_of_crowded_spinner_games_lays_out_inside_the_picture():

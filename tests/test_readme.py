@@ -1,6 +1,8 @@
 """The README's usage example runs as written."""
 from __future__ import annotations
 
+import contextlib
+import io
 from pathlib import Path
 
 import domino_envs
@@ -43,3 +45,33 @@ def test_readme_deal_example_runs_on_all_six_envs():
 def test_readme_names_the_two_commands():
     text = README.read_text()
     assert "make test" in text and "make demo" in text
+
+
+def test_readme_play_watch_replay_commands_run_as_written(tmp_path, monkeypatch):
+    """Every command of the README's "Play, watch, replay" block runs as written, in order, in a
+    scratch folder: the plays read a scripted keyboard (move 1 each turn, then "n" to stop), the
+    play with --save writes the replay the next lines replay and animate, and each command's
+    output file exists."""
+    import shlex
+
+    from domino_envs.cli import main
+    from domino_envs.replay import load
+
+    block = [b for b in fenced_blocks(README.read_text(), "bash", include_not_run=True) if "domino play" in b]
+    assert len(block) == 1, "README has no play/replay block"
+    commands = [shlex.split(line, comments=True) for line in block[0].splitlines()]
+    commands = [c for c in commands if c]
+    assert [c[1] for c in commands] == ["play", "play", "replay", "evaluate", "render", "render"]
+    monkeypatch.chdir(tmp_path)
+    for argv in commands:
+        assert argv[0] == "domino"
+        keyboard = io.StringIO("1\n" * 400 + "n\n")
+        monkeypatch.setattr("sys.stdin", keyboard)
+        with contextlib.redirect_stdout(io.StringIO()) as out:
+            code = main(argv[1:])
+        assert code == 0, (argv, out.getvalue()[-2000:])
+        for flag in ("--save", "--save-replays", "--out"):
+            if flag in argv:
+                assert (tmp_path / argv[argv.index(flag) + 1]).stat().st_size > 0, argv
+    (game,) = load(tmp_path / "games.jsonl")
+    game.verify()
