@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import inspect
 
+from domino_envs.registry import config_value
+
 from .greedy import GreedyAgent
 from .random_agent import RandomAgent
 from .sb3_agent import SB3Agent
@@ -62,18 +64,6 @@ def agent_names() -> list[str]:
     return list(AGENTS)
 
 
-def _parse_value(text: str):
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
-
-
 def parse_spec(spec: str) -> tuple[str, dict]:
     """'name:k=v,k=v' -> (name, {k: v}); ValueError naming the problem and the allowed form."""
     if not isinstance(spec, str) or not spec.strip():
@@ -87,7 +77,7 @@ def parse_spec(spec: str) -> tuple[str, dict]:
             key, eq, value = item.partition("=")
             if not eq or not key.strip():
                 raise ValueError(f"agent spec {spec!r}: {item!r} is not key=value")
-            params[key.strip()] = _parse_value(value.strip())
+            params[key.strip()] = config_value(value.strip())
     return name, params
 
 

@@ -539,8 +539,12 @@ class _Painter:
                 if not vertical and p in (6,):  # a six lies in rows along a horizontal tile
                     px, py = cx + (gy - 1) * step, cy + (gx - 1) * step
                 self.d.ellipse((px - r, py - r, px + r, py + r), fill=_PIP)
+        self._frame_and_cross(rect, rad, frame, max(2, int(short * 0.12)), crossed)
+
+    def _frame_and_cross(self, rect, rad, frame, fw, crossed):
+        """A piece's marks on top: a coloured frame of width fw around it, a red cross (killed)."""
+        x0, y0, x1, y1 = rect
         if frame is not None:
-            fw = max(2, int(short * 0.12))
             self.d.rounded_rectangle((x0 - fw / 2, y0 - fw / 2, x1 + fw / 2, y1 + fw / 2), rad + fw / 2,
                                      outline=frame, width=fw)
         if crossed:
@@ -604,12 +608,7 @@ class _Painter:
         if note:
             self.d.text(((x0 + x1) / 2, y1 + h * 0.04), note, font=self.font(h / _SS * 0.22), fill=_GOLD,
                         anchor="ma")
-        if frame is not None:
-            fw = max(2, int(w * 0.08))
-            self.d.rounded_rectangle((x0 - fw / 2, y0 - fw / 2, x1 + fw / 2, y1 + fw / 2), rad + fw / 2,
-                                     outline=frame, width=fw)
-        if crossed:
-            self._cross(rect)
+        self._frame_and_cross(rect, rad, frame, max(2, int(w * 0.08)), crossed)
 
     def _star(self, cx, cy, r, col):
         pts = []
