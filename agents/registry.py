@@ -1,7 +1,8 @@
 """Agents by name: `make_agent("pimc:n=16,rollout=greedy", game, seed)`.
 
 Trained policies: ``ppo:checkpoint=PATH`` (a policy file a training run exported) and ``trained``
-(the policy shipped for the game); ``sb3:model=PATH`` for a saved MaskablePPO model.
+(the policy shipped for the game); ``sb3:model=PATH`` for a saved MaskablePPO model;
+``rllib:checkpoint=DIR`` for a policy trained by Ray RLlib (training/rllib_train.py).
 
 A spec is ``name`` or ``name:key=value,key=value``; values are parsed as int, float, bool
 (true/false) or left as strings, and passed to the agent's constructor as keyword arguments, so
@@ -19,44 +20,34 @@ from .random_agent import RandomAgent
 from .sb3_agent import SB3Agent
 
 
-def _heuristic(game, seed=None, **params):
-    from .heuristics import make_heuristic
+def _lazy(module: str, attribute: str):
+    """The agent class (or factory) `attribute` of agents.`module`, imported when first asked for,
+    so the registry stays importable without what those agents need (numba kernels, torch, ray)."""
+    def target(game):
+        import importlib
 
-    return make_heuristic(game, seed=seed, **params)
+        return getattr(importlib.import_module(f"agents.{module}"), attribute)
 
-
-def _pimc(game, seed=None, **params):
-    from .pimc import PIMCAgent
-
-    return PIMCAgent(game, seed=seed, **params)
-
-
-def _ppo(game, seed=None, **params):
-    from .trained import PolicyAgent
-
-    return PolicyAgent(game, seed=seed, **params)
+    return target
 
 
-def _trained(game, seed=None, **params):
-    from .trained import shipped_agent
-
-    return shipped_agent(game, seed=seed, **params)
-
-
-def _heuristic_params(game):
+def _heuristic_class(game):
     from .heuristics import heuristic_class
 
     return heuristic_class(game)
 
 
+# name -> the class or factory for a game (called as target(game, seed=seed, **params)); its
+# signature is what a spec may set
 AGENTS = {
-    "random": RandomAgent,
-    "greedy": GreedyAgent,
-    "heuristic": _heuristic,
-    "pimc": _pimc,
-    "ppo": _ppo,          # ppo:checkpoint=PATH[,sample=true]: a policy file written by training
-    "trained": _trained,  # the policy shipped for the game (agents/checkpoints/<env>.npz)
-    "sb3": SB3Agent,      # sb3:model=PATH[,sample=true]: a MaskablePPO zip saved by training.sb3
+    "random": lambda game: RandomAgent,
+    "greedy": lambda game: GreedyAgent,
+    "heuristic": _heuristic_class,                  # the game's own heuristic class
+    "pimc": _lazy("pimc", "PIMCAgent"),
+    "ppo": _lazy("trained", "PolicyAgent"),          # ppo:checkpoint=PATH[,sample=true]: a policy file written by training
+    "trained": _lazy("trained", "shipped_agent"),    # the policy shipped for the game (agents/checkpoints/<env>.npz)
+    "sb3": lambda game: SB3Agent,                    # sb3:model=PATH[,sample=true]: a MaskablePPO zip saved by training.sb3
+    "rllib": _lazy("rllib_agent", "RLlibAgent"),     # rllib:checkpoint=DIR[,sample=true]: training.rllib_train --out
 }
 
 
@@ -84,26 +75,11 @@ def parse_spec(spec: str) -> tuple[str, dict]:
 def make_agent(spec: str, game, seed: int | None = None):
     """An agent for `game` from a spec string (see module doc)."""
     name, params = parse_spec(spec)
-    factory = AGENTS[name]
-    target = factory
-    if name == "heuristic":
-        target = _heuristic_params(game)
-    elif name == "pimc":
-        from .pimc import PIMCAgent
-
-        target = PIMCAgent
-    elif name == "ppo":
-        from .trained import PolicyAgent
-
-        target = PolicyAgent
-    elif name == "trained":
-        from .trained import shipped_agent
-
-        target = shipped_agent
+    target = AGENTS[name](game)
     allowed = [p for p in inspect.signature(target.__init__ if inspect.isclass(target) else target).parameters
                if p not in ("self", "game", "seed")]
     unknown = [k for k in params if k not in allowed]
     if unknown:
         raise ValueError(f"agent spec {spec!r}: unknown parameter(s) {unknown}; allowed for {name} on "
                          f"{game.name}: {allowed}")
-    return factory(game, seed=seed, **params)
+    return target(game, seed=seed, **params)

@@ -161,3 +161,29 @@ def test_greedy_and_heuristic_beat_random_on_draw():
         m = report.matchups[(agent, "random")]
         assert m.reward_stat.lo > 0.0, (agent, m.reward_stat)
         assert m.win_stat.mean > 0.5, (agent, m.win_stat)
+
+
+def test_rllib_agent_refuses_what_is_not_a_checkpoint_of_this_game(tmp_path):
+    """rllib:checkpoint=DIR without its domino_policy.json, with a corrupt or foreign one, or for
+    another game: a CheckpointError naming the problem before ray or torch are imported (the
+    checkpoint round trip itself runs in tests/test_rllib.py, with the extra)."""
+    import json
+
+    from agents.rllib_agent import META_FILE, META_FORMAT
+    from agents.trained import CheckpointError, policy_meta
+
+    game = domino_envs.make_game("draw_v0")
+    with pytest.raises(CheckpointError, match="needs checkpoint=DIR"):
+        make_agent("rllib", game)
+    with pytest.raises(CheckpointError, match=f"has no {META_FILE}"):
+        make_agent(f"rllib:checkpoint={tmp_path}", game)
+    (tmp_path / META_FILE).write_text("{not json")
+    with pytest.raises(CheckpointError, match="is unreadable"):
+        make_agent(f"rllib:checkpoint={tmp_path}", game)
+    (tmp_path / META_FILE).write_text(json.dumps({"format": "something else"}))
+    with pytest.raises(CheckpointError, match=f"not a {META_FORMAT} description"):
+        make_agent(f"rllib:checkpoint={tmp_path}", game)
+    meta = dict(policy_meta(game, (32,), "rllib", 200), format=META_FORMAT)
+    (tmp_path / META_FILE).write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match="trained on 'draw_v0', not 'sum7_v0'"):
+        make_agent(f"rllib:checkpoint={tmp_path}", domino_envs.make_game("sum7_v0"))

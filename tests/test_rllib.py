@@ -113,6 +113,22 @@ def test_cli_trains_saves_and_restores(tmp_path, capsys):
     # the saved policy acts legally without Ray
     module = rllib_train.load_module(out)
     decision_observations("draw_v0", 100, seed=3, policy=lambda obs: rllib_train.greedy_actions(module, obs))
+    # the checkpoint is an agent for the evaluation harness (and domino play): legal moves, a report
+    from training.evaluate import evaluate
+
+    spec = f"rllib:checkpoint={out}"
+    report = evaluate("draw_v0", [spec, "random"], deals=5, seed=1, progress=False)
+    assert report.matchups[(spec, "random")].win_stat.n == 5
+    # another game, or another config of it, is refused by the agent and by --restore, naming why
+    from agents.registry import make_agent
+    from agents.trained import CheckpointError
+
+    with pytest.raises(CheckpointError, match="trained on 'draw_v0', not 'block_v0'"):
+        make_agent(spec, domino_envs.make_game("block_v0"))
+    with pytest.raises(CheckpointError, match="num_players=2 in the file vs 3 here"):
+        make_agent(spec, domino_envs.make_game("draw_v0", num_players=3))
+    assert rllib_train.main(["--game", "draw_v0", "--set", "num_players=3", "--restore", str(out)]) == 2
+    assert "num_players=2 in the file vs 3 here" in capsys.readouterr().err and not ray.is_initialized()
     assert rllib_train.main(["--game", "draw_v0", "--iterations", "1", "--restore", str(out), *TINY_FLAGS]) == 0
     # the restored run goes on counting from the checkpoint's 200+ env steps
     second = capsys.readouterr().out

@@ -14,14 +14,18 @@ to the one module ``shared``. RLlib's new API stack masks actions in the RLModul
 the logits of illegal actions to `MASKED_LOGIT`: a sampled or greedy action is always legal (and
 the env raises IllegalActionError if one ever is not).
 
-Each iteration prints env steps sampled, the mean episode return (the sum over seats: about zero in
-a zero-sum game, so each seat's mean is printed too), the policy entropy and the time. ``--out DIR``
-saves an RLlib checkpoint at the end; ``--restore DIR`` continues from one (same game and flags);
-``load_module(DIR)`` gives its trained module to act with, without Ray.
+Each iteration prints env steps sampled, the mean episode return (the sum over seats) and each
+seat's mean return (RLlib's running means over windows of episodes: every episode sums to zero in
+these zero-sum games, the windowed means need not), the policy entropy and the time. ``--out DIR``
+saves an RLlib checkpoint at the end, with ``domino_policy.json`` (game, config, sizes);
+``--restore DIR`` continues from one (same game and config, checked; same flags);
+``load_module(DIR)`` gives its trained module without Ray, and ``rllib:checkpoint=DIR`` is an
+agent for ``domino evaluate`` and ``domino play`` (agents/rllib_agent.py).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -103,6 +107,33 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
 
     def compute_values(self, batch, embeddings=None):
         return self.value_net(batch[Columns.OBS]["observation"].float()).squeeze(-1)
+
+
+def write_policy_meta(folder: str | Path, game: str, game_config: dict, hidden: tuple[int, ...],
+                      env_steps: int) -> None:
+    """``domino_policy.json`` beside RLlib's files: the game, its full config and the sizes, which
+    the ``rllib:checkpoint=DIR`` agent and ``--restore`` check against the game they are used on."""
+    from agents.rllib_agent import META_FILE, META_FORMAT
+    from agents.trained import policy_meta
+
+    meta = policy_meta(domino_envs.make_game(game, **game_config), hidden, "rllib", env_steps)
+    meta["format"] = META_FORMAT
+    (Path(folder) / META_FILE).write_text(json.dumps(meta, indent=1))
+
+
+def check_restore(folder: str | Path, game: str, game_config: dict) -> None:
+    """CheckpointError unless `folder` is a checkpoint of this script for the same game and config."""
+    from agents.rllib_agent import META_FILE
+    from agents.trained import CheckpointError, check_meta
+
+    info = Path(folder) / META_FILE
+    if not info.is_file():
+        raise CheckpointError(f"--restore {str(folder)!r}: no {META_FILE}, not a checkpoint of training.rllib_train --out")
+    try:
+        meta = json.loads(info.read_text())
+    except (OSError, ValueError) as err:
+        raise CheckpointError(f"--restore {str(folder)!r}: {META_FILE} is unreadable ({err})") from None
+    check_meta(meta, domino_envs.make_game(game, **game_config), f"--restore {str(folder)!r}")
 
 
 def load_module(checkpoint: str | Path) -> MaskedActorCritic:
@@ -222,6 +253,8 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     try:
         game_config = game_config_of(args.game, args.set)
+        if args.restore:
+            check_restore(args.restore, args.game, game_config)
     except DominoError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -245,7 +278,8 @@ def main(argv=None) -> int:
                   f"entropy {s['entropy']:.3f}  {time.perf_counter() - start:.1f}s", flush=True)
         if args.out:
             path = algo.save_to_path(str(Path(args.out).resolve()))
-            print(f"checkpoint: {path}")
+            write_policy_meta(path, args.game, game_config, tuple(args.hidden), s["env_steps_total"])
+            print(f"checkpoint: {path}  (an agent: rllib:checkpoint={path})")
         algo.stop()
     finally:
         ray.shutdown()
