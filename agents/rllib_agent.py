@@ -11,12 +11,11 @@ itself is not started.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
-from .trained import CheckpointError, SampledAgent, check_meta
+from .trained import CheckpointError, SampledAgent, check_meta, read_description
 
 META_FILE = "domino_policy.json"
 META_FORMAT = "domino-envs-rllib-policy/1"
@@ -35,13 +34,7 @@ class RLlibAgent(SampledAgent):
         info = folder / META_FILE
         if not info.is_file():
             raise CheckpointError(f"{where} has no {META_FILE}: not a checkpoint written by training.rllib_train --out")
-        try:
-            meta = json.loads(info.read_text())
-        except (OSError, ValueError) as err:
-            raise CheckpointError(f"{str(info)!r} is unreadable ({err})") from None
-        if not isinstance(meta, dict) or meta.get("format") != META_FORMAT:
-            raise CheckpointError(f"{str(info)!r}: not a {META_FORMAT} description")
-        check_meta(meta, game, where)
+        check_meta(read_description(info, META_FORMAT, where), game, where)
         try:
             import torch
             from training.rllib_train import load_module
@@ -56,16 +49,7 @@ class RLlibAgent(SampledAgent):
         super().__init__(game, seed, sample)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.asarray(action_mask) != 0
-        if legal.shape != (self.game.num_actions,) or not legal.any():
-            raise ValueError(f"{self.name}.act: the action mask must have {self.game.num_actions} entries with a "
-                             f"legal one, got shape {legal.shape} with {int(legal.sum())} legal")
-        torch = self._torch
-        with torch.no_grad():
-            obs = torch.as_tensor(np.asarray(observation, dtype=np.float32))[None, :]
-            logits = self.module.policy_net(obs)[0].double().numpy()
-        logits[~legal] = -np.inf
-        if not self.sample:
-            return int(np.argmax(logits))
-        p = np.exp(logits - logits.max())
-        return int(self._rng.choice(p.size, p=p / p.sum()))
+        legal = self.legal_of(action_mask)
+        with self._torch.no_grad():
+            obs = self._torch.as_tensor(np.asarray(observation, dtype=np.float32))[None, :]
+            return self.pick(self.module.policy_net(obs)[0].numpy(), legal)

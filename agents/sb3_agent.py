@@ -14,12 +14,11 @@ stays importable without it.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
-from .trained import CheckpointError, SampledAgent, check_meta
+from .trained import CheckpointError, SampledAgent, check_meta, read_description
 
 META_FORMAT = "domino-envs-sb3-model/1"
 
@@ -43,13 +42,7 @@ class SB3Agent(SampledAgent):
         where = f"sb3 model {str(path)!r}"
         info = meta_path(path)
         if info.is_file():
-            try:
-                meta = json.loads(info.read_text())
-            except (OSError, ValueError) as err:
-                raise CheckpointError(f"{str(info)!r} (the description of {where}) is unreadable ({err})") from None
-            if not isinstance(meta, dict) or meta.get("format") != META_FORMAT:
-                raise CheckpointError(f"{str(info)!r}: not a {META_FORMAT} description")
-            check_meta(meta, game, where)
+            check_meta(read_description(info, META_FORMAT, where), game, where)
         try:
             from sb3_contrib import MaskablePPO
         except ImportError as err:
@@ -70,10 +63,7 @@ class SB3Agent(SampledAgent):
         super().__init__(game, seed, sample)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.asarray(action_mask) != 0
-        if legal.shape != (self.game.num_actions,) or not legal.any():
-            raise ValueError(f"{self.name}.act: the action mask must have {self.game.num_actions} entries with a "
-                             f"legal one, got shape {legal.shape} with {int(legal.sum())} legal")
+        legal = self.legal_of(action_mask)
         obs = np.asarray(observation, dtype=np.float32)
         if not self.sample:
             action, _ = self.model.predict(obs, action_masks=legal, deterministic=True)

@@ -128,6 +128,35 @@ class SampledAgent:
         if seed is not None:
             self._rng = np.random.default_rng(seed)
 
+    def legal_of(self, action_mask) -> np.ndarray:
+        """The mask as bools; ValueError unless it has one entry per action and a legal one."""
+        legal = np.asarray(action_mask) != 0
+        if legal.shape != (self.game.num_actions,) or not legal.any():
+            raise ValueError(f"{self.name}.act: the action mask must have {self.game.num_actions} entries with a "
+                             f"legal one, got shape {legal.shape} with {int(legal.sum())} legal")
+        return legal
+
+    def pick(self, logits: np.ndarray, legal: np.ndarray) -> int:
+        """The highest legal logit, or (``sample``) a draw from the masked softmax with the agent's Generator."""
+        logits = np.asarray(logits, dtype=np.float64).copy()
+        logits[~legal] = -np.inf
+        if not self.sample:
+            return int(np.argmax(logits))
+        p = np.exp(logits - logits.max())
+        return int(self._rng.choice(p.size, p=p / p.sum()))
+
+
+def read_description(path: Path, fmt: str, where: str) -> dict:
+    """The JSON description `path` of a saved model (format `fmt`); CheckpointError if it is
+    unreadable or of another format. `where` names the model in messages."""
+    try:
+        meta = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as err:
+        raise CheckpointError(f"{str(path)!r} (the description of {where}) is unreadable ({err})") from None
+    if not isinstance(meta, dict) or meta.get("format") != fmt:
+        raise CheckpointError(f"{str(path)!r}: not a {fmt} description")
+    return meta
+
 
 class PolicyAgent(SampledAgent):
     """A trained actor playing `game`: the highest-scoring legal action, or a sample (``sample=True``)."""
@@ -142,15 +171,8 @@ class PolicyAgent(SampledAgent):
         super().__init__(game, seed, sample)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = np.asarray(action_mask) != 0
-        if not legal.any():
-            raise ValueError(f"{self.name}.act: the action mask has no legal action")
-        logits = mlp_logits(self.layers, np.asarray(observation, dtype=np.float32)).astype(np.float64)
-        logits[~legal] = -np.inf
-        if not self.sample:
-            return int(np.argmax(logits))
-        p = np.exp(logits - logits.max())
-        return int(self._rng.choice(p.size, p=p / p.sum()))
+        legal = self.legal_of(action_mask)
+        return self.pick(mlp_logits(self.layers, np.asarray(observation, dtype=np.float32)), legal)
 
 
 def shipped_path(game_name: str) -> Path:
