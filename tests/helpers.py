@@ -6,6 +6,22 @@ import numpy as np
 from domino_envs import make_game
 
 
+def vector_reference_rows(game, n_envs: int, seed: int) -> list[np.ndarray]:
+    """The rows `make_vec(name, n_envs, seed=seed)` starts from, dealt through the engine: row i
+    from the i-th seed drawn from ``default_rng(seed)``, a deal without a decision dealt again
+    (``env.deal_to_decision``, the rule the vector env follows)."""
+    from domino_envs.env import deal_to_decision
+    from domino_envs.rng import seed_from_generator
+
+    gen = np.random.default_rng(seed)
+    rows = []
+    for _ in range(n_envs):
+        s = game.new_state()
+        deal_to_decision(game, s, seed_from_generator(gen))
+        rows.append(s)
+    return rows
+
+
 def random_game(game, state, seed: int, rng: np.random.Generator, check=None, max_decisions=100_000):
     """Play one seeded game with uniformly random legal actions; call check(state) after each step.
 

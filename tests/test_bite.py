@@ -22,7 +22,7 @@ import domino_envs
 from domino_envs import make_game
 from domino_envs.core import H_DONE, H_REWARD, H_TURN
 from domino_envs.games import draw as D
-from domino_envs.rng import seed_from_generator
+from tests.helpers import vector_reference_rows
 from domino_envs.env import deal_to_decision
 from domino_envs.vector import make_vec, next_episode_seed
 
@@ -154,9 +154,9 @@ def test_run_matchup_plays_each_rotation_on_the_same_deal(monkeypatch):
     seats_of_focal = []
     real_play = E.play_hand
 
-    def recording_play(g, state, agents, engine_seed, agent_seeds):
+    def recording_play(g, state, agents, engine_seed, agent_seeds, recorder=None):
         seats_of_focal.append([getattr(a, "name", "") for a in agents].index("greedy"))
-        return real_play(g, state, agents, engine_seed, agent_seeds)
+        return real_play(g, state, agents, engine_seed, agent_seeds, recorder)
 
     monkeypatch.setattr(E, "play_hand", recording_play)
     deals, n = 4, 3
@@ -178,12 +178,7 @@ def test_vector_final_states_are_the_finished_games(name, kwargs):
     n_envs = 8
     venv = make_vec(name, n_envs, seed=11, **kwargs)
     game = make_game(name, **kwargs)
-    gen = np.random.default_rng(11)
-    refs = []
-    for _ in range(n_envs):
-        s = game.new_state()
-        deal_to_decision(game, s, seed_from_generator(gen))  # the vector env skips deals without a decision
-        refs.append(s)
+    refs = vector_reference_rows(game, n_envs, seed=11)
     obs, masks, seats = venv.reset()
     rng = np.random.default_rng(2)
     checked = 0

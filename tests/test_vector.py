@@ -9,7 +9,7 @@ from domino_envs import make_game
 from domino_envs.core import H_TURN
 from domino_envs.dispatch import GAME_IDS
 from domino_envs.registry import GAMES
-from domino_envs.rng import seed_from_generator
+from tests.helpers import vector_reference_rows
 from domino_envs.env import deal_to_decision  # the deal-again rule the vector env follows
 from domino_envs.vector import VectorEnv, make_vec, next_episode_seed
 from tests.configs import CONFIG_IDS, CONFIGS
@@ -54,12 +54,7 @@ def test_vector_env_equals_engine(name, kwargs):
     n_envs, target_games = 32, 2000
     venv = make_vec(name, n_envs, seed=7, **kwargs)
     game = make_game(name, **kwargs)
-    gen = np.random.default_rng(7)
-    refs = []
-    for _ in range(n_envs):
-        s = game.new_state()
-        deal_to_decision(game, s, seed_from_generator(gen))
-        refs.append(s)
+    refs = vector_reference_rows(game, n_envs, seed=7)
     obs, masks, seats = venv.reset()
     rng = np.random.default_rng(1)
     finished = 0
