@@ -278,10 +278,8 @@ def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, mat
                 specs = [focal_spec if j == k else opp_spec for j in range(n)]
                 where = {"evaluation": {"seed": seed, "deal": d, "focal_seat": k}}
                 recorder = Recorder(game, agents=specs, extra=where)
-            if recorder is None:
-                totals = play_hand(game, state, seats, engine_seed, agent_seeds)
-            else:
-                totals = play_hand(game, state, seats, engine_seed, agent_seeds, recorder=recorder)
+            totals = play_hand(game, state, seats, engine_seed, agent_seeds, recorder=recorder)
+            if recorder is not None:
                 replay_file.write(recorder.finish(state).to_line() + "\n")
             shares = win_shares(totals)
             win[d] += shares[k] / n
