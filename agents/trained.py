@@ -15,13 +15,13 @@ version, training config. Loading checks the file against the game and names wha
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
 import numpy as np
 
 from domino_envs.core import DominoError
+from domino_envs.replay import config_of as game_config_dict  # what a checkpoint records and compares
 
 FORMAT = "domino-envs-policy/1"
 SHIPPED_DIR = Path(__file__).resolve().parent / "checkpoints"
@@ -30,10 +30,6 @@ SHIPPED_DIR = Path(__file__).resolve().parent / "checkpoints"
 class CheckpointError(DominoError):
     """A policy or training checkpoint that is unreadable or made for another game / shape."""
 
-
-def game_config_dict(game) -> dict:
-    """The game's config as plain JSON values (what a checkpoint records and compares)."""
-    return json.loads(json.dumps(dataclasses.asdict(game.config)))
 
 
 def policy_meta(game, hidden, algo: str, env_steps: int, train: dict | None = None) -> dict:
