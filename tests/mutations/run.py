@@ -48,8 +48,8 @@ MUTATIONS = [
     Mutation(
         "matchup_rotation_deal", "run_matchup plays a different deal in each seat rotation",
         "training/evaluate.py",
-        [("totals = play_hand(game, state, seats, engine_seed, agent_seeds)",
-          "totals = play_hand(game, state, seats, mix_seed(engine_seed, k), agent_seeds)")],
+        [("totals = play_hand(game, state, seats, engine_seed, agent_seeds, recorder=recorder)",
+          "totals = play_hand(game, state, seats, mix_seed(engine_seed, k), agent_seeds, recorder=recorder)")],
         ["tests/test_bite.py", "tests/test_evaluate.py", "-k", "matchup or rotation or evaluate or deal"]),
     Mutation(
         "d5_last_winner", "D-5 read as 'the last hand's winner leads'",
