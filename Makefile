@@ -36,10 +36,10 @@ test: $(STAMP)
 	$(PY) -m pytest -n 2 -q tests
 
 demo: $(STAMP)
-	$(PY) -m training.demo
+	$(PY) -m domino_training.demo
 
 bench: $(STAMP)
-	$(PY) -m domino_envs.bench
+	$(PY) -m domino_training.bench
 
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache

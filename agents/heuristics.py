@@ -9,11 +9,11 @@ from __future__ import annotations
 import importlib
 
 _BY_ENGINE = {
-    "DrawGame": ("agents.heuristic_line", "LineHeuristic"),
-    "PeteGame": ("agents.heuristic_fives", "FivesHeuristic"),
-    "RacehorseGame": ("agents.heuristic_fives", "FivesHeuristic"),
-    "Sum7Game": ("agents.heuristic_sum7", "Sum7Heuristic"),
-    "Magic7Game": ("agents.heuristic_magic7", "Magic7Heuristic"),
+    "DrawGame": ("domino_agents.heuristic_line", "LineHeuristic"),
+    "PeteGame": ("domino_agents.heuristic_fives", "FivesHeuristic"),
+    "RacehorseGame": ("domino_agents.heuristic_fives", "FivesHeuristic"),
+    "Sum7Game": ("domino_agents.heuristic_sum7", "Sum7Heuristic"),
+    "Magic7Game": ("domino_agents.heuristic_magic7", "Magic7Heuristic"),
 }
 
 

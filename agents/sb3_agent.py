@@ -35,7 +35,7 @@ class SB3Agent(SampledAgent):
 
     def __init__(self, game, seed: int | None = None, model: str = "", sample: bool = False):
         if not model:
-            raise CheckpointError("sb3 agent needs model=PATH (a MaskablePPO .zip saved by training.sb3)")
+            raise CheckpointError("sb3 agent needs model=PATH (a MaskablePPO .zip saved by domino_training.sb3)")
         path = Path(model)
         if not path.is_file():
             raise CheckpointError(f"sb3 model file {str(path)!r} does not exist")

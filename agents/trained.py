@@ -20,22 +20,15 @@ from pathlib import Path
 
 import numpy as np
 
-from domino_envs.core import DominoError
-from domino_envs.replay import config_of as game_config_dict  # what a checkpoint records and compares
+from domino_envs.errors import CheckpointError, DominoError
+from domino_envs.version import __version__
 
 FORMAT = "domino-envs-policy/1"
 SHIPPED_DIR = Path(__file__).resolve().parent / "checkpoints"
 
 
-class CheckpointError(DominoError):
-    """A policy or training checkpoint that is unreadable or made for another game / shape."""
-
-
-
 def policy_meta(game, hidden, algo: str, env_steps: int, train: dict | None = None) -> dict:
-    from domino_envs import __version__
-
-    return {"format": FORMAT, "game": game.name, "config": game_config_dict(game),
+    return {"format": FORMAT, "game": game.name, "config": game.config_dict(),
             "obs_size": int(game.obs_size), "num_actions": int(game.num_actions),
             "hidden": [int(h) for h in hidden], "algo": algo, "env_steps": int(env_steps),
             "package_version": __version__, "train": train or {}}
@@ -89,7 +82,7 @@ def check_meta(meta: dict, game, where: str) -> None:
     problems = []
     if meta.get("game") != game.name:
         problems.append(f"it was trained on {meta.get('game')!r}, not {game.name!r}")
-    mine = game_config_dict(game)
+    mine = game.config_dict()
     theirs = meta.get("config", {})
     diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
     if diff:

@@ -10,17 +10,15 @@ from ._numba_cache import configure as _configure_numba_cache
 
 _configure_numba_cache()
 
-from .core import (  # noqa: E402
-    ConfigError, DealError, DominoError, IllegalActionError, SamplingError, StateError,
+from .env import DominoEnv, make_env as make  # noqa: E402
+from .errors import (  # noqa: E402
+    CheckpointError, ConfigError, DealError, DominoError, IllegalActionError, ReplayError, SamplingError, StateError,
 )
-from .env import DominoEnv, make_env as make
-from .replay import ReplayError
-from .registry import game_names, make_game
-
-__version__ = "0.1.0"
+from .registry import game_names, make_game  # noqa: E402
+from .version import __version__  # noqa: E402
 
 __all__ = [
-    "ConfigError", "DealError", "DominoEnv", "DominoError", "IllegalActionError", "ReplayError", "SamplingError",
+    "CheckpointError", "ConfigError", "DealError", "DominoEnv", "DominoError", "IllegalActionError", "ReplayError", "SamplingError",
     "StateError", "VectorEnv",
     "game_names", "make", "make_game", "make_vec", "__version__",
 ]

@@ -45,11 +45,15 @@ rows they own and pay for none of this.
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any, ClassVar
 
 import numpy as np
 from numba import njit
 
+from .errors import (  # noqa: F401 - the engine contract's errors, importable from here too
+    ConfigError, DealError, DominoError, IllegalActionError, SamplingError, StateError,
+)
 from .rng import seed_from_generator
 
 MAX_SEATS = 6
@@ -86,39 +90,6 @@ def step_begin(s):
     for k in range(MAX_SEATS):
         s[H_REWARD + k] = 0
     s[H_STEPS] += 1
-
-
-class DominoError(ValueError):
-    """Base class of every error this package raises for bad input."""
-
-
-class ConfigError(DominoError):
-    """An unknown config key or a value outside what the rules allow."""
-
-
-class IllegalActionError(DominoError):
-    """An action that the rules do not allow now. Names the action, its meaning and the legal set."""
-
-    def __init__(self, message: str, action: Any = None, legal: list[int] | None = None,
-                 kind: str = "illegal"):
-        super().__init__(message)
-        self.action = action
-        self.legal = legal or []
-        self.kind = kind  # "type", "range", "over" (episode ended) or "illegal" (against the rules)
-
-
-class DealError(DominoError):
-    """A malformed deal passed to reset(options={"deal": ...})."""
-
-
-class SamplingError(DominoError):
-    """No state consistent with a seat's information was found: the engine state contradicts its
-    own public record (a bug, or a hand-edited state). Never answered with the true state."""
-
-
-class StateError(DominoError):
-    """A state row or output buffer the engine cannot use: wrong type, dtype, shape or layout, or
-    (``Game.validate``) contents outside what the rules can produce. Names what is wrong."""
 
 
 # Upper bounds of the config integers the kernels add up or compare (they fit int64 with room).
@@ -300,6 +271,11 @@ class Game:
         DealError leaves the row as it was; then the row starts afresh (as `reset` leaves it before
         dealing, its random stream kept) and forced steps are taken."""
         raise NotImplementedError
+
+    def config_dict(self) -> dict:
+        """The full resolved config as plain JSON values (tuples as lists): what replays, policy files
+        and checkpoints record, and what loading one compares against."""
+        return json.loads(json.dumps(dataclasses.asdict(self.config)))
 
     def _fresh_row(self, state: np.ndarray) -> None:
         """Every slot back to 0 but the row's random stream: a deal then starts a new episode

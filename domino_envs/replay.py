@@ -31,7 +31,8 @@ per line, so an evaluation can append thousands of games to one file. Each line 
 API: ``load(path) -> list[Replay]``; ``Replay.positions()`` yields a copy of the state row at the
 start and after every recorded step, checking each step as it goes; ``Replay.verify()`` replays
 the whole game; ``Recorder`` records a game as it is played (``start``, ``step``, ``finish``);
-``save(path, replays)`` / ``append(path, replay)`` write lines.
+``save(path, replays)`` / ``append(path, replay)`` write lines. ``domino replay`` (printing a file
+move by move) is domino_training/replay_view.py.
 
 Verification: the game and config must build, the deal read from the dealt row must equal the
 recorded one, and at every step the seat to act must be the recorded seat, the action legal, and
@@ -44,39 +45,27 @@ A malformed line (bad JSON, a missing or ill-typed key) is a `ReplayError` namin
 """
 from __future__ import annotations
 
-import dataclasses
 import json
-import sys
 from dataclasses import dataclass, field
 from typing import Iterator
 
 import numpy as np
 
-from .core import H_DONE, H_HAND, H_TURN, DominoError, Game
+from .core import H_DONE, H_HAND, H_TURN, Game
+from .errors import DominoError, ReplayError
+from .version import __version__
 
 FORMAT = "domino-replay/1"
 REQUIRED = ("format", "package", "game", "config", "seed", "deal", "steps", "returns")
 
 
-class ReplayError(DominoError):
-    """A replay that cannot be loaded, or that no longer plays as recorded. Names the line or the
-    first step that does not match."""
-
-
 def package_version() -> str:
-    from . import __version__
-
     return __version__
 
 
 def _plain(value):
     """JSON's view of a value (tuples become lists), for comparing a recorded deal with a fresh one."""
     return json.loads(json.dumps(value))
-
-
-def config_of(game: Game) -> dict:
-    """The game's full resolved config as a plain dict (what a replay records)."""
-    return _plain(dataclasses.asdict(game.config))
 
 
 @dataclass
@@ -285,7 +274,7 @@ class Recorder:
         self.game = game
         self.agents = None if agents is None else list(agents)
         self.extra = dict(extra or {})
-        self._config = config_of(game)
+        self._config = game.config_dict()
         self._steps: list[Step] = []
         self._seed: int | None = None  # set by start()
 
@@ -354,72 +343,3 @@ def load(path) -> list[Replay]:
                 raise ReplayError(f"{where}: not valid JSON ({err.msg} at column {err.colno})") from None
             out.append(Replay.from_json(obj, where))
     return out
-
-
-# ------------------------------------------------------------------------------ `domino replay`
-def print_replay(replay: Replay, seat="all", table: bool = True, file=None) -> None:
-    """Print a replay move by move: the table before each move (from `seat`'s view, or with "all"
-    from the view of the seat about to act), each move with its seat, name and rewards, and the
-    result. The replay is verified as it is printed (ReplayError at the first mismatch)."""
-    out = file or sys.stdout
-    agents = f"  agents {replay.agents}" if replay.agents else ""
-    print(f"{replay.game}  config {replay.config}  seed {replay.seed}{agents}  "
-          f"(domino-envs {replay.package})", file=out)
-    game = replay.make_game()
-    rows = replay.positions()
-    row = next(rows)
-    for i, st in enumerate(replay.steps):
-        if table:
-            view = st.seat if seat == "all" else seat
-            print("", file=out)
-            print(game.render(row, view), file=out)
-        rewards = "" if not any(st.rewards) else f"   rewards {st.rewards}"
-        print(f"{i + 1:>4}. seat {st.seat}: {st.name}{rewards}", file=out)
-        row = next(rows)
-    replay.verify()
-    print("", file=out)
-    print(game.render(row, 0 if seat == "all" else seat), file=out)
-    print(f"result: returns {replay.returns}", file=out)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`domino replay FILE [--index I] [--seat N|all] [--moves-only]`; errors one line, exit 2."""
-    import argparse
-
-    class Parser(argparse.ArgumentParser):
-        def error(self, message):
-            print(f"domino replay: error: {message}", file=sys.stderr)
-            raise SystemExit(2)
-
-    p = Parser(prog="domino replay", description="Print a saved game (a JSON-lines replay file) move by move.")
-    p.add_argument("file")
-    p.add_argument("--index", type=int, default=None, help="which game of the file (0-based; default: all)")
-    p.add_argument("--seat", default="all", help="draw the table from this seat's view (default: the seat to act)")
-    p.add_argument("--moves-only", action="store_true", help="only the moves and the result, no tables")
-    args = p.parse_args(argv)
-    try:
-        replays = load(args.file)
-        if args.index is not None and not 0 <= args.index < len(replays):
-            raise ReplayError(f"{args.file}: --index {args.index} is out of range; the file holds "
-                              f"{len(replays)} game(s), 0..{len(replays) - 1}")
-        seat = args.seat
-        if seat != "all":
-            if not seat.isdigit():
-                raise ReplayError(f"--seat {seat!r} must be a seat number or 'all'")
-            seat = int(seat)
-        chosen = replays if args.index is None else [replays[args.index]]
-        for k, rep in enumerate(chosen):
-            if seat != "all" and not 0 <= seat < rep.make_game().num_players:
-                raise ReplayError(f"--seat {seat} is not a seat of {rep.game} (0..{rep.make_game().num_players - 1})")
-            if k:
-                print("\n" + "=" * 60 + "\n")
-            print_replay(rep, seat, table=not args.moves_only)
-    except BrokenPipeError:  # the reader stopped (| head): not an error
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
-    except (DominoError, OSError) as err:
-        print(f"domino replay: error: {err}", file=sys.stderr)
-        return 2
-    return 0

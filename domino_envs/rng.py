@@ -71,7 +71,7 @@ SEED_MAX = 2**64 - 1  # seeds are the integers 0..SEED_MAX (a uint64), as numpy'
 def check_seed(value, who: str):
     """`value` if it is None or an integer seed in 0..SEED_MAX, else the front's ConfigError naming
     it. Nothing is coerced: 1.7, True or 2**64 would otherwise play another seed silently."""
-    from .core import ConfigError
+    from .errors import ConfigError
 
     if value is None:
         return None

@@ -13,7 +13,7 @@ game per call, for whichever seat is to act in that game, in one compiled loop:
 - A finished game is reset at once inside the same call (its next deal seeded from its own
   random stream, so a vector env is determined by its seed and the actions; a deal that forced
   moves alone play to the end is skipped and dealt again, since it holds no decision to learn
-  from; after `env.MAX_DEALS` such deals in a row the config holds no decision: ConfigError
+  from; after `fronts.MAX_DEALS` such deals in a row the config holds no decision: ConfigError
   naming it, the rows before the failing one stepped, the rest not); ``terminated`` /
   ``truncated`` flag it; the returned observation is already the new game's.
   ``info["final_states"]`` holds the finished games' last state rows (from which
@@ -36,7 +36,7 @@ from numba import literally, njit
 
 from .core import H_DONE, H_REWARD, H_RNG, H_TRUNC, H_TURN, MAX_SEATS, OK, ConfigError, Game, IllegalActionError
 from .dispatch import game_id, mask_one, observe_one, reset_one, specialize, step_one
-from .env import MAX_DEALS, no_decision_error
+from .fronts import MAX_DEALS, no_decision_error
 from .registry import resolve_game
 from .rng import check_seed, next_seed, seed_from_generator
 

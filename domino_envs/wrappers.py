@@ -1,6 +1,6 @@
 """A single-learner gymnasium view of any game: one seat learns, fixed policies play the others.
 
-    from agents import RandomAgent
+    from domino_agents import RandomAgent
     env = SingleSeatEnv("draw_v0", opponents=RandomAgent, seed=0)
     obs, info = env.reset()
     obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
@@ -12,7 +12,7 @@
   are to move; a deal that ends before the learner has a decision (forced moves and the opponents'
   play finish it) is skipped and dealt again from the finished row's own random stream, so the
   episode is still determined by the seed. A skipped deal's rewards belong to no episode. After
-  `env.MAX_DEALS` such deals in a row the config leaves the learner nothing to decide: ConfigError.
+  `fronts.MAX_DEALS` such deals in a row the config leaves the learner nothing to decide: ConfigError.
   A hand-set deal (``options={"deal": ...}``) that leaves the learner no decision is a DealError.
   ``info["deal_seed"]`` is the engine seed of the deal played (``game.reset(row, deal_seed)``
   replays it; then a hand-set deal, if given).
@@ -48,7 +48,7 @@ from gymnasium import spaces
 
 from .core import ERR_RANGE, H_DONE, H_REWARD, H_RNG, H_TRUNC, H_TURN, MAX_SEATS, ConfigError, DealError, Game, \
     IllegalActionError
-from .env import MAX_DEALS, RENDER_MODES, check_front_options, episode_stream, no_decision_error
+from .fronts import MAX_DEALS, RENDER_MODES, check_front_options, episode_stream, no_decision_error
 from .registry import resolve_game
 from .rng import check_seed, mix_seed, next_seed
 

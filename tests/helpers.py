@@ -9,8 +9,8 @@ from domino_envs import make_game
 def vector_reference_rows(game, n_envs: int, seed: int) -> list[np.ndarray]:
     """The rows `make_vec(name, n_envs, seed=seed)` starts from, dealt through the engine: row i
     from the i-th seed drawn from ``default_rng(seed)``, a deal without a decision dealt again
-    (``env.deal_to_decision``, the rule the vector env follows)."""
-    from domino_envs.env import deal_to_decision
+    (``fronts.deal_to_decision``, the rule the vector env follows)."""
+    from domino_envs.fronts import deal_to_decision
     from domino_envs.rng import seed_from_generator
 
     gen = np.random.default_rng(seed)

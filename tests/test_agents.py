@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 
 import domino_envs
-from agents import GreedyAgent, RandomAgent
-from agents.actions import action_table
-from agents.registry import make_agent, parse_spec
+from domino_agents import GreedyAgent, RandomAgent
+from domino_agents.actions import action_table
+from domino_agents.registry import make_agent, parse_spec
 from domino_envs.rng import mix_seed
-from training.evaluate import evaluate, play_hand
+from domino_training.evaluate import evaluate, play_hand
 
 GAMES = domino_envs.game_names()
 SPECS = ["random", "greedy", "heuristic", "pimc:n=4"]
@@ -100,7 +100,7 @@ def test_greedy_prefers_heaviest_tile():
 
 def test_action_table_matches_describe_action():
     """The table rebuilt from the docstrings agrees with each engine's own describe_action."""
-    from agents.actions import DRAW, JOKER, KILL, PASS, PLACE
+    from domino_agents.actions import DRAW, JOKER, KILL, PASS, PLACE
     from domino_envs.tiles import TILE_A, TILE_B
 
     words = {PLACE: ("play", "place"), JOKER: ("joker",), DRAW: ("draw",), KILL: ("kill",), PASS: ("pass",)}
@@ -169,8 +169,8 @@ def test_rllib_agent_refuses_what_is_not_a_checkpoint_of_this_game(tmp_path):
     checkpoint round trip itself runs in tests/test_rllib.py, with the extra)."""
     import json
 
-    from agents.rllib_agent import META_FILE, META_FORMAT
-    from agents.trained import CheckpointError, policy_meta
+    from domino_agents.rllib_agent import META_FILE, META_FORMAT
+    from domino_agents.trained import CheckpointError, policy_meta
 
     game = domino_envs.make_game("draw_v0")
     with pytest.raises(CheckpointError, match="needs checkpoint=DIR"):

@@ -23,7 +23,7 @@ from domino_envs import make_game
 from domino_envs.core import H_DONE, H_REWARD, H_TURN
 from domino_envs.games import draw as D
 from tests.helpers import vector_reference_rows
-from domino_envs.env import deal_to_decision
+from domino_envs.fronts import deal_to_decision
 from domino_envs.vector import make_vec, next_episode_seed
 
 
@@ -139,7 +139,7 @@ def test_block_observation_is_seat_relative_from_every_seat():
 def test_run_matchup_plays_each_rotation_on_the_same_deal(monkeypatch):
     """Every rotation k of deal d starts from the same dealt state; different deals differ; the
     focal agent sits in seat k in rotation k."""
-    from training import evaluate as E
+    from domino_training import evaluate as E
 
     game = make_game("draw_v0", num_players=3)
     dealt = []
@@ -221,7 +221,7 @@ KNOWN = {
 def _compiled_modules():
     names = ["domino_envs." + m.name for m in pkgutil.iter_modules(domino_envs.__path__)]
     names += ["domino_envs.games." + m.name for m in pkgutil.iter_modules(domino_envs.games.__path__)]
-    return sorted(names) + ["agents.pimc"]
+    return sorted(names) + ["domino_agents.pimc"]
 
 
 @pytest.mark.parametrize("module", [

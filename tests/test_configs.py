@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 import domino_envs
-from training.configs import load, make_from_file
+from domino_training.configs import load, make_from_file
 
 CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
 

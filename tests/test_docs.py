@@ -205,7 +205,7 @@ def test_python_snippets_run(path, tmp_path, monkeypatch):
 
 
 def _help_text(command: str) -> str:
-    from domino_envs.cli import main
+    from domino_training.cli import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as exit_:
@@ -218,15 +218,15 @@ def check_domino_command(argv: list[str]) -> None:
     """Parse one `domino ...` command line as the CLI would, without running it."""
     command, rest = argv[0], argv[1:]
     if command == "train":
-        from training.configs import load_run
-        from training.train import build_parser
+        from domino_training.configs import load_run
+        from domino_training.train import build_parser
 
         args = build_parser().parse_args(rest)
         overrides = list(args.set) + ([f"algo={args.algo}"] if args.algo else [])
         load_run(args.config, args.game, overrides, demo=args.demo)
     elif command == "evaluate":
-        from agents.registry import parse_spec
-        from training.evaluate import build_parser
+        from domino_agents.registry import parse_spec
+        from domino_training.evaluate import build_parser
         from domino_envs.registry import config_from_pairs
 
         args = build_parser().parse_args(rest)

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import domino_envs
-from agents import RandomAgent
+from domino_agents import RandomAgent
 from domino_envs.rng import mix_seed
-from training.evaluate import Stat, evaluate, main, play_hand, win_shares
+from domino_training.evaluate import Stat, evaluate, main, play_hand, win_shares
 
 
 def test_same_seed_same_deal_engine_and_env():
@@ -131,7 +131,7 @@ def test_bad_input_is_named(kwargs, match):
 
 
 def test_domino_cli_routes_evaluate(capsys):
-    from domino_envs.cli import main as domino_main
+    from domino_training.cli import main as domino_main
 
     assert domino_main(["evaluate", "--agents", "random", "greedy", "--deals", "3", "--no-progress"]) == 0
     assert "draw_v0" in capsys.readouterr().out

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import domino_envs
-from agents import RandomAgent
+from domino_agents import RandomAgent
 from domino_envs import ConfigError, DominoError, IllegalActionError, make_game
 from domino_envs.vector import make_vec
 from domino_envs.wrappers import SingleSeatEnv
@@ -136,7 +136,7 @@ RISKY = {
     # every deal is played out by forced moves: the deal-again loops used to spin forever
     "vec reset hand_size=1": "from domino_envs.vector import make_vec\nmake_vec('draw_v0', 4, seed=0, hand_size=1).reset()",
     "aec reset hand_size=1": "import domino_envs\ndomino_envs.make('draw_v0', hand_size=1, num_players=4).reset(seed=0)",
-    "single reset hand_size=1": ("from agents import RandomAgent\nfrom domino_envs.wrappers import SingleSeatEnv\n"
+    "single reset hand_size=1": ("from domino_agents import RandomAgent\nfrom domino_envs.wrappers import SingleSeatEnv\n"
                                  "SingleSeatEnv('draw_v0', RandomAgent, seed=0, hand_size=1).reset()"),
 }
 
@@ -167,7 +167,7 @@ def test_risky_cases_fail_clearly_in_a_child(case):
     (["--config", "colour=1"], "unknown config key(s) ['colour']"),
 ])
 def test_cli_bad_arguments_are_one_line_and_exit_2(args, fragment):
-    out = _child(f"import sys; from domino_envs.cli import main; sys.exit(main({['evaluate', *args, '--no-progress']!r}))",
+    out = _child(f"import sys; from domino_training.cli import main; sys.exit(main({['evaluate', *args, '--no-progress']!r}))",
                  timeout=120)
     assert out.returncode == 2, (out.returncode, out.stderr)
     lines = out.stderr.strip().splitlines()

@@ -10,11 +10,12 @@ import pytest
 from PIL import Image  # the `render` extra (make install installs it)
 
 from domino_envs.core import H_TURN
-from domino_envs import cli, make, make_game, pictures
+from domino_envs import make, make_game, pictures
+from domino_envs.errors import PillowMissingError
+from domino_envs.pictures import HEIGHT, WIDTH, LinePlay, RowsPlay, describe, picture, save_gif
 from domino_envs.registry import config_from_pairs
-from domino_envs.pictures import (
-    HEIGHT, WIDTH, LinePlay, PillowMissingError, RowsPlay, describe, picture, play_position, save_gif,
-)
+from domino_training import cli
+from domino_training.render import play_position, write_docs
 
 # (env, --set items, seed, moves): a mid-game position of each game, with what the case is there for
 CASES = {
@@ -107,7 +108,7 @@ def test_hidden_hands_stay_face_down():
 
 @pytest.mark.parametrize("name", ["draw_v0", "magic7_v0"])
 def test_env_and_single_seat_env_rgb_array(name):
-    from agents import RandomAgent
+    from domino_agents import RandomAgent
     from domino_envs.wrappers import SingleSeatEnv
 
     env = make(name, render_mode="rgb_array")
@@ -179,8 +180,8 @@ def test_pillow_is_imported_only_by_a_drawing_call():
     code = (
         "import sys\n"
         "import domino_envs\n"
-        "from domino_envs import vector, wrappers, cli, pictures\n"
-        "import agents, training.train, training.ppo, training.evaluate, training.configs\n"
+        "from domino_envs import vector, wrappers, pictures\nfrom domino_training import cli, render\n"
+        "import domino_agents, domino_training.train, domino_training.ppo, domino_training.evaluate, domino_training.configs\n"
         "env = domino_envs.make('draw_v0', render_mode='ansi'); env.reset(seed=0); env.render()\n"
         "assert not [m for m in sys.modules if m == 'PIL' or m.startswith('PIL.')], 'PIL imported'\n"
         "print('ok')\n"
@@ -253,7 +254,7 @@ def test_every_position_of_crowded_spinner_games_lays_out_inside_the_picture():
 def test_docs_pictures_script_writes_one_small_png_per_env(tmp_path):
     from domino_envs.registry import game_names
 
-    paths = pictures.write_docs(tmp_path)
+    paths = write_docs(tmp_path)
     assert sorted(p.rsplit("/", 1)[-1] for p in paths) == sorted(f"{n}.png" for n in game_names())
     for path in paths:
         _is_a_picture(np.asarray(Image.open(path).convert("RGB")))

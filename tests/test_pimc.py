@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.pimc import PIMCAgent
+from domino_agents.pimc import PIMCAgent
 from domino_envs import make_game
 from domino_envs.core import H_TURN
 from tests.test_bite import deal_state

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from domino_envs import make_game
-from domino_envs.play import Session, main as play_main
+from domino_training.play import Session, main as play_main
 from domino_envs.replay import load
 
 REPO = Path(__file__).resolve().parents[1]
@@ -165,14 +165,14 @@ def test_bad_arguments_exit_2_with_one_line(capsys, args, message):
 
 
 def test_real_terminal_subprocess(tmp_path):
-    """`python -m domino_envs.cli play` with its stdin piped: the same scripted game as in-process
+    """`python -m domino_training.cli play` with its stdin piped: the same scripted game as in-process
     (same seed, so the same deals and opponent moves), to the result, exit status 0."""
     s, term = session(seed=21, moves=["abc", "99", "#0"])
     s.run()
     script = "\n".join(term.typed) + "\n"
     save = tmp_path / "p.jsonl"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    proc = subprocess.run([sys.executable, "-m", "domino_envs.cli", "play", "draw_v0", "--vs", "greedy",
+    proc = subprocess.run([sys.executable, "-m", "domino_training.cli", "play", "draw_v0", "--vs", "greedy",
                            "--seed", "21", "--save", str(save)], input=script, capture_output=True, text=True,
                           timeout=300, cwd=REPO, env=env)
     assert proc.returncode == 0, proc.stderr

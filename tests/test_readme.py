@@ -54,7 +54,7 @@ def test_readme_play_watch_replay_commands_run_as_written(tmp_path, monkeypatch)
     output file exists."""
     import shlex
 
-    from domino_envs.cli import main
+    from domino_training.cli import main
     from domino_envs.replay import load
 
     block = [b for b in fenced_blocks(README.read_text(), "bash", include_not_run=True) if "domino play" in b]

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 import domino_envs
-from agents.registry import make_agent
+from domino_agents.registry import make_agent
 from domino_envs import ReplayError, make_game
 from domino_envs.core import H_DONE, H_HAND, H_TURN
-from domino_envs.replay import Recorder, Replay, load, main as replay_main, save
+from domino_envs.replay import Recorder, Replay, load, save
+from domino_training.replay_view import main as replay_main
 from domino_envs.rng import mix_seed
 from tests.configs import CONFIGS, config_id
 
@@ -279,7 +280,7 @@ def test_replay_error_is_a_domino_error():
 def test_domino_replay_prints_every_move(tmp_path, capsys, recorded):
     path = tmp_path / "r.jsonl"
     path.write_text(json.dumps(recorded) + "\n" + json.dumps(recorded) + "\n")
-    from domino_envs.cli import main as cli_main
+    from domino_training.cli import main as cli_main
 
     assert cli_main(["replay", str(path), "--index", "1"]) == 0
     out = capsys.readouterr().out
@@ -313,7 +314,7 @@ def test_domino_replay_errors_are_one_line(tmp_path, capsys, recorded):
 
 # ------------------------------------------------------------------------------ evaluation
 def test_evaluate_saves_replays_that_verify(tmp_path):
-    from training.evaluate import evaluate, main as evaluate_main
+    from domino_training.evaluate import evaluate, main as evaluate_main
 
     path = tmp_path / "eval.jsonl"
     report = evaluate("sum7_v0", ["random", "greedy"], deals=2, seed=3, replay_path=str(path))

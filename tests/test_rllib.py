@@ -14,7 +14,7 @@ from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.tune.registry import register_env  # noqa: E402
 
 import domino_envs  # noqa: E402
-from training import rllib_train  # noqa: E402
+from domino_training import rllib_train  # noqa: E402
 
 TINY = dict(train_batch=200, minibatch=100, epochs=1, hidden=(32,))
 TINY_FLAGS = ["--num-cpus", "1", "--train-batch", "200", "--minibatch", "100", "--epochs", "1", "--hidden", "32"]
@@ -114,14 +114,14 @@ def test_cli_trains_saves_and_restores(tmp_path, capsys):
     module = rllib_train.load_module(out)
     decision_observations("draw_v0", 100, seed=3, policy=lambda obs: rllib_train.greedy_actions(module, obs))
     # the checkpoint is an agent for the evaluation harness (and domino play): legal moves, a report
-    from training.evaluate import evaluate
+    from domino_training.evaluate import evaluate
 
     spec = f"rllib:checkpoint={out}"
     report = evaluate("draw_v0", [spec, "random"], deals=5, seed=1, progress=False)
     assert report.matchups[(spec, "random")].win_stat.n == 5
     # another game, or another config of it, is refused by the agent and by --restore, naming why
-    from agents.registry import make_agent
-    from agents.trained import CheckpointError
+    from domino_agents.registry import make_agent
+    from domino_agents.trained import CheckpointError
 
     with pytest.raises(CheckpointError, match="trained on 'draw_v0', not 'block_v0'"):
         make_agent(spec, domino_envs.make_game("block_v0"))

@@ -10,7 +10,7 @@ from domino_envs.core import H_TURN
 from domino_envs.dispatch import GAME_IDS
 from domino_envs.registry import GAMES
 from tests.helpers import vector_reference_rows
-from domino_envs.env import deal_to_decision  # the deal-again rule the vector env follows
+from domino_envs.fronts import deal_to_decision  # the deal-again rule the vector env follows
 from domino_envs.vector import VectorEnv, make_vec, next_episode_seed
 from tests.configs import CONFIG_IDS, CONFIGS
 

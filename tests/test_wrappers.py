@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pytest
 
-from agents import RandomAgent
+from domino_agents import RandomAgent
 from domino_envs import ConfigError, IllegalActionError, make_game
 from domino_envs.core import H_TURN
 from domino_envs.rng import mix_seed
@@ -192,7 +192,7 @@ def test_maskable_ppo_smoke_on_the_families_that_crashed(family):
     """Issue 13: MaskablePPO crashed within seconds on these (a finished game after reset); a
     tiny budget of training/check_maskable.py's run (the full run is a documented command)."""
     pytest.importorskip("sb3_contrib")
-    from training.check_maskable import train_family
+    from domino_training.check_maskable import train_family
 
     result = train_family(family, steps=600)
     assert result["episodes"] > 0

@@ -1,6 +1,6 @@
 """Training speed benchmark (issue 14, criterion 1): env steps/s end to end and collection only.
 
-    python -m training.bench_train --game draw_v0 --sb3-steps 16384 --ppo-updates 8
+    python -m domino_training.bench_train --game draw_v0 --sb3-steps 16384 --ppo-updates 8
 
 Not a test: timings depend on the machine and on what else runs on it. Both sides run in one
 process, one after the other, with the same game, the same network (``network.hidden``), the same
@@ -31,7 +31,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from training.configs import load_run
+from domino_training.configs import load_run
 
 
 def sb3_steps_per_second(game: str = "draw_v0", steps: int = 16_384, hidden: list[int] | None = None,
@@ -42,7 +42,7 @@ def sb3_steps_per_second(game: str = "draw_v0", steps: int = 16_384, hidden: lis
     from stable_baselines3.common.callbacks import BaseCallback
 
     from domino_envs.rng import mix_seed
-    from training.sb3 import LearnerCopy, make_envs, new_model, seeded_globals
+    from domino_training.sb3 import LearnerCopy, make_envs, new_model, seeded_globals
 
     extra = [f"network.hidden={list(hidden)}"] if hidden is not None else []
     run = load_run(game=game, overrides=[*extra, *overrides, f"seed={seed}"])
@@ -94,7 +94,7 @@ def ppo_steps_per_second(game: str = "draw_v0", updates: int = 8, hidden: list[i
     """Time our PPO's `updates` updates on `game` after one warm-up update (see module doc)."""
     import tempfile
 
-    from training.ppo import Trainer
+    from domino_training.ppo import Trainer
 
     extra = [f"network.hidden={list(hidden)}"] if hidden is not None else []
     run = load_run(game=game, overrides=[*extra, *overrides, f"seed={seed}", "imitation.decisions=0"])

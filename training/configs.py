@@ -17,6 +17,7 @@ read as YAML, so ``--set network.hidden=[64,64]`` gives a list); a value of the 
 from __future__ import annotations
 
 import dataclasses
+import importlib.resources
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -173,8 +174,9 @@ def make_from_file(path: str | Path, **env_kwargs):
 
 
 def default_path(game: str) -> Path:
-    """configs/<file>.yaml of a registered game (the repo's configs folder)."""
-    folder = Path(__file__).resolve().parents[1] / "configs"
+    """The shipped config file of a registered game: the repo's configs/<file>.yaml, installed as the
+    package data `domino_training.game_configs` (so a wheel install finds it too)."""
+    folder = Path(str(importlib.resources.files("domino_training.game_configs")))
     for path in sorted(folder.glob("*.yaml")):
         if _read(path)["game"] == game:
             return path

@@ -13,8 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-from training.configs import load_run
-from training.train import train_ppo
+from domino_training.configs import load_run
+from domino_training.train import train_ppo
 
 RUN_DIR = Path("runs/demo")
 

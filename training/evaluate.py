@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agents.registry import agent_names, make_agent, parse_spec
+from domino_agents.registry import agent_names, make_agent, parse_spec
 from domino_envs.core import H_DONE, H_TURN
 from domino_envs.registry import config_from_pairs, game_names, make_game
 from domino_envs.replay import Recorder

@@ -15,8 +15,8 @@ import numpy as np
 import torch
 
 from domino_envs.vector import VectorEnv
-from training.ppo import ActorCritic, masked_log_probs
-from training.opponents import GreedyBatch, HeuristicBatch, RandomBatch
+from domino_training.network import ActorCritic, masked_log_probs
+from domino_training.opponents import GreedyBatch, HeuristicBatch, RandomBatch
 
 TEACHERS = {"heuristic": HeuristicBatch, "greedy": GreedyBatch, "random": RandomBatch}
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.actions import action_table, greedy_scores
-from agents.trained import mlp_logits
+from domino_agents.actions import action_table, greedy_scores
+from domino_agents.trained import mlp_logits
 
 
 def _uniform_among(candidates: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -68,7 +68,7 @@ class HeuristicBatch:
     name = "heuristic"
 
     def __init__(self, game, seed: int = 0):
-        from agents.heuristics import make_heuristic
+        from domino_agents.heuristics import make_heuristic
 
         self.agent = make_heuristic(game, seed=seed)
 

@@ -45,55 +45,20 @@ import torch
 from numba import literally, njit
 from torch import nn
 
-from agents.trained import CheckpointError, policy_meta, save_policy
+from domino_agents.trained import CheckpointError, policy_meta, save_policy
+from domino_envs.version import __version__
 from domino_envs.dispatch import game_id, observe_one, specialize
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
-from training.configs import RunConfig, TrainConfig
-from training.opponents import GreedyBatch, HeuristicBatch, PolicyBatch, RandomBatch, sample_actions
+from domino_training.configs import RunConfig, TrainConfig
+from domino_training.network import ActorCritic, masked_log_probs
+from domino_training.opponents import GreedyBatch, HeuristicBatch, PolicyBatch, RandomBatch, sample_actions
 
 LEARNER = 0
 # opponent codes in the per-seat controller table; snapshots take SNAPSHOT0 + slot
 RANDOM, GREEDY, HEURISTIC, SNAPSHOT0 = 1, 2, 3, 4
 POOL_KINDS = ("self_play", "snapshot", "random", "greedy", "heuristic")
 CHECKPOINT_FORMAT = "domino-envs-ppo-checkpoint/1"
-
-
-# ------------------------------------------------------------------------------ network
-def _mlp(sizes: list[int], last_std: float) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for i in range(len(sizes) - 1):
-        lin = nn.Linear(sizes[i], sizes[i + 1])
-        last = i == len(sizes) - 2
-        nn.init.orthogonal_(lin.weight, last_std if last else math.sqrt(2))
-        nn.init.zeros_(lin.bias)
-        layers.append(lin)
-        if not last:
-            layers.append(nn.ReLU())
-    return nn.Sequential(*layers)
-
-
-class ActorCritic(nn.Module):
-    """Separate ReLU MLPs: the actor maps an observation to logits, the critic its input to a value."""
-
-    def __init__(self, obs_size: int, num_actions: int, hidden: list[int], critic_size: int | None = None):
-        super().__init__()
-        self.hidden = [int(h) for h in hidden]
-        self.actor = _mlp([obs_size, *self.hidden, num_actions], 0.01)
-        self.critic = _mlp([critic_size or obs_size, *self.hidden, 1], 1.0)
-
-    def value(self, critic_in: torch.Tensor) -> torch.Tensor:
-        return self.critic(critic_in).squeeze(-1)
-
-    def actor_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        """The actor as numpy (W, b) pairs, the agents' format."""
-        return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
-                for m in self.actor if isinstance(m, nn.Linear)]
-
-
-def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """log-softmax over the legal actions; illegal ones get -inf (probability exactly 0)."""
-    return torch.log_softmax(logits.masked_fill(~mask, -math.inf), dim=-1)
 
 
 # ------------------------------------------------------------------------------ chains and GAE
@@ -453,7 +418,7 @@ class Trainer:
 
     def warm_start(self) -> dict:
         """Imitation of the configured teacher before the first update (training/imitate.py)."""
-        from training.imitate import clone, demonstrations
+        from domino_training.imitate import clone, demonstrations
 
         im = self.cfg.imitation
         obs, masks, actions, targets = demonstrations(self.run, im.decisions, im.teacher, seed=self.cfg.seed + 1)
@@ -509,7 +474,6 @@ class Trainer:
         return save_policy(path or self.policy_path, self.model.actor_layers(), meta)
 
     def save_checkpoint(self, extra: dict | None = None) -> Path:
-        from domino_envs import __version__
 
         data = {"format": CHECKPOINT_FORMAT, "package_version": __version__, "run": self.run.to_dict(),
                 "update": self.update, "env_steps": self.env_steps, "seconds": self.seconds,

@@ -1,10 +1,10 @@
 """Ray RLlib PPO on any domino game: one shared, action-masked policy for every seat (needs the `rllib` extra).
 
     pip install -e ".[rllib]"
-    python -m training.rllib_train --game draw_v0 --iterations 20                 # this machine
-    python -m training.rllib_train --game block_v0 --set num_players=4 --env-runners 2
+    python -m domino_training.rllib_train --game draw_v0 --iterations 20                 # this machine
+    python -m domino_training.rllib_train --game block_v0 --set num_players=4 --env-runners 2
     ray start --head                                                              # on the head node
-    python -m training.rllib_train --game draw_v0 --address auto --env-runners 8  # on that cluster
+    python -m domino_training.rllib_train --game draw_v0 --address auto --env-runners 8  # on that cluster
 
 The env is RLlib's own PettingZoo wrapper (``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``)
 over our AEC env, unchanged: turn-based, so each step hands back the observation of the seat to
@@ -19,7 +19,7 @@ seat's mean return (RLlib's running means over windows of episodes: every episod
 these zero-sum games, the windowed means need not), the policy entropy and the time. ``--out DIR``
 saves an RLlib checkpoint at the end, with ``domino_policy.json`` (game, config, sizes);
 ``--restore DIR`` continues from one (same game and config, checked; same flags);
-``load_module(DIR)`` gives its trained module without Ray, and ``rllib:checkpoint=DIR`` is an
+``load_module(DIR)`` (agents/rllib_module.py) gives its trained module without Ray, and ``rllib:checkpoint=DIR`` is an
 agent for ``domino evaluate`` and ``domino play`` (agents/rllib_agent.py).
 """
 from __future__ import annotations
@@ -32,31 +32,25 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 try:
     import ray
-    import torch
-    from torch import nn
     from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.columns import Columns
-    from ray.rllib.core.rl_module.apis import ValueFunctionAPI
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.core.rl_module.torch import TorchRLModule
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
     from ray.tune.registry import register_env
 except ImportError as exc:  # the module is only useful with the extra; say how to get it
     raise ImportError(
-        f"training.rllib_train needs the `rllib` extra ({exc}); install it with: pip install -e '.[rllib]'"
+        f"domino_training.rllib_train needs the `rllib` extra ({exc}); install it with: pip install -e '.[rllib]'"
     ) from exc
 
 import domino_envs
-from domino_envs.core import ConfigError, DominoError
+from domino_agents.rllib_agent import META_FILE, META_FORMAT
+from domino_agents.rllib_module import POLICY, MaskedActorCritic, greedy_actions, load_module  # noqa: F401 - re-exported
+from domino_agents.trained import CheckpointError, check_meta, policy_meta
+from domino_envs.errors import ConfigError, DominoError
 
 ENV_NAME = "domino_pettingzoo"  # the name our env creator is registered under
-POLICY = "shared"  # the one module every seat plays with
-MASKED_LOGIT = -1e9  # finite (not -inf): softmax stays defined even for an all-zero mask
 
 
 # ------------------------------------------------------------------------------------ env
@@ -71,51 +65,10 @@ def shared_policy(agent_id, episode, **kwargs) -> str:
     return POLICY
 
 
-# ------------------------------------------------------------------------------------ module
-def _mlp(sizes: list[int]) -> nn.Sequential:
-    layers: list[nn.Module] = []
-    for d_in, d_out in zip(sizes[:-2], sizes[1:-1]):
-        layers += [nn.Linear(d_in, d_out), nn.Tanh()]
-    layers.append(nn.Linear(sizes[-2], sizes[-1]))
-    return nn.Sequential(*layers)
-
-
-class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
-    """Policy and value MLPs (separate, tanh) over ``obs["observation"]``; the policy's logits of
-    actions whose ``obs["action_mask"]`` is 0 are replaced by MASKED_LOGIT. ``model_config["hidden"]``
-    gives the widths (default [128, 128])."""
-
-    def setup(self):
-        space = self.observation_space
-        if not hasattr(space, "spaces") or not {"observation", "action_mask"} <= set(space.spaces):
-            raise ValueError(f"MaskedActorCritic needs a Dict observation space with keys 'observation' and "
-                             f"'action_mask'; got {space}")
-        obs_dim = int(np.prod(space["observation"].shape))
-        n_actions = int(self.action_space.n)
-        if space["action_mask"].shape != (n_actions,):
-            raise ValueError(f"action_mask shape {space['action_mask'].shape} does not match the "
-                             f"{n_actions} actions of {self.action_space}")
-        hidden = list((self.model_config or {}).get("hidden", [128, 128]))
-        self.policy_net = _mlp([obs_dim, *hidden, n_actions])
-        self.value_net = _mlp([obs_dim, *hidden, 1])
-
-    def _forward(self, batch, **kwargs):
-        obs = batch[Columns.OBS]
-        logits = self.policy_net(obs["observation"].float())
-        legal = obs["action_mask"].bool()
-        return {Columns.ACTION_DIST_INPUTS: torch.where(legal, logits, torch.full_like(logits, MASKED_LOGIT))}
-
-    def compute_values(self, batch, embeddings=None):
-        return self.value_net(batch[Columns.OBS]["observation"].float()).squeeze(-1)
-
-
 def write_policy_meta(folder: str | Path, game: str, game_config: dict, hidden: tuple[int, ...],
                       env_steps: int) -> None:
     """``domino_policy.json`` beside RLlib's files: the game, its full config and the sizes, which
     the ``rllib:checkpoint=DIR`` agent and ``--restore`` check against the game they are used on."""
-    from agents.rllib_agent import META_FILE, META_FORMAT
-    from agents.trained import policy_meta
-
     meta = policy_meta(domino_envs.make_game(game, **game_config), hidden, "rllib", env_steps)
     meta["format"] = META_FORMAT
     (Path(folder) / META_FILE).write_text(json.dumps(meta, indent=1))
@@ -123,38 +76,14 @@ def write_policy_meta(folder: str | Path, game: str, game_config: dict, hidden: 
 
 def check_restore(folder: str | Path, game: str, game_config: dict) -> None:
     """CheckpointError unless `folder` is a checkpoint of this script for the same game and config."""
-    from agents.rllib_agent import META_FILE
-    from agents.trained import CheckpointError, check_meta
-
     info = Path(folder) / META_FILE
     if not info.is_file():
-        raise CheckpointError(f"--restore {str(folder)!r}: no {META_FILE}, not a checkpoint of training.rllib_train --out")
+        raise CheckpointError(f"--restore {str(folder)!r}: no {META_FILE}, not a checkpoint of domino_training.rllib_train --out")
     try:
         meta = json.loads(info.read_text())
     except (OSError, ValueError) as err:
         raise CheckpointError(f"--restore {str(folder)!r}: {META_FILE} is unreadable ({err})") from None
     check_meta(meta, domino_envs.make_game(game, **game_config), f"--restore {str(folder)!r}")
-
-
-def load_module(checkpoint: str | Path) -> MaskedActorCritic:
-    """The shared module of a checkpoint written by ``--out`` (no Ray needed), to act with
-    `greedy_actions` or ``forward_inference``."""
-    path = Path(checkpoint).resolve() / "learner_group" / "learner" / "rl_module" / POLICY
-    if not path.is_dir():
-        raise FileNotFoundError(f"{checkpoint} is not an RLlib checkpoint of training.rllib_train: no {path}")
-    return MaskedActorCritic.from_checkpoint(str(path))
-
-
-def greedy_actions(module: MaskedActorCritic, observations: list[dict]) -> np.ndarray:
-    """The module's most likely action for each observation (our env's dict), as the trained policy
-    would act at inference."""
-    batch = {Columns.OBS: {
-        "observation": torch.as_tensor(np.stack([o["observation"] for o in observations])),
-        "action_mask": torch.as_tensor(np.stack([o["action_mask"] for o in observations])),
-    }}
-    with torch.no_grad():
-        logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS]
-    return logits.argmax(-1).numpy()
 
 
 # ------------------------------------------------------------------------------------ config
@@ -207,7 +136,7 @@ def start_ray(address: str | None, num_cpus: int | None) -> None:
 
 # ------------------------------------------------------------------------------------ CLI
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m training.rllib_train", description=__doc__.split("\n")[0],
+    p = argparse.ArgumentParser(prog="python -m domino_training.rllib_train", description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", default="draw_v0", help=f"one of {domino_envs.game_names()}")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="game config key (repeatable)")
@@ -240,7 +169,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 def game_config_of(game: str, overrides: list[str]) -> dict:
     """The --set pairs as a game config, checked by building the env once here, so a bad name or
     value fails with our ConfigError before Ray starts."""
-    from training.configs import parse_override
+    from domino_training.configs import parse_override
 
     config = dict(parse_override(text) for text in overrides)
     if game not in domino_envs.game_names():

@@ -24,7 +24,7 @@ speed for SB3's ecosystem and is kept as close to it as SB3 allows:
   seeds them and restores the caller's RNG states afterwards.
 - **Run folder**: sb3_model.zip (the model, saved every ``budget.checkpoint_every`` rollouts and at
   the end, atomically), sb3_model.json (game, game config, sizes, timesteps: read by
-  agents.sb3_agent.SB3Agent to refuse a model made for another game), policy.npz (the actor for
+  domino_agents.sb3_agent.SB3Agent to refuse a model made for another game), policy.npz (the actor for
   ``ppo:checkpoint=``), config.yaml, log.csv (SB3's logger, CSV format), tb/ (SB3's TensorBoard
   format), and a tqdm progress bar on stderr.
 - **Resume**: with sb3_model.zip present and ``resume=True`` the model (weights, optimizer, timestep
@@ -47,13 +47,13 @@ import torch
 import yaml
 from torch import nn
 
-from agents.registry import make_agent
-from agents.trained import CheckpointError, game_config_dict, mlp_logits, policy_meta, save_policy
+from domino_agents.registry import make_agent
+from domino_agents.trained import CheckpointError, mlp_logits, policy_meta, save_policy
 from domino_envs.registry import make_game
 from domino_envs.rng import mix_seed
 from domino_envs.wrappers import SingleSeatEnv
-from training.configs import RunConfig
-from training.opponents import sample_actions
+from domino_training.configs import RunConfig
+from domino_training.opponents import sample_actions
 
 MODEL_FILE = "sb3_model.zip"
 META_FILE = "sb3_model.json"
@@ -307,7 +307,7 @@ def _check_resumable(run: RunConfig, run_dir: Path) -> None:
     problems = []
     if theirs["game"] != mine["game"]:
         problems.append(f"game {theirs['game']!r} vs {mine['game']!r}")
-    game_config = game_config_dict(make_game(run.game, **run.config))
+    game_config = make_game(run.game, **run.config).config_dict()
     if theirs["config"] != game_config:
         problems.append(f"game config {theirs['config']!r} vs {game_config!r}")
     for key in ("network", "seed"):

@@ -28,7 +28,7 @@ from pathlib import Path
 import yaml
 
 from domino_envs.core import DominoError
-from training.configs import ALGOS, RunConfig, load_run
+from domino_training.configs import ALGOS, RunConfig, load_run
 
 LABEL = "ppo"  # how the trained policy is named in evaluation tables
 EVAL_FIELDS = ["update", "env_steps", "seconds", "opponent", "win", "win_lo", "win_hi", "reward", "deals"]
@@ -83,7 +83,7 @@ class CsvLog:
 
 def evaluate_policy(run: RunConfig, policy_path: Path, opponents: list[str], deals: int, seed: int):
     """The harness's duplicate-deal report of the policy file against each opponent spec."""
-    from training.evaluate import evaluate
+    from domino_training.evaluate import evaluate
 
     spec = f"ppo:checkpoint={policy_path}"
     report = evaluate(run.game, [spec, *opponents], deals, seed, dict(run.config),
@@ -137,7 +137,7 @@ def plot_curve(eval_csv: Path, out: Path, title: str, fair_share: float) -> Path
 def train_ppo(run: RunConfig, run_dir: str | Path, resume: bool = False, progress: bool | None = None,
               echo=print):
     """Run our PPO to the budget (see module doc); returns the final evaluation Report (or None)."""
-    from training.ppo import Trainer
+    from domino_training.ppo import Trainer
 
     run_dir = Path(run_dir)
     trainer = Trainer(run, run_dir)
@@ -234,7 +234,7 @@ def _evaluate_point(run, trainer, evals: CsvLog, writer, bar) -> None:
 def train(run: RunConfig, run_dir: str | Path, resume: bool = False, progress: bool | None = None, echo=print):
     """Train with run.train.algo into run_dir; returns the final evaluation Report (or None)."""
     if run.train.algo == "sb3":
-        from training.sb3 import train_sb3
+        from domino_training.sb3 import train_sb3
 
         run_dir = Path(run_dir)
         if (run_dir / "sb3_model.zip").is_file() and not resume:

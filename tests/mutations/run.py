@@ -112,10 +112,19 @@ def pytest_run(cwd: Path, tests: list[str]) -> tuple[int, str]:
     return out.returncode, lines[-1] if lines else ""
 
 
+def lay_installed_names(copy: Path) -> None:
+    """Give the copy's folders their installed names (pyproject.toml's package-dir) as links, so that
+    with the copy first on PYTHONPATH its own agents/, training/ and configs/ are what is imported."""
+    (copy / "domino_agents").symlink_to("agents", target_is_directory=True)
+    (copy / "domino_training").symlink_to("training", target_is_directory=True)
+    (copy / "training" / "game_configs").symlink_to("../configs", target_is_directory=True)
+
+
 def check_imports_from(cwd: Path) -> None:
     """The copy's modules must be the ones imported (not the editable install's)."""
     env = dict(os.environ, PYTHONPATH=str(cwd))
-    code = "import domino_envs, agents, training; print(domino_envs.__file__, agents.__file__, training.__file__)"
+    code = ("import domino_envs, domino_agents, domino_training, domino_training.game_configs as c; "
+            "print(domino_envs.__file__, domino_agents.__file__, domino_training.__file__, c.__file__)")
     out = subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True)
     paths = out.stdout.split()
     if out.returncode != 0 or not paths or not all(p.startswith(str(cwd)) for p in paths):
@@ -150,6 +159,7 @@ def main(argv=None) -> int:
             copy = Path(tmp) / "repo"
             shutil.copytree(ROOT, copy, ignore=_ignore)
             apply(m, copy)
+            lay_installed_names(copy)
             check_imports_from(copy)
             code, last = pytest_run(copy, m.tests)
         verdict = {0: "MISSED", 1: "caught"}.get(code, f"ERROR (pytest exit {code})")

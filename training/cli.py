@@ -1,6 +1,6 @@
 """The `domino` command: `domino train ...`, `domino evaluate ...`, `domino bench ...`, `domino games`,
-`domino play GAME --vs SPEC ...` (play.py), `domino replay FILE ...` (replay.py), `domino render ...`
-(pictures.py)."""
+`domino play GAME --vs SPEC ...` (play.py), `domino replay FILE ...` (replay_view.py), `domino render ...`
+(render.py). Each subcommand's module is imported only when it runs."""
 from __future__ import annotations
 
 import sys
@@ -18,15 +18,15 @@ def main(argv: list[str] | None = None) -> int:
 
         bench_main(rest)
     elif cmd == "train":
-        from training.train import main as train_main
+        from .train import main as train_main
 
         return train_main(rest)
     elif cmd == "render":
-        from .pictures import main as render_main
+        from .render import main as render_main
 
         return render_main(rest)
     elif cmd == "evaluate":
-        from training.evaluate import main as evaluate_main
+        from .evaluate import main as evaluate_main
 
         evaluate_main(rest)
     elif cmd == "play":
@@ -34,11 +34,11 @@ def main(argv: list[str] | None = None) -> int:
 
         return play_main(rest)
     elif cmd == "replay":
-        from .replay import main as replay_main
+        from .replay_view import main as replay_main
 
         return replay_main(rest)
     else:
-        from .registry import game_names
+        from domino_envs.registry import game_names
 
         print("\n".join(game_names()))
     return 0

@@ -1,6 +1,6 @@
 """Speed benchmark: every game through the PettingZoo API and the vector env, and the peers.
 
-    python -m domino_envs.bench [--seconds 2] [--games draw_v0 ...] [--json bench_results.json]
+    python -m domino_training.bench [--seconds 2] [--games draw_v0 ...] [--json bench_results.json]
     domino bench ...
 
 All numbers come from one run on one machine, single-threaded, so the ratios are fair:
@@ -26,7 +26,7 @@ import time
 import numpy as np
 from numba import njit
 
-from .rng import rng_below
+from domino_envs.rng import rng_below
 
 BATCHES = (1, 1024, 16384)
 
@@ -75,7 +75,7 @@ def random_legal_actions(masks, stream, out):
 
 
 def _vector_rate(name: str, batch: int, seconds: float) -> float:
-    from .vector import make_vec
+    from domino_envs.vector import make_vec
 
     venv = make_vec(name, batch, seed=0)
     obs, masks, _ = venv.reset()
@@ -155,8 +155,8 @@ def _startup_seconds(name: str, cold: bool) -> float:
 
 
 def _has_vector(name: str) -> bool:
-    from .dispatch import GAME_IDS
-    from .registry import GAMES
+    from domino_envs.dispatch import GAME_IDS
+    from domino_envs.registry import GAMES
 
     return GAMES[name][1] in GAME_IDS
 

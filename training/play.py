@@ -30,11 +30,12 @@ import sys
 
 import numpy as np
 
-from .core import H_DONE, H_HAND, H_TURN, DominoError
-from .env import deal_to_decision
-from .replay import Recorder, append
-from .rng import check_seed, entropy_seed, mix_seed
-from .tiles import tile_name
+from domino_envs.core import H_DONE, H_HAND, H_TURN
+from domino_envs.errors import DominoError
+from domino_envs.fronts import deal_to_decision
+from domino_envs.replay import Recorder, append
+from domino_envs.rng import check_seed, entropy_seed, mix_seed
+from domino_envs.tiles import tile_name
 
 _AGENT_STREAM = 0x9A7E_5EED
 HELP = ("Type the number of a move from the list; or a move by name, or a word of its name that fits\n"
@@ -51,7 +52,7 @@ class Session:
 
     def __init__(self, game, vs: str, seat: int = 0, seed: int | None = None, save: str | None = None,
                  stdin=None, stdout=None):
-        from agents.registry import make_agent
+        from domino_agents.registry import make_agent
 
         self.game = game
         self.vs = vs
@@ -261,7 +262,7 @@ def _fmt(values) -> str:
 def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
     """`domino play GAME --vs SPEC [--seat N] [--seed S] [--set K=V ...] [--save FILE]`: a bad game,
     spec, seat, seed or --set is one line on stderr and exit status 2."""
-    from .registry import config_from_pairs, game_names, make_game
+    from domino_envs.registry import config_from_pairs, game_names, make_game
 
     def fail(message: str) -> int:
         print(f"domino play: error: {message}", file=sys.stderr)

@@ -1,0 +1,47 @@
+"""The actor-critic network our PPO trains and imitation warm-starts: separate ReLU MLPs for the
+actor (observation -> logits) and the critic (observation, or the perfect-information row, ->
+value), and the masked log-softmax both use. Its own module so that ppo.py and imitate.py each
+import it without importing each other."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from torch import nn
+
+
+def _mlp(sizes: list[int], last_std: float) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for i in range(len(sizes) - 1):
+        lin = nn.Linear(sizes[i], sizes[i + 1])
+        last = i == len(sizes) - 2
+        nn.init.orthogonal_(lin.weight, last_std if last else math.sqrt(2))
+        nn.init.zeros_(lin.bias)
+        layers.append(lin)
+        if not last:
+            layers.append(nn.ReLU())
+    return nn.Sequential(*layers)
+
+
+class ActorCritic(nn.Module):
+    """Separate ReLU MLPs: the actor maps an observation to logits, the critic its input to a value."""
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: list[int], critic_size: int | None = None):
+        super().__init__()
+        self.hidden = [int(h) for h in hidden]
+        self.actor = _mlp([obs_size, *self.hidden, num_actions], 0.01)
+        self.critic = _mlp([critic_size or obs_size, *self.hidden, 1], 1.0)
+
+    def value(self, critic_in: torch.Tensor) -> torch.Tensor:
+        return self.critic(critic_in).squeeze(-1)
+
+    def actor_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The actor as numpy (W, b) pairs, the agents' format."""
+        return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
+                for m in self.actor if isinstance(m, nn.Linear)]
+
+
+def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """log-softmax over the legal actions; illegal ones get -inf (probability exactly 0)."""
+    return torch.log_softmax(logits.masked_fill(~mask, -math.inf), dim=-1)

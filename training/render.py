@@ -1,0 +1,158 @@
+"""``domino render``: play agents to a position and draw it (PNG), or draw a saved replay (GIF);
+``python -m domino_training.render --docs DIR`` writes the docs' picture of each game.
+
+The drawing itself is domino_envs/pictures.py (a pure renderer of a state row); this module adds
+what needs agents: playing from a seeded deal to the position to draw.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+
+from domino_agents.registry import make_agent
+from domino_envs.core import H_DONE, H_TURN
+from domino_envs.errors import ConfigError
+from domino_envs.fronts import deal_to_decision
+from domino_envs.pictures import HEIGHT, WIDTH, picture, save_gif, save_png
+from domino_envs.registry import config_from_pairs, make_game
+from domino_envs.replay import load
+from domino_envs.rng import mix_seed
+
+
+# ------------------------------------------------------------------------------ playing to a position
+def play_position(game, seed: int, moves: int, agent_spec: str = "greedy"):
+    """(state row, decisions played): deal from `seed` (the fronts' rule: a deal forced moves play to
+    the end is dealt again), then `moves` decisions by `agent_spec` agents in every seat (seeded from
+    `seed`), stopping early at the end of the game."""
+    if isinstance(moves, bool) or not isinstance(moves, (int, np.integer)) or moves < 0:
+        raise ConfigError(f"moves={moves!r} must be an integer >= 0")
+    state = game.new_state()
+    deal_to_decision(game, state, mix_seed(seed, 0))
+    agents = [make_agent(agent_spec, game, seed=mix_seed(seed, k + 1)) for k in range(game.num_players)]
+    for k, agent in enumerate(agents):
+        agent.reset(mix_seed(seed, k + 1))
+    totals = np.zeros(game.num_players)
+    done = 0
+    while done < moves and not state[H_DONE]:
+        seat = int(state[H_TURN])
+        agent = agents[seat]
+        if getattr(agent, "searches", False):
+            agent.observe_state(state, seat, totals)
+        game.step(state, int(agent.act(game.observe(state, seat), game.legal_mask(state))))
+        totals += game.rewards(state)
+        done += 1
+    return state, done
+
+
+# ------------------------------------------------------------------------------ domino render
+_USAGE = ("domino render GAME [--set KEY=VALUE ...] [--seed S] [--moves K] [--agent SPEC] [--seat N | --full] "
+          "--out FILE.png\n       domino render --replay FILE [--index I] [--fps F] [--seat N | --full] --out FILE.gif")
+
+
+def _parser():
+    import argparse
+
+    class OneLine(argparse.ArgumentParser):
+        def error(self, message):
+            raise ValueError(message)
+
+    p = OneLine(prog="domino render", usage=_USAGE, description="Draw a mid-game position (PNG) or a replay (GIF).")
+    p.add_argument("game", nargs="?", help="env name (see domino games)")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="game config key (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="deal seed (default 0)")
+    p.add_argument("--moves", type=int, default=12, help="decisions played before the picture (default 12)")
+    p.add_argument("--agent", default="greedy", help="agent spec playing every seat (default greedy)")
+    view = p.add_mutually_exclusive_group()
+    view.add_argument("--seat", type=int, default=None,
+                      help="draw this seat's hand face up (default: a PNG shows the seat to act's, as the ansi "
+                           "render does; a GIF shows no hand)")
+    view.add_argument("--full", action="store_true", help="draw every hand face up")
+    p.add_argument("--replay", default=None, metavar="FILE", help="a saved replay (JSON lines): write a GIF")
+    p.add_argument("--index", type=int, default=0, help="which game of the replay file (default 0)")
+    p.add_argument("--fps", type=float, default=2.0, help="GIF frames per second (default 2)")
+    p.add_argument("--out", required=True, metavar="FILE", help="the PNG (or GIF with --replay) to write")
+    return p
+
+
+def _check_seat_flag(game, seat) -> None:
+    if seat is not None and not 0 <= seat < game.num_players:
+        raise ValueError(f"--seat {seat}: {game.name} has seats 0..{game.num_players - 1}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`domino render`: a bad argument is one line on stderr and exit status 2."""
+    try:
+        return _run(list(sys.argv[1:] if argv is None else argv))
+    except (ValueError, OSError) as err:  # DominoErrors are ValueErrors
+        print(f"domino render: error: {err}", file=sys.stderr)
+        return 2
+
+
+def _run(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    viewer = "full" if args.full else args.seat
+    if args.replay is not None:
+        if args.game is not None:
+            raise ValueError(f"give either GAME or --replay, not both (got {args.game!r} and --replay)")
+        if not args.out.lower().endswith(".gif"):
+            raise ValueError(f"--out {args.out!r}: a replay is written as an animated .gif")
+        reps = load(args.replay)
+        if not 0 <= args.index < len(reps):
+            raise ValueError(f"--index {args.index}: {args.replay} holds games 0..{len(reps) - 1}")
+        rep = reps[args.index]
+        game = rep.make_game()
+        _check_seat_flag(game, args.seat)
+        frames = save_gif(game, rep.positions(), args.out, args.fps, viewer)
+        print(f"wrote {args.out}: {frames} frames, {WIDTH}x{HEIGHT}")
+        return 0
+    if args.game is None:
+        raise ValueError("name a GAME (see domino games) or give --replay FILE")
+    if not args.out.lower().endswith(".png"):
+        raise ValueError(f"--out {args.out!r}: a position is written as a .png")
+    game = make_game(args.game, **config_from_pairs(args.set))
+    _check_seat_flag(game, args.seat)
+    if args.seed < 0:
+        raise ValueError(f"--seed {args.seed}: seeds are integers >= 0")
+    if args.moves < 0:
+        raise ValueError(f"--moves {args.moves}: must be >= 0")
+    state, played = play_position(game, args.seed, args.moves, args.agent)
+    if viewer is None:  # like the ansi render: the view of the seat to act (seat 0 once over)
+        viewer = int(state[H_TURN]) if not state[H_DONE] else 0
+    save_png(picture(game, state, viewer), args.out)
+    over = " (the game ended there)" if state[H_DONE] else ""
+    print(f"wrote {args.out}: {game.name} after {played} decisions{over}, {WIDTH}x{HEIGHT}")
+    return 0
+
+
+# ------------------------------------------------------------------------------ pictures for the docs
+DOCS_POSITIONS = {  # env -> (config, seed, decisions, agent): a mid-game position showing the game's features
+    "draw_v0": ({}, 3, 12, "greedy"),
+    "block_v0": ({"num_players": 4}, 1, 8, "greedy"),
+    "seven_toed_pete_v0": ({}, 0, 8, "greedy"),
+    "racehorse_v0": ({"spinner": "first_double"}, 4, 8, "greedy"),
+    "sum7_v0": ({"num_players": 3}, 1, 8, "greedy"),
+    "magic7_v0": ({}, 1, 19, "random"),  # a joker in the rows and a killed tile
+}
+
+
+def write_docs(directory) -> list[str]:
+    """One mid-game PNG per env, ``<directory>/<env>.png`` (seat 0's view), for the README and docs."""
+    os.makedirs(directory, exist_ok=True)
+    paths = []
+    for name, (config, seed, moves, agent) in DOCS_POSITIONS.items():
+        game = make_game(name, **config)
+        state, _ = play_position(game, seed, moves, agent)
+        path = os.path.join(directory, f"{name}.png")
+        save_png(picture(game, state, 0), path, palette=True)  # a README loads six
+        paths.append(path)
+    return paths
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--docs"] and len(sys.argv) == 3:
+        for path in write_docs(sys.argv[2]):
+            print(path)
+        sys.exit(0)
+    sys.exit(main())
