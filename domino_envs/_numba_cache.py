@@ -10,11 +10,21 @@ other source versions unused for two weeks are removed, so upgrades do not pile 
 If that folder cannot be written (a read-only home, a sandbox), numba would quietly fall back to
 writing into the package's own ``__pycache__``; instead the cache goes to a per-user folder under
 the system's temporary directory, with one warning saying so.
+
+Trust: numba's cache index is a pickle, so whoever can write a cache folder can make code run at
+``import domino_envs``. A folder is used only if it is a real directory (not a link), owned by this
+user and writable by nobody else: the folders this module creates are made 0700. The shared
+temporary directory is where that matters (another local user can create ``domino_envs-<uid>``
+there first, or squat the name with a file). When neither the cache home nor the temporary folder
+is safe, compiled code goes to a fresh private folder (``tempfile.mkdtemp``: 0700, a new name)
+that is removed at exit, so nothing is cached across runs, and one warning says why.
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
 import os
+import stat
 import shutil
 import tempfile
 import time
@@ -36,9 +46,20 @@ def configure() -> None:
         digest.update(path.read_bytes())
     name = f"numba-{digest.hexdigest()[:16]}"
     base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "domino_envs"
-    if not _writable(base / name):
+    problem = _unusable(base / name)
+    if problem:
         fallback = Path(tempfile.gettempdir()) / f"domino_envs-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
-        warnings.warn(f"domino_envs: numba cache folder {base} is not writable; caching compiled code in "
+        fallback_problem = _unusable(fallback / name)
+        if fallback_problem:
+            private = tempfile.mkdtemp(prefix="domino_envs-numba-")
+            atexit.register(shutil.rmtree, private, ignore_errors=True)
+            warnings.warn(f"domino_envs: numba cache folder {base} {problem}, and the fallback {fallback} "
+                          f"{fallback_problem}; compiled code is not cached across runs (a private folder "
+                          f"removed at exit; set NUMBA_CACHE_DIR to choose a cache folder)",
+                          RuntimeWarning, stacklevel=3)
+            numba.config.CACHE_DIR = private
+            return
+        warnings.warn(f"domino_envs: numba cache folder {base} {problem}; caching compiled code in "
                       f"{fallback} instead (set NUMBA_CACHE_DIR to choose)", RuntimeWarning, stacklevel=3)
         base = fallback
     here = base / name
@@ -46,16 +67,43 @@ def configure() -> None:
     _prune(base, keep=here)
 
 
-def _writable(folder: Path) -> bool:
-    """Whether files can be created in `folder` (created if missing); tried, not guessed from
-    permission bits, which say nothing for root or read-only mounts."""
+def _unusable(folder: Path) -> str | None:
+    """None if compiled code may be cached in `folder` (created 0700 with its parent if missing),
+    else what is wrong, as words that follow the folder's name. Safe: the folder and its parent are
+    real directories (not links), owned by this user, writable by no group and no other user. Usable:
+    a file can be created in it (tried, not guessed from permission bits, which say nothing for root
+    or read-only mounts)."""
+    for path in (folder.parent, folder):
+        try:
+            path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError:
+            pass  # reported below: missing, a file, or not writable
+        problem = _unsafe(path)
+        if problem:
+            return problem
     try:
-        folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=folder):
             pass
-        return True
     except OSError:
-        return False
+        return "is not writable"
+    return None
+
+
+def _unsafe(path: Path) -> str | None:
+    """What makes `path` unfit to hold compiled code (a pickle index runs code on load), or None."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return "is not writable"  # could not be created
+    if stat.S_ISLNK(info.st_mode):
+        return f"is not writable safely ({path} is a symbolic link)"
+    if not stat.S_ISDIR(info.st_mode):
+        return f"is not writable ({path} is not a folder)"
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        return f"is not safe ({path} belongs to user id {info.st_uid}, not to this user)"
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"is not safe ({path} is writable by other users: mode {stat.S_IMODE(info.st_mode):o})"
+    return None
 
 
 def _prune(base: Path, keep: Path) -> None:

@@ -7,6 +7,7 @@ One table, case -> (expected error, message fragment). Cases that could hang or 
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 import textwrap
@@ -175,35 +176,88 @@ def test_cli_bad_arguments_are_one_line_and_exit_2(args, fragment):
     assert lines[0].startswith("domino evaluate: error: ") and fragment in lines[0]
 
 
-def test_unwritable_numba_cache_falls_back_to_a_temp_folder(tmp_path):
-    """numba would write into the package's own __pycache__; a temp folder is used, said once."""
+CACHE_PROBE = """
+    import warnings, os, stat
+    {prelude}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        import domino_envs
+    import numba
+    from domino_envs.rng import next_seed
+    import numpy as np
+    next_seed(np.zeros(2, dtype=np.int64), 0)  # compile and cache one function
+    said = [str(w.message) for w in caught if "numba cache folder" in str(w.message)]
+    print(len(said), said[0] if said else "")
+    print(numba.config.CACHE_DIR)
+    print(oct(stat.S_IMODE(os.stat(numba.config.CACHE_DIR).st_mode)))
+"""
+
+
+def _package_index_files() -> set:
+    pkg_cache = os.path.join(os.path.dirname(domino_envs.__file__), "__pycache__")
+    return {f for f in os.listdir(pkg_cache) if f.endswith(".nbi")} if os.path.isdir(pkg_cache) else set()
+
+
+def _cache_probe(tmp_path, prelude: str = "") -> tuple[str, str, str]:
+    """Import the package in a child whose cache home is a file (unwritable even for root) and whose
+    temporary folder is tmp_path/tmp; (the one warning, the cache folder used, its mode)."""
     blocked = tmp_path / "not_a_folder"
     blocked.write_text("a file where the cache folder should be: unwritable even for root")
+    before = _package_index_files()
+    out = _child(CACHE_PROBE.format(prelude=prelude),
+                 env={"XDG_CACHE_HOME": str(blocked), "TMPDIR": str(tmp_path / "tmp"), "NUMBA_CACHE_DIR": ""})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert _package_index_files() == before  # nothing written into the package's own __pycache__
+    count_line, cache_dir, mode = out.stdout.strip().splitlines()[-3:]
+    assert count_line.startswith("1 "), out.stdout  # said once
+    return count_line, cache_dir, mode
+
+
+def test_unwritable_numba_cache_falls_back_to_a_private_temp_folder(tmp_path):
+    """numba would write into the package's own __pycache__; a per-user temp folder is used instead,
+    created 0700, and said once."""
+    (tmp_path / "tmp").mkdir()
+    said, cache_dir, mode = _cache_probe(tmp_path)
+    assert "is not writable" in said
+    fallback = tmp_path / "tmp" / f"domino_envs-{os.getuid()}"
+    assert cache_dir.startswith(str(fallback) + os.sep)
+    assert oct(stat.S_IMODE(fallback.stat().st_mode)) == "0o700" and mode == "0o700"
+    assert list(fallback.rglob("*.nbi")), "nothing was cached in the fallback folder"
+
+
+@pytest.mark.parametrize("plant", ["other_writable", "file_squatting", "symlink", "other_owner"])
+def test_numba_cache_fallback_refuses_a_folder_someone_else_could_have_planted(tmp_path, plant):
+    """A fallback folder that another local user could write (mode 0777), a file squatting its name, a
+    link to elsewhere, or a folder owned by another user is never used: numba's index is a pickle. The
+    compiled code goes to a fresh private folder instead, nothing is read from or written into the
+    planted one, and the warning says why."""
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    code = """
-        import warnings, pathlib
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            import domino_envs
-        import numba
-        from domino_envs.rng import next_seed
-        import numpy as np
-        next_seed(np.zeros(2, dtype=np.int64), 0)  # compile and cache one function
-        said = [str(w.message) for w in caught if "numba cache folder" in str(w.message)]
-        print(len(said), said[0] if said else "")
-        print(numba.config.CACHE_DIR)
-    """
-    pkg_cache = os.path.join(os.path.dirname(domino_envs.__file__), "__pycache__")
-
-    def package_index_files():
-        return {f for f in os.listdir(pkg_cache) if f.endswith(".nbi")} if os.path.isdir(pkg_cache) else set()
-
-    before = package_index_files()
-    out = _child(code, env={"XDG_CACHE_HOME": str(blocked), "TMPDIR": str(tmp), "NUMBA_CACHE_DIR": ""})
-    assert out.returncode == 0, out.stderr[-2000:]
-    count_line, cache_dir = out.stdout.strip().splitlines()[-2:]
-    assert count_line.startswith("1 ") and "is not writable" in count_line
-    assert cache_dir.startswith(str(tmp))
-    assert list(tmp.rglob("*.nbi")), "nothing was cached in the fallback folder"
-    assert package_index_files() == before  # nothing written into the package
+    planted = tmp / f"domino_envs-{os.getuid()}"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    prelude = ""
+    if plant == "other_writable":
+        planted.mkdir()
+        os.chmod(planted, 0o777)
+        reason = "writable by other users: mode 777"
+    elif plant == "file_squatting":
+        planted.write_text("squatter")
+        reason = "is not a folder"
+    elif plant == "symlink":
+        planted.symlink_to(elsewhere, target_is_directory=True)
+        reason = "is a symbolic link"
+    else:  # owned by another user: the child believes it is another uid than the folders' owner
+        planted.mkdir(mode=0o700)
+        prelude = "os.getuid = lambda: 4242424"
+        planted = tmp / "domino_envs-4242424"
+        planted.mkdir(mode=0o700)
+        reason = "belongs to user id"
+    said, cache_dir, mode = _cache_probe(tmp_path, prelude)
+    assert "not cached across runs" in said and reason in said, said
+    assert not cache_dir.startswith(str(planted)) and mode == "0o700"
+    assert os.path.basename(cache_dir).startswith("domino_envs-numba-")
+    assert not list(elsewhere.iterdir())
+    if planted.is_dir() and not planted.is_symlink():
+        assert not list(planted.rglob("*.nbi"))
+    assert not os.path.exists(cache_dir), "the private folder outlived the process"
