@@ -21,12 +21,12 @@ from .sb3_agent import SB3Agent
 
 
 def _lazy(module: str, attribute: str):
-    """The agent class (or factory) `attribute` of agents.`module`, imported when first asked for,
+    """The agent class (or factory) `attribute` of domino_agents.`module`, imported when first asked for,
     so the registry stays importable without what those agents need (numba kernels, torch, ray)."""
     def target(game):
         import importlib
 
-        return getattr(importlib.import_module(f"agents.{module}"), attribute)
+        return getattr(importlib.import_module(f"domino_agents.{module}"), attribute)
 
     return target
 

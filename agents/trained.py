@@ -24,6 +24,7 @@ from domino_envs.errors import CheckpointError, DominoError
 from domino_envs.version import __version__
 
 FORMAT = "domino-envs-policy/1"
+MAX_LAYER_SIZE = 1 << 20  # units a layer may have in a policy file (a bound on what a file makes us allocate)
 SHIPPED_DIR = Path(__file__).resolve().parent / "checkpoints"
 
 
@@ -67,7 +68,15 @@ def load_policy(path: str | Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], 
                               f"expected {FORMAT!r}")
     if not layers:
         raise CheckpointError(f"{str(path)!r} holds no layers")
-    sizes = [meta["obs_size"]] + [int(h) for h in meta["hidden"]] + [meta["num_actions"]]
+    hidden = meta.get("hidden")
+    sizes = [meta.get("obs_size"), *(hidden if isinstance(hidden, list) else [None]), meta.get("num_actions")]
+    if not all(isinstance(x, int) and not isinstance(x, bool) and 0 < x <= MAX_LAYER_SIZE for x in sizes):
+        raise CheckpointError(f"{str(path)!r}: its meta's obs_size, hidden and num_actions must be ints "
+                              f"1..{MAX_LAYER_SIZE} (a list for hidden); got {sizes}")
+    if not all(w.dtype.kind == "f" and b.dtype.kind == "f" for w, b in layers):
+        raise CheckpointError(f"{str(path)!r}: weights must be floating point; got "
+                              f"{sorted({a.dtype.name for pair in layers for a in pair})}")
+    layers = [(w.astype(np.float32), b.astype(np.float32)) for w, b in layers]
     if len(layers) != len(sizes) - 1 or any(
             w.shape != (sizes[i + 1], sizes[i]) or b.shape != (sizes[i + 1],) for i, (w, b) in enumerate(layers)):
         raise CheckpointError(f"{str(path)!r}: layer shapes {[w.shape for w, _ in layers]} do not match the "

@@ -53,8 +53,16 @@ def imports_of(name: str, path: Path, mods: dict[str, Path]) -> set[str]:
             subs = [f"{module}.{a.name}" for a in node.names if f"{module}.{a.name}" in mods]
             targets = subs if len(subs) == len(node.names) else [module, *subs]
         elif (isinstance(node, ast.Call) and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"
-              and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
-            targets = [node.args[0].value]
+              and node.args):
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                targets = [arg.value]
+            elif isinstance(arg, ast.JoinedStr) and arg.values and isinstance(arg.values[0], ast.Constant):
+                # f"domino_agents.{module}": some module of that package; counts for the layer and
+                # folder-name checks (not as an import of the package root)
+                top = str(arg.values[0].value).split(".")[0]
+                if top in ("agents", "training") or (top in PACKAGES and top != name.split(".")[0]):
+                    targets = [top]
         for target in targets:
             top = target.split(".")[0]
             if top in ("agents", "training"):
@@ -156,6 +164,8 @@ def _graph_from(tmp_path, files: dict[str, str]) -> dict[str, set[str]]:
       f"{sorted(ENGINE)} and the games"]),
     ({"training/__init__.py": "", "training/x.py": "import importlib\nimportlib.import_module('agents.pimc')\n"},
      ["domino_training.x imports agents.pimc: the installed name is domino_agents"]),
+    ({"agents/__init__.py": "", "agents/registry.py": "import importlib\nm = 'pimc'\nimportlib.import_module(f'agents.{m}')\n"},
+     ["domino_agents.registry imports agents: the installed name is domino_agents"]),
 ])
 def test_the_check_names_each_kind_of_violation(tmp_path, files, expected):
     """The checker itself: a lazy upward import, a root import, a front imported by the engine and a

@@ -35,6 +35,7 @@ Each piece is an importable function or small class, so tests call them one at a
 """
 from __future__ import annotations
 
+import copy
 import math
 import time
 from dataclasses import dataclass
@@ -46,10 +47,12 @@ from numba import literally, njit
 from torch import nn
 
 from domino_agents.trained import CheckpointError, policy_meta, save_policy
-from domino_envs.version import __version__
+from domino_envs.core import H_DONE, H_TURN
 from domino_envs.dispatch import game_id, observe_one, specialize
+from domino_envs.errors import StateError
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
+from domino_envs.version import __version__
 from domino_training.configs import RunConfig, TrainConfig
 from domino_training.network import ActorCritic, masked_log_probs
 from domino_training.opponents import GreedyBatch, HeuristicBatch, PolicyBatch, RandomBatch, sample_actions
@@ -59,6 +62,8 @@ LEARNER = 0
 RANDOM, GREEDY, HEURISTIC, SNAPSHOT0 = 1, 2, 3, 4
 POOL_KINDS = ("self_play", "snapshot", "random", "greedy", "heuristic")
 CHECKPOINT_FORMAT = "domino-envs-ppo-checkpoint/1"
+CHECKPOINT_KEYS = ("format", "package_version", "run", "update", "env_steps", "seconds", "model", "optimizer",
+                   "collector", "extra")
 
 
 # ------------------------------------------------------------------------------ chains and GAE
@@ -318,22 +323,102 @@ class Collector:
                 "snapshots": [None if s is None else [(t(w), t(b)) for w, b in s.layers] for s in self.snapshots],
                 "snapshot_count": self.snapshot_count}
 
-    def load_state_dict(self, d: dict) -> None:
-        d = {k: (v.numpy() if isinstance(v, torch.Tensor) else v) for k, v in d.items()}
-        d["snapshots"] = [None if s is None else [(w.numpy(), b.numpy()) for w, b in s] for s in d["snapshots"]]
-        v = self.venv
-        for name in ("states", "obs", "masks", "seats"):
-            src, dst = d[name], getattr(v, name)
-            if src.shape != dst.shape:
-                raise CheckpointError(f"checkpoint's vector env {name} has shape {src.shape}, this run's {dst.shape}")
-            dst[...] = src
-        v._rng.bit_generator.state = d["venv_rng"]
-        self.rng.bit_generator.state = d["rng"]
-        self.returns[...] = d["returns"]
-        self.ctrl[...] = d["ctrl"]
-        self.kind[...] = d["kind"]
-        self.snapshots = [None if s is None else PolicyBatch(s) for s in d["snapshots"]]
-        self.snapshot_count = int(d["snapshot_count"])
+    def load_state_dict(self, d: dict, where: str = "checkpoint") -> None:
+        """Restore collection from `state_dict`'s output, every part checked before use (a file can
+        be corrupted or crafted): each array's type, dtype and shape, every vector-env row through
+        ``game.validate`` and its observation, mask and seat recomputed and compared, the controller
+        codes and pool kinds against what this run can play, the snapshots' layer shapes and values.
+        CheckpointError naming the first thing wrong; the collector is unchanged until all pass."""
+        v, game, n, N = self.venv, self.game, self.n, self.N
+        if not isinstance(d, dict):
+            raise CheckpointError(f"{where}: the collector state is a {type(d).__name__}, not a dict")
+        expected = {"states", "obs", "masks", "seats", "venv_rng", "rng", "returns", "ctrl", "kind",
+                    "snapshots", "snapshot_count"}
+        if set(d) != expected:
+            raise CheckpointError(f"{where}: the collector state has keys {sorted(d)}, expected {sorted(expected)}")
+
+        def array(name, dtype, shape):
+            t = d[name]
+            if not isinstance(t, torch.Tensor):
+                raise CheckpointError(f"{where}: collector {name} is a {type(t).__name__}, not a tensor")
+            a = t.numpy()
+            if a.dtype != dtype or a.shape != shape:
+                raise CheckpointError(f"{where}: collector {name} is {a.dtype} of shape {a.shape}; this run needs "
+                                      f"{np.dtype(dtype)} of shape {shape}")
+            return np.ascontiguousarray(a)
+
+        states = array("states", np.int64, v.states.shape)
+        obs = array("obs", np.float32, v.obs.shape)
+        masks = array("masks", np.int8, v.masks.shape)
+        seats = array("seats", np.int64, v.seats.shape)
+        returns = array("returns", np.float64, (N, n))
+        ctrl = array("ctrl", np.int64, (N, n))
+        kind = array("kind", np.int64, (N,))
+        for i in range(N):
+            row = states[i]
+            try:
+                game.validate(row)
+            except StateError as err:
+                raise CheckpointError(f"{where}: vector env row {i}: {err}") from None
+            if row[H_DONE]:
+                raise CheckpointError(f"{where}: vector env row {i} holds a finished game (the vector env "
+                                      f"starts the next one at once, so a saved row is always live)")
+            if seats[i] != row[H_TURN]:
+                raise CheckpointError(f"{where}: vector env seat {int(seats[i])} of row {i} is not the row's "
+                                      f"seat to act {int(row[H_TURN])}")
+            if not (np.array_equal(game.observe(row, int(seats[i])), obs[i])
+                    and np.array_equal(game.legal_mask(row), masks[i])):
+                raise CheckpointError(f"{where}: the observation or mask saved for vector env row {i} is not "
+                                      f"the row's own")
+        if not np.isfinite(returns).all():
+            raise CheckpointError(f"{where}: collector returns hold NaN or infinite values")
+        snaps = d["snapshots"]
+        if not isinstance(snaps, list) or len(snaps) != len(self.snapshots):
+            raise CheckpointError(f"{where}: expected a list of {len(self.snapshots)} snapshot slots "
+                                  f"(opponents.max_snapshots), got {type(snaps).__name__}"
+                                  f"{' of ' + str(len(snaps)) if isinstance(snaps, list) else ''}")
+        sizes = [game.obs_size, *self.cfg.network.hidden, game.num_actions]
+        snapshots = []
+        for k, layers in enumerate(snaps):
+            if layers is None:
+                snapshots.append(None)
+                continue
+            try:
+                got = [(w.numpy(), b.numpy()) for w, b in layers]
+            except (TypeError, ValueError, AttributeError):
+                raise CheckpointError(f"{where}: snapshot {k} is not a list of (weight, bias) tensors") from None
+            if len(got) != len(sizes) - 1 or any(
+                    w.dtype != np.float32 or b.dtype != np.float32 or w.shape != (sizes[i + 1], sizes[i])
+                    or b.shape != (sizes[i + 1],) for i, (w, b) in enumerate(got)):
+                raise CheckpointError(f"{where}: snapshot {k} has layers {[(w.dtype.name, w.shape) for w, _ in got]}; "
+                                      f"this network needs float32 layers of sizes {sizes}")
+            if not all(np.isfinite(w).all() and np.isfinite(b).all() for w, b in got):
+                raise CheckpointError(f"{where}: snapshot {k} holds NaN or infinite weights")
+            snapshots.append(PolicyBatch(got))
+        count = d["snapshot_count"]
+        if not isinstance(count, int) or isinstance(count, bool) or count < 0:
+            raise CheckpointError(f"{where}: snapshot_count {count!r} must be an int >= 0")
+        filled = {i for i, s in enumerate(snapshots) if s is not None}
+        if filled != set(range(min(count, len(snapshots)))):
+            raise CheckpointError(f"{where}: snapshot_count {count} does not match the filled snapshot slots "
+                                  f"{sorted(filled)}")
+        codes = {LEARNER, *self.baselines, *(SNAPSHOT0 + i for i in filled)}
+        bad = sorted(set(np.unique(ctrl).tolist()) - codes)
+        if bad:
+            raise CheckpointError(f"{where}: seat controller codes {bad} are not among this run's {sorted(codes)}")
+        if ((kind < 0) | (kind >= len(POOL_KINDS))).any():
+            raise CheckpointError(f"{where}: pool kinds must be 0..{len(POOL_KINDS) - 1}; got {sorted(set(kind.tolist()))}")
+        venv_rng, rng = np.random.default_rng(), np.random.default_rng()
+        try:
+            venv_rng.bit_generator.state = d["venv_rng"]
+            rng.bit_generator.state = d["rng"]
+        except (TypeError, ValueError, KeyError) as err:
+            raise CheckpointError(f"{where}: a saved random generator state is unusable ({err})") from None
+        # every part checked: only now does anything change
+        v.states[...], v.obs[...], v.masks[...], v.seats[...] = states, obs, masks, seats
+        v._rng, self.rng = venv_rng, rng
+        self.returns[...], self.ctrl[...], self.kind[...] = returns, ctrl, kind
+        self.snapshots, self.snapshot_count = snapshots, count
 
 
 # ------------------------------------------------------------------------------ update
@@ -489,6 +574,11 @@ class Trainer:
         path = Path(path or self.checkpoint_path)
         data = load_checkpoint_file(path)
         theirs, mine = data["run"], self.run.to_dict()
+        try:
+            [theirs["train"]["ppo"][key] for key in ("num_envs", "rollout_steps", "perfect_info_critic")]
+            [theirs[key] for key in ("game", "config")]
+        except (KeyError, TypeError):
+            raise CheckpointError(f"{path}: its run description is malformed (no game, config or train.ppo)") from None
         for key in ("game", "config"):
             if theirs[key] != mine[key]:
                 raise CheckpointError(f"{path}: checkpoint is for {key} {theirs[key]!r}, this run has {mine[key]!r}")
@@ -500,14 +590,59 @@ class Trainer:
             a, b = theirs["train"]["ppo"][key], mine["train"]["ppo"][key]
             if a != b:
                 raise CheckpointError(f"{path}: checkpoint has ppo.{key}={a!r}, this run {b!r}: cannot resume")
+        counts = {}
+        for key, kind in (("update", int), ("env_steps", int), ("seconds", float)):
+            value = data.get(key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise CheckpointError(f"{path}: {key}={value!r} must be a finite number >= 0")
+            counts[key] = kind(value)
+        if counts["env_steps"] != counts["update"] * self.steps_per_update:
+            raise CheckpointError(f"{path}: env_steps {counts['env_steps']} is not update {counts['update']} x "
+                                  f"{self.steps_per_update} decisions an update")
+        weights = data.get("model")
+        if not isinstance(weights, dict) or not all(isinstance(t, torch.Tensor) and t.is_floating_point()
+                                                   and bool(torch.isfinite(t).all()) for t in weights.values()):
+            raise CheckpointError(f"{path}: the model weights are missing, not float tensors, or hold NaN/inf")
+        before = (copy.deepcopy(self.model.state_dict()), copy.deepcopy(self.optimizer.state_dict()))
         try:
-            self.model.load_state_dict(data["model"])
+            self.model.load_state_dict(weights)
             self.optimizer.load_state_dict(data["optimizer"])
-        except (RuntimeError, ValueError, KeyError) as err:
-            raise CheckpointError(f"{path}: weights do not fit this network ({err})") from None
-        self.collector.load_state_dict(data["collector"])
-        self.update, self.env_steps, self.seconds = int(data["update"]), int(data["env_steps"]), float(data["seconds"])
-        return data.get("extra", {})
+            _check_adam_state(self.optimizer, self.model)
+            self.collector.load_state_dict(data["collector"], where=str(path))
+        except (RuntimeError, ValueError, KeyError, TypeError, AttributeError, IndexError) as err:
+            self.model.load_state_dict(before[0])
+            self.optimizer.load_state_dict(before[1])
+            if isinstance(err, CheckpointError):
+                raise
+            raise CheckpointError(f"{path}: weights or optimizer state do not fit this network "
+                                  f"({type(err).__name__}: {err})") from None
+        self.update, self.env_steps, self.seconds = counts["update"], counts["env_steps"], counts["seconds"]
+        extra = data.get("extra", {})
+        if not isinstance(extra, dict):
+            raise CheckpointError(f"{path}: 'extra' is a {type(extra).__name__}, not a dict")
+        return extra
+
+
+def _check_adam_state(optimizer: torch.optim.Optimizer, model: nn.Module) -> None:
+    """CheckpointError unless every Adam moment loaded has its parameter's shape and finite values
+    (torch accepts a state of any shape and fails, or silently broadcasts, at the next step)."""
+    for group in optimizer.param_groups:
+        for key in ("lr", "eps", "weight_decay"):
+            value = group.get(key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise CheckpointError(f"optimizer {key}={value!r} must be a finite number >= 0")
+        for param in group["params"]:
+            state = optimizer.state.get(param, {})
+            for key in ("exp_avg", "exp_avg_sq"):
+                if key in state:
+                    t = state[key]
+                    if not isinstance(t, torch.Tensor) or t.shape != param.shape or not bool(torch.isfinite(t).all()):
+                        raise CheckpointError(f"optimizer state {key} does not fit a parameter of shape "
+                                              f"{tuple(param.shape)} or holds NaN/inf")
+            step = state.get("step")
+            if step is not None and (not isinstance(step, torch.Tensor) or step.numel() != 1
+                                     or not bool(torch.isfinite(step).all()) or float(step) < 0):
+                raise CheckpointError(f"optimizer step {step!r} must be one finite number >= 0")
 
 
 def load_checkpoint_file(path: Path) -> dict:
@@ -520,6 +655,9 @@ def load_checkpoint_file(path: Path) -> dict:
         raise CheckpointError(f"{str(path)!r} is not a readable training checkpoint ({type(err).__name__}: {err})") from None
     if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{str(path)!r}: not a {CHECKPOINT_FORMAT} checkpoint")
+    missing = sorted(set(CHECKPOINT_KEYS) - set(data))
+    if missing or not isinstance(data["run"], dict):
+        raise CheckpointError(f"{str(path)!r}: the checkpoint lacks {missing or ['a run description']}")
     return data
 
 
