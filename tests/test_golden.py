@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from domino_envs.games.draw import DrawGame
-from tests.golden import FAMILIES, GOLDEN_DIR, REGENERATE_CMD, path_of, recorded_actions, transcript
+from tests.golden import FAMILIES, GOLDEN_DIR, REGENERATE_CMD, differing_pieces, path_of, recorded_actions, transcript
 
 SIX_ENVS = {"draw_v0", "block_v0", "seven_toed_pete_v0", "racehorse_v0", "sum7_v0", "magic7_v0"}
 
@@ -24,10 +24,12 @@ def first_difference(path, recorded: list[str], replayed: list[str]) -> str | No
         now = replayed[i] if i < len(replayed) else "<end of replay>"
         if was != now:
             context = "\n".join(f"      {line}" for line in recorded[max(0, i - 3):i])
+            pieces = differing_pieces(was, now)
+            named = f"  observation pieces that differ: {', '.join(pieces)}\n" if pieces else ""
             return (f"{path}:{i + 1}: golden transcript differs from the replay\n"
                     f"  lines before it:\n{context}\n"
                     f"  recorded: {was}\n"
-                    f"  replayed: {now}\n"
+                    f"  replayed: {now}\n{named}"
                     f"If the change is intended: {REGENERATE_CMD} {path.stem}  (then review git diff {path})")
     return None
 
@@ -92,3 +94,13 @@ def test_replay_catches_a_changed_mask(monkeypatch):
     monkeypatch.setattr(DrawGame, "_mask_kernel", staticmethod(mask_without_highest_id))
     message = first_difference(path, recorded, transcript(family, recorded_actions(recorded)))
     assert message is not None and "recorded: step " in message and "mask=" in message
+
+
+def test_a_changed_observation_piece_is_named_in_the_diff(tmp_path):
+    """An obs line whose 'ends' digest moved: the message names that piece and no other."""
+    path = tmp_path / "draw_2p.txt"
+    was = "  obs player_0 hand=aaaa1111 played_by=bbbb2222 ends=cccc3333"
+    now = "  obs player_0 hand=aaaa1111 played_by=bbbb2222 ends=dddd4444"
+    msg = first_difference(path, ["step 1 player_0 mask=1", was], ["step 1 player_0 mask=1", now])
+    assert "observation pieces that differ: ends\n" in msg
+    assert differing_pieces(was, was) == [] and differing_pieces("step 1", "step 2") == []

@@ -4,9 +4,11 @@ Each env and main config family has one transcript, ``tests/golden/<family>.txt`
 played through the PettingZoo AEC env (``domino_envs.make(env, render_mode="ansi", **config)``,
 ``reset(seed=seed)``) with actions drawn uniformly among the legal ids by
 ``numpy.random.default_rng(seed)``. For every decision it records the step number, the acting
-agent, a digest of the acting seat's observation and of every seat's observation (sha1 of the
-float32 bytes, first 12 hex digits), the legal ids, the action and its ``describe_action``, every
-seat's reward, the terminations and truncations, and the ansi render after the step.
+agent and the legal ids, then one ``obs`` line per seat with a digest of each named piece of that
+seat's observation (``game.decode``: hand, played_by, ends, ...; sha1 of the piece's float32 bytes,
+first 8 hex digits), so a diff names the piece that changed; then the action and its
+``describe_action``, every seat's reward, the terminations and truncations, and the ansi render
+after the step. The game's end records every seat's pieces once more.
 
 The test replays the *recorded* actions (it checks each one is legal where it was taken) and diffs
 the new transcript against the file line by line. After an intended change of rules, masks,
@@ -69,8 +71,29 @@ def path_of(family: str) -> Path:
     return GOLDEN_DIR / f"{family}.txt"
 
 
-def _digest(obs: np.ndarray) -> str:
-    return hashlib.sha1(np.ascontiguousarray(obs, dtype=np.float32).tobytes()).hexdigest()[:12]
+def _digest(values: np.ndarray) -> str:
+    return hashlib.sha1(np.ascontiguousarray(values, dtype=np.float32).tobytes()).hexdigest()[:8]
+
+
+def _pieces(env, agent: str) -> str:
+    """`agent`'s observation as 'piece=digest' pairs, in the order of the game's obs_pieces."""
+    decoded = env.game.decode(env.observe(agent)["observation"])
+    return " ".join(f"{name}={_digest(values)}" for name, values in decoded.items())
+
+
+def _obs_lines(env, agents: list[str], indent: str = "  ") -> list[str]:
+    return [f"{indent}obs {a} {_pieces(env, a)}" for a in agents]
+
+
+def differing_pieces(recorded: str, replayed: str) -> list[str]:
+    """Names of the observation pieces whose digests differ between two ``obs`` lines (else [])."""
+    def pairs(line):
+        return dict(item.split("=", 1) for item in line.split()[2:] if "=" in item)
+
+    if not (recorded.lstrip().startswith("obs ") and replayed.lstrip().startswith("obs ")):
+        return []
+    a, b = pairs(recorded), pairs(replayed)
+    return [name for name in dict.fromkeys([*a, *b]) if a.get(name) != b.get(name)]
 
 
 def _flags(d: dict, agents: list[str]) -> str:
@@ -103,11 +126,9 @@ def play_game(env, seed: int, actions: list[int] | None = None, max_steps: int =
             break
         step += 1
         agent = env.agent_selection
-        obs = {a: env.observe(a) for a in agents}
-        legal = [int(i) for i in np.flatnonzero(obs[agent]["action_mask"])]
-        lines.append(f"step {step} {agent} obs={_digest(obs[agent]['observation'])} "
-                     f"all={','.join(_digest(obs[a]['observation']) for a in agents)} "
-                     f"mask={','.join(map(str, legal))}")
+        legal = [int(i) for i in np.flatnonzero(env.observe(agent)["action_mask"])]
+        lines.append(f"step {step} {agent} mask={','.join(map(str, legal))}")
+        lines += _obs_lines(env, agents)
         if actions is None:
             action = legal[int(rng.integers(len(legal)))] if legal else None
         elif step - 1 < len(actions):
@@ -123,7 +144,8 @@ def play_game(env, seed: int, actions: list[int] | None = None, max_steps: int =
         lines += _outcome(env, agents)
     if actions is not None and step < len(actions):
         lines.append(f"!! the game ended after {step} of {len(actions)} recorded actions")
-    lines.append("end all=" + ",".join(_digest(env.observe(a)["observation"]) for a in agents))
+    lines.append("end")
+    lines += _obs_lines(env, agents)
     return lines
 
 
@@ -133,7 +155,7 @@ def header(family: str) -> list[str]:
         f"# golden playthrough {family}: env {name}, render_mode ansi",
         f"# config {json.dumps(config, sort_keys=True)}",
         f"# seeds {list(seeds)}: reset(seed=s); actions uniform among legal ids by numpy default_rng(s)",
-        "# obs digests: sha1 of the float32 bytes, first 12 hex digits (all= lists every seat in order)",
+        "# obs lines: each seat's observation piece by piece (game.decode), sha1 of the float32 bytes, first 8 hex digits",
         f"# regenerate: {REGENERATE_CMD} {family}   (see tests/golden/__init__.py)",
     ]
 
