@@ -21,12 +21,14 @@ from .sb3_agent import SB3Agent
 
 
 def _lazy(module: str, attribute: str):
-    """The agent class (or factory) `attribute` of agents.`module`, imported when first asked for,
-    so the registry stays importable without what those agents need (numba kernels, torch, ray)."""
+    """The agent class (or factory) `attribute` of this package's `module`, imported when first asked
+    for, so the registry stays importable without what those agents need (numba kernels, torch, ray).
+    Imported by the installed name (domino_agents.`module`): the repo folder name `agents` is on
+    sys.path only when Python runs in the checkout."""
     def target(game):
         import importlib
 
-        return getattr(importlib.import_module(f"agents.{module}"), attribute)
+        return getattr(importlib.import_module(f"{__package__}.{module}"), attribute)
 
     return target
 
