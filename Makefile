@@ -30,6 +30,7 @@ $(RLLIB_STAMP): pyproject.toml Makefile
 	touch $(RLLIB_STAMP)
 
 test-rllib: $(RLLIB_STAMP)
+	@$(RLLIB_PY) -c "import ray; print('ray', ray.__version__, 'in $(RLLIB_VENV)')"
 	$(RLLIB_PY) -m pytest -q tests/test_rllib.py
 
 test: $(STAMP)

@@ -4,10 +4,21 @@ training code. RLlib records a module's class by its import path in the checkpoi
 is ``domino_agents.rllib_module.MaskedActorCritic`` however the trainer was started (``python -m``
 included), so the checkpoint loads anywhere the package is installed.
 
+The module uses RLlib's current RLModule API (``setup()`` building the networks from the keyword
+arguments ``observation_space``, ``action_space``, ``model_config`` that `RLModuleSpec` passes).
+RLlib 2.60 nevertheless logs "`RLModule(config=[RLModuleConfig object])` has been deprecated" the
+first time any RLModule is built, its own default PPO module included: ``RLModule.__init__`` still
+makes an ``RLModuleConfig`` for old subclasses, and that class is marked deprecated (ray-project/ray
+issue 51630). `quiet_rllib_module_config_notice` drops exactly that record (RLlib's own call in its
+rl_module.py, that message); any other deprecation, and this one logged from anywhere else, still
+shows. It is installed on import, so remote env runners (which import this module to unpickle the
+class) are quiet too.
+
 Needs the `rllib` extra (ray and torch); imported only when an RLlib policy is trained or loaded.
 """
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +26,7 @@ import numpy as np
 try:
     import torch
     from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module import rl_module as _rllib_rl_module
     from ray.rllib.core.rl_module.apis import ValueFunctionAPI
     from ray.rllib.core.rl_module.torch import TorchRLModule
     from torch import nn
@@ -25,6 +37,32 @@ except ImportError as exc:  # only useful with the extra; say how to get it
 
 POLICY = "shared"  # the one module every seat plays with
 MASKED_LOGIT = -1e9  # finite (not -inf): softmax stays defined even for an all-zero mask
+RLLIB_MODULE_CONFIG_NOTICE = "RLModule(config=[RLModuleConfig object])"  # what RLlib's own internal notice names
+
+
+class _RLlibOwnModuleConfigNotice(logging.Filter):
+    """False (drop) only for RLlib's internal RLModuleConfig deprecation record (see module doc):
+    logged from RLlib's own rl_module.py and naming `RLLIB_MODULE_CONFIG_NOTICE`."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from_rllib = Path(record.pathname).resolve() == Path(_rllib_rl_module.__file__).resolve()
+        return not (from_rllib and RLLIB_MODULE_CONFIG_NOTICE in record.getMessage())
+
+
+def quiet_rllib_module_config_notice() -> logging.Filter:
+    """Install the filter on the logger RLlib's deprecation notices go through (once; idempotent)
+    and return it."""
+    source = getattr(_rllib_rl_module, "deprecation_warning", None)  # the function that logs them
+    logger = logging.getLogger(getattr(source, "__module__", "ray._common.deprecation"))
+    for existing in logger.filters:
+        if isinstance(existing, _RLlibOwnModuleConfigNotice):
+            return existing
+    notice_filter = _RLlibOwnModuleConfigNotice()
+    logger.addFilter(notice_filter)
+    return notice_filter
+
+
+quiet_rllib_module_config_notice()
 
 
 def _mlp(sizes: list[int]) -> nn.Sequential:

@@ -1,7 +1,15 @@
-"""Ray RLlib path (training/rllib_train.py): one PPO iteration on draw_v0 in a local Ray, the masked
-module's actions, and the CLI's checkpoint and restore. Skipped unless the `rllib` extra is installed
-(`make test-rllib`); each test keeps Ray to one CPU and tiny batches."""
+"""Ray RLlib path (training/rllib_train.py): the README's RLlib commands run as written in
+subprocesses outside the checkout, with no deprecation notice in their output; one PPO iteration on
+draw_v0 in a local Ray, the masked module's actions, and the CLI's checkpoint and restore. Skipped
+unless the `rllib` extra is installed (`make test-rllib`); each test keeps Ray to one or two CPUs
+and tiny batches."""
+import logging
 import math
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,7 +22,9 @@ from ray.rllib.core.columns import Columns  # noqa: E402
 from ray.tune.registry import register_env  # noqa: E402
 
 import domino_envs  # noqa: E402
+from domino_agents import rllib_module  # noqa: E402
 from domino_training import rllib_train  # noqa: E402
+from tests.helpers import fenced_blocks  # noqa: E402
 
 TINY = dict(train_batch=200, minibatch=100, epochs=1, hidden=(32,))
 TINY_FLAGS = ["--num-cpus", "1", "--train-batch", "200", "--minibatch", "100", "--epochs", "1", "--hidden", "32"]
@@ -140,3 +150,133 @@ def test_cli_refuses_a_bad_game_config_before_starting_ray(capsys):
     assert rllib_train.main(["--game", "draw_v0", "--set", "num_players=9"]) == 2
     err = capsys.readouterr().err
     assert "num_players" in err and not ray.is_initialized()
+
+
+# ------------------------------------------------------------------------- the README's commands
+README = Path(__file__).resolve().parents[1] / "README.md"
+README_SHRINK = {"--iterations": "1", "--deals": "4"}  # the only values the README run changes
+README_TRAIN_SIZES = ["--num-cpus", "2", "--train-batch", "200", "--minibatch", "100", "--epochs", "1", "--hidden", "32"]
+OUR_NAMES = ("MaskedActorCritic", "domino", "rllib_module", "rllib_train", "rllib_agent")
+
+
+def readme_rllib_commands() -> list[list[str]]:
+    """The commands (argv lists, comments dropped) of the first bash block in the README's RLlib
+    section: the local ones, not the cluster's."""
+    text = README.read_text()
+    section = text[text.index("### Distributed training with Ray RLlib"):]
+    section = section[:section.index("\n### ", 1)]
+    blocks = fenced_blocks(section, "bash", include_not_run=True)
+    assert blocks, "the README's RLlib section has no bash block"
+    return [argv for argv in (shlex.split(line, comments=True) for line in blocks[0].splitlines()) if argv]
+
+
+def shrunk(argv: list[str]) -> list[str]:
+    """`argv` as written, with the README_SHRINK values and, for a training, README_TRAIN_SIZES
+    appended: one 200-step iteration, a few deals."""
+    argv = list(argv)
+    for flag, value in README_SHRINK.items():
+        if flag in argv:
+            argv[argv.index(flag) + 1] = value
+    if argv[:3] == ["python", "-m", "domino_training.rllib_train"]:
+        argv += README_TRAIN_SIZES
+    return argv
+
+
+def deprecation_lines(text: str) -> list[str]:
+    """The lines of a command's output that report a deprecation: Python's DeprecationWarning
+    (and Ray's subclasses) and RLlib's logged "DeprecationWarning: ..." notices alike."""
+    return [line for line in text.splitlines() if "deprecat" in line.lower()]
+
+
+def test_readme_rllib_commands_run_as_written(tmp_path):
+    """Each command of the README's RLlib block, in order, as its own process in a folder outside
+    the checkout (so only the installed names import, as for a user): each trains (and saves) with
+    one small iteration, `domino evaluate` plays the saved checkpoint, `domino play` plays a hand
+    against it from piped input. Python shows DeprecationWarnings (PYTHONWARNINGS) and RLlib logs
+    its own notices; not one deprecation line may appear, from the driver or an env runner."""
+    commands = readme_rllib_commands()
+    trained = {argv[argv.index("--out") + 1] for argv in commands if "--out" in argv}
+    played = {arg.split("=", 1)[1] for argv in commands for arg in argv if arg.startswith("rllib:checkpoint=")}
+    kinds = [" ".join(argv[:3]) if argv[0] == "python" else " ".join(argv[:2]) for argv in commands]
+    assert {"python -m domino_training.rllib_train", "domino evaluate", "domino play"} <= set(kinds), commands
+    assert played and played <= trained, f"the README plays {played} but trains {trained}"
+    assert any("--env-runners" in argv for argv in commands), "no README command samples in remote env runners"
+
+    bin_dir = Path(sys.executable).parent
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["PYTHONWARNINGS"] = "default::DeprecationWarning"
+    deprecations = []
+    for argv in map(shrunk, commands):
+        program = {"python": [sys.executable], "domino": [str(bin_dir / "domino")]}[argv[0]]
+        keyboard = "1\n" * 300 if argv[:2] == ["domino", "play"] else None  # move 1 each turn, then end of input
+        proc = subprocess.run(program + argv[1:], cwd=tmp_path, env=env, input=keyboard, capture_output=True,
+                              text=True, timeout=600)
+        shown = " ".join(argv)
+        assert proc.returncode == 0, (shown, proc.stdout[-2000:], proc.stderr[-4000:])
+        assert "Traceback" not in proc.stderr, (shown, proc.stderr[-4000:])
+        if "--out" in argv:
+            out = tmp_path / argv[argv.index("--out") + 1]
+            assert "iter   1" in proc.stdout and (out / "domino_policy.json").is_file(), (shown, proc.stdout)
+        if argv[:2] == ["domino", "evaluate"]:
+            spec = next(a for a in argv if a.startswith("rllib:"))
+            row = next(line for line in proc.stdout.splitlines() if line.startswith(spec))
+            assert row.split()[-1] == README_SHRINK["--deals"], (shown, proc.stdout)
+        if argv[:2] == ["domino", "play"]:
+            assert "result:" in proc.stdout and "rllib:checkpoint=" in proc.stdout, (shown, proc.stdout[-2000:])
+        deprecations += [f"{shown}: {line}" for line in deprecation_lines(proc.stdout + proc.stderr)]
+    ours = [line for line in deprecations if any(name in line.split(": ", 1)[1] for name in OUR_NAMES)]
+    assert not deprecations, f"deprecation notices ({len(ours)} naming our code):\n" + "\n".join(deprecations)
+
+
+def test_only_rllibs_own_module_config_notice_is_dropped():
+    """RLlib logs its RLModuleConfig notice on building any module, its own default PPO module too
+    (so it is not our module's API); our filter drops that record only, and a deprecation from
+    anywhere else, or another one from RLlib's rl_module.py, still shows."""
+    from ray.rllib.algorithms.ppo.ppo_catalog import PPOCatalog
+    from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+    from ray.rllib.core.rl_module import rl_module as rllib_rl_module
+    from ray.util.debug import reset_log_once
+
+    logger = logging.getLogger(rllib_rl_module.deprecation_warning.__module__)
+    notice_filter = rllib_module.quiet_rllib_module_config_notice()
+    assert logger.filters.count(notice_filter) == 1 and rllib_module.quiet_rllib_module_config_notice() is notice_filter
+    env = domino_envs.make("draw_v0")
+    ours = RLModuleSpec(module_class=rllib_module.MaskedActorCritic, observation_space=env.observation_space("player_0"),
+                        action_space=env.action_space("player_0"), model_config={"hidden": [8]})
+    rllibs = RLModuleSpec(module_class=DefaultPPOTorchRLModule, observation_space=env.observation_space("player_0")["observation"],
+                          action_space=env.action_space("player_0"), model_config={}, catalog_class=PPOCatalog)
+
+    class Keep(logging.Handler):
+        def __init__(self):
+            super().__init__()
+            self.records = []
+
+        def emit(self, record):
+            self.records.append(record)
+
+    def notices_on_build(spec) -> list[logging.LogRecord]:
+        kept = Keep()
+        logger.addHandler(kept)
+        try:
+            reset_log_once(rllib_module.RLLIB_MODULE_CONFIG_NOTICE)  # RLlib says it once per process
+            spec.build()
+        finally:
+            logger.removeHandler(kept)
+        return [r for r in kept.records if rllib_module.RLLIB_MODULE_CONFIG_NOTICE in r.getMessage()]
+
+    assert notices_on_build(ours) == [] and notices_on_build(rllibs) == []
+    logger.removeFilter(notice_filter)
+    try:
+        for spec in (ours, rllibs):
+            (record,) = notices_on_build(spec)
+            assert Path(record.pathname).resolve() == Path(rllib_rl_module.__file__).resolve(), record.pathname
+    finally:
+        logger.addFilter(notice_filter)
+
+    def record(pathname: str, message: str) -> logging.LogRecord:
+        return logging.LogRecord(logger.name, logging.WARNING, pathname, 1, message, None, None)
+
+    notice = f"DeprecationWarning: `{rllib_module.RLLIB_MODULE_CONFIG_NOTICE}` has been deprecated."
+    assert not notice_filter.filter(record(rllib_rl_module.__file__, notice))
+    assert notice_filter.filter(record(rllib_module.__file__, notice))
+    assert notice_filter.filter(record(rllib_rl_module.__file__, "DeprecationWarning: `something else` has been deprecated."))
