@@ -5,6 +5,7 @@
     from domino_envs import draw_v0
     env = draw_v0.env(num_players=3)
     venv = domino_envs.make_vec("draw_v0", 1024, seed=0)   # batched self-play (vector.py)
+    env = gymnasium.make("domino_envs/draw-v0", opponents="greedy")   # one seat (gym_ids.py)
 """
 from ._numba_cache import configure as _configure_numba_cache
 
@@ -16,6 +17,9 @@ from .errors import (  # noqa: E402
 )
 from .registry import game_names, make_game  # noqa: E402
 from .version import __version__  # noqa: E402
+from .gym_ids import register as _register_gym_ids  # noqa: E402
+
+_register_gym_ids()  # strings only: nothing is built or compiled before gymnasium.make
 
 __all__ = [
     "CheckpointError", "ConfigError", "DealError", "DominoEnv", "DominoError", "IllegalActionError", "ReplayError", "SamplingError",
