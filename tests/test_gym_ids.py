@@ -156,3 +156,17 @@ def test_maskable_ppo_learns_on_make_vec_env_of_an_id():
     obs = venv.reset()
     actions, _ = model.predict(obs, action_masks=get_action_masks(venv), deterministic=True)
     assert all(get_action_masks(venv)[i, int(a)] for i, a in enumerate(actions))
+
+
+def test_readme_gymnasium_example_runs():
+    from pathlib import Path
+
+    from tests.helpers import fenced_blocks, run_snippet
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    (block,) = [b for b in fenced_blocks(readme) if 'gymnasium.make("domino_envs/' in b]
+    env = run_snippet(block, "README.md")["env"]
+    assert env.spec.id == "domino_envs/draw-v0" and env.unwrapped.game.num_players == 3
+    assert env.reset(seed=0)[1]["action_mask"].any()
+    for name, env_id in gym_ids().items():  # the README lists every id
+        assert f"`{env_id}`" in readme, env_id

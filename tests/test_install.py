@@ -1,0 +1,218 @@
+"""The package as a user gets it: a wheel built from the repo, installed (not editable) into a fresh
+venv, used from folders outside the checkout.
+
+The fresh venv reuses the dependencies installed beside the test run, offline, without seeing the
+checkout: its site-packages gets a .pth line naming this interpreter's site-packages. A path line in
+a .pth only adds the folder to sys.path; the .pth files inside that folder are not run, so the
+checkout's editable finder never loads, and each import below resolves to the fresh venv's copy
+(asserted). The sources are copied to a temporary folder first and built there, so no stale
+build/ folder of the checkout can slip removed modules into the wheel, and the checkout stays clean.
+
+numba compiles the kernels cold for a new install location (about a minute of CPU for training's
+vector kernels); XDG_CACHE_HOME points numba's cache into the temporary folder, which is removed
+with it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import textwrap
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+OURS = ("domino_envs", "domino_agents", "domino_training")
+COPY_IGNORE = shutil.ignore_patterns(".git", ".venv*", "build", "dist", "*.egg-info", "runs", "__pycache__",
+                                     ".pytest_cache", ".hypothesis", "tests")
+# tests/test_training.py's tiny budget: a few seconds of training once the kernels are compiled
+TINY = ["ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=32", "ppo.epochs=2", "network.hidden=[16]",
+        "budget.env_steps=256", "budget.checkpoint_every=1", "imitation.decisions=0", "eval.every_updates=0",
+        "eval.final_deals=0"]
+
+
+@dataclass
+class Install:
+    """A fresh venv holding the wheel: its interpreter, its `domino` script, its site-packages, the
+    environment to run them with, and a working folder outside the checkout."""
+
+    wheel: Path
+    build_log: str
+    python: Path
+    domino: Path
+    site: Path
+    env: dict
+    outside: Path
+
+    def run(self, args, cwd=None, stdin: str | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
+        return subprocess.run([str(a) for a in args], cwd=cwd or self.outside, env=self.env, input=stdin,
+                              capture_output=True, text=True, timeout=timeout)
+
+
+def _checked(proc: subprocess.CompletedProcess, what: str) -> subprocess.CompletedProcess:
+    assert proc.returncode == 0, f"{what} exited {proc.returncode}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+    return proc
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Install:
+    base = tmp_path_factory.mktemp("wheel")
+    src, dist, venv, outside = base / "src", base / "dist", base / "venv", base / "outside"
+    shutil.copytree(ROOT, src, ignore=COPY_IGNORE)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "NUMBA_CACHE_DIR", "PYTHONSTARTUP")}
+    env.update(PIP_DISABLE_PIP_VERSION_CHECK="1", XDG_CACHE_HOME=str(base / "cache"))
+    build = _checked(subprocess.run([sys.executable, "-m", "pip", "wheel", "-v", "--no-deps", "--no-build-isolation",
+                                     "--no-index", "-w", str(dist), str(src)],
+                                    capture_output=True, text=True, timeout=600, env=env), "pip wheel")
+    (wheel,) = dist.glob("domino_envs-*.whl")
+    _checked(subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], capture_output=True,
+                            text=True, timeout=300), "python -m venv")
+    python = venv / "bin" / "python"
+    site = Path(_checked(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                        capture_output=True, text=True, env=env), "venv python").stdout.strip())
+    outer = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
+    (site / "outer_deps.pth").write_text("".join(f"{p}\n" for p in outer))
+    # the outer pip (reached through the .pth) installs into the fresh venv, whose prefix it runs under
+    _checked(subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--ignore-installed",
+                             str(wheel)], capture_output=True, text=True, timeout=600, env=env), "pip install")
+    outside.mkdir()
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    return Install(wheel, build.stdout + build.stderr, python, venv / "bin" / "domino", site, env, outside)
+
+
+def test_the_wheel_holds_our_names_configs_and_policies_only(installed):
+    names = zipfile.ZipFile(installed.wheel).namelist()
+    tops = {n.split("/")[0] for n in names}
+    (dist_info,) = tops - set(OURS)
+    assert tops == {*OURS, dist_info} and dist_info.endswith(".dist-info")
+    configs = sorted(p.name for p in (ROOT / "configs").glob("*.yaml"))
+    assert sorted(n.split("/")[-1] for n in names if n.startswith("domino_training/game_configs/")
+                  and n.endswith(".yaml")) == configs and len(configs) >= 6
+    policies = sorted(p.name for p in (ROOT / "agents" / "checkpoints").glob("*.npz"))
+    assert sorted(n.split("/")[-1] for n in names if n.startswith("domino_agents/checkpoints/")) == policies
+    wheel = zipfile.ZipFile(installed.wheel)
+    assert "domino = domino_training.cli:main" in wheel.read(f"{dist_info}/entry_points.txt").decode()
+    assert "License-Expression: MIT" in wheel.read(f"{dist_info}/METADATA").decode()
+    log = installed.build_log
+    assert "Building wheel for domino-envs" in log  # -v: the backend's own output is in the log
+    for word in ("Deprecat", "deprecat"):
+        assert word not in log, [line for line in log.splitlines() if word in line]
+
+
+def test_installed_modules_come_from_the_fresh_venv(installed):
+    code = textwrap.dedent("""
+        import importlib.resources, json, sys
+        import domino_envs, domino_agents, domino_training, domino_training.game_configs
+        print(json.dumps({
+            "files": [m.__file__ for m in (domino_envs, domino_agents, domino_training, domino_training.game_configs)],
+            "configs": str(importlib.resources.files("domino_training.game_configs")),
+            "editable": sorted(m for m in sys.modules if "editable" in m),
+            "path": sys.path}))
+    """)
+    info = json.loads(_checked(installed.run([installed.python, "-c", code]), "import").stdout)
+    assert all(Path(f).is_relative_to(installed.site) for f in info["files"]), info["files"]
+    assert Path(info["configs"]).is_relative_to(installed.site)
+    assert info["editable"] == []
+    # under the checkout only the dependencies' site-packages (the .pth line) may be on sys.path
+    deps = {Path(p).resolve() for p in (installed.site / "outer_deps.pth").read_text().split()}
+    inside = [p for p in info["path"] if p and Path(p).resolve().is_relative_to(ROOT) and Path(p).resolve() not in deps]
+    assert inside == [] and "" in info["path"], info["path"]  # "": the cwd, a folder outside the checkout
+
+
+def test_train_evaluate_play_and_render_from_outside_the_checkout(installed):
+    """The four commands as a user types them, in a folder outside the checkout; the trained policy of
+    the first is played by the second, and the game the third saves is drawn by the fourth."""
+    here = installed.outside
+    assert not here.resolve().is_relative_to(ROOT)
+    sets = [a for key in TINY for a in ("--set", key)]
+    out = _checked(installed.run([installed.domino, "train", "draw_v0", "--run-dir", "run", "--no-progress", *sets]),
+                   "domino train").stdout
+    assert "256 env steps" in out and (here / "run" / "policy.npz").is_file()
+
+    _checked(installed.run([installed.domino, "evaluate", "--game", "draw_v0", "--agents", "trained",
+                            "ppo:checkpoint=run/policy.npz", "random", "--deals", "4", "--no-progress",
+                            "--json", "eval.json"]), "domino evaluate")
+    report = json.loads((here / "eval.json").read_text())
+    assert report["agents"] == ["trained", "ppo:checkpoint=run/policy.npz", "random"]
+    assert all(m["deals"] == 4 for m in report["matchups"]) and len(report["matchups"]) == 6
+
+    # move 1 is always a legal choice; once the game is over the extra 1s are refused and "n" ends it
+    play = _checked(installed.run([installed.domino, "play", "draw_v0", "--vs", "trained", "--seed", "3",
+                                   "--save", "game.jsonl"], stdin="1\n" * 80 + "n\n"), "domino play")
+    assert "result:" in play.stdout and play.stdout.rstrip().endswith("bye") and play.stderr == ""
+    assert len((here / "game.jsonl").read_text().splitlines()) == 1
+
+    _checked(installed.run([installed.domino, "render", "draw_v0", "--out", "table.png"]), "domino render")
+    assert (here / "table.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    _checked(installed.run([installed.domino, "render", "--replay", "game.jsonl", "--out", "game.gif"]),
+             "domino render --replay")
+    assert (here / "game.gif").read_bytes()[:6] == b"GIF89a"
+
+
+USER_FILES = {
+    "agents/__init__.py": "WHO = 'user agents'\n",
+    # the same module name as one of ours: if anything of ours imported `agents.trained`, it got this
+    "agents/trained.py": "WHO = 'user agents.trained'\n",
+    "training/__init__.py": "def fit():\n    return 'user fit'\n",
+    "training/configs.py": "WHO = 'user training.configs'\n",
+    "main.py": textwrap.dedent("""
+        import json, sys
+        import agents, training, training.configs
+        import domino_envs, domino_agents, domino_training
+        from domino_agents.registry import make_agent
+        from domino_training.configs import load_run
+
+        env = domino_envs.make("draw_v0")
+        env.reset(seed=1)
+        players = [make_agent(spec, env.game, seed=0) for spec in ("trained", "heuristic")]
+        decisions = 0
+        for name in env.agent_iter():
+            obs, reward, term, trunc, _ = env.last()
+            seat = env.possible_agents.index(name)
+            decisions += not (term or trunc)
+            env.step(None if term or trunc else players[seat].act(obs["observation"], obs["action_mask"]))
+        run = load_run(game="draw_v0")
+        user_modules = sorted(m for m in sys.modules if m.split(".")[0] in ("agents", "training"))
+        import agents.trained as user_trained
+        print(json.dumps({
+            "user": [agents.WHO, training.fit(), training.configs.WHO, user_trained.WHO],
+            "user_files": [m.__file__ for m in (agents, training, training.configs, user_trained)],
+            "user_modules": user_modules,
+            "ours": [m.__file__ for m in (domino_envs, domino_agents, domino_training)],
+            "policy_module": type(players[0]).__module__,
+            "played": [decisions, env.agents],
+            "run_game": run.game,
+        }))
+    """),
+}
+
+
+def test_a_user_project_with_its_own_agents_and_training_packages(installed):
+    """A project whose own `agents` and `training` packages come first on sys.path (the script's folder,
+    and the cwd under `python -m`): `import agents`/`import training` give the user's, domino_agents and
+    domino_training give ours, and both work side by side."""
+    project = installed.outside.parent / "userproject"
+    for rel, text in USER_FILES.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text)
+    info = json.loads(_checked(installed.run([installed.python, "main.py"], cwd=project), "user main.py").stdout)
+    assert info["user"] == ["user agents", "user fit", "user training.configs", "user agents.trained"]
+    assert all(Path(f).is_relative_to(project) for f in info["user_files"])
+    assert all(Path(f).is_relative_to(installed.site) for f in info["ours"])
+    # nothing of ours imported a module of the user's packages (only main.py's own imports are there)
+    assert info["user_modules"] == ["agents", "training", "training.configs"]
+    assert info["policy_module"] == "domino_agents.trained" and info["run_game"] == "draw_v0"
+    decisions, left = info["played"]
+    assert decisions > 0 and left == []  # the hand was played to its end
+    # `python -m` puts the cwd (the user's project) first: our lazily imported agents still resolve to ours
+    out = _checked(installed.run([installed.python, "-m", "domino_training.cli", "evaluate", "--game", "draw_v0",
+                                  "--agents", "trained", "random", "--deals", "2", "--no-progress"], cwd=project),
+                   "python -m domino_training.cli evaluate").stdout
+    assert "trained" in out and "random" in out
