@@ -132,10 +132,11 @@ from numba import njit
 
 from ..core import (
     check_deal_keys, deal_first, deal_hands, deal_stock,
-    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TURN, HEADER_SIZE, MAX_SEATS, OK, DealError,
+    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TURN, HEADER, MAX_SEATS, OK, DealError,
     Game, StateError, check_int, step_begin, step_gate,
 )
 from ..rng import rng_below, rng_shuffle
+from ..slots import ObsLayout, Slots
 from ..sampling import deal_consistent, shuffle_and_deal
 from ..tiles import lowest_bit, popcount, stream_bits, stream_end
 
@@ -168,32 +169,42 @@ NUM_ACTIONS = 115
 # params
 P_NP, P_HAND, P_GAMES, P_FIRST = range(4)
 
-# state slots (after the common header)
-LIVE = HEADER_SIZE                 # MAX_SEATS live-tile masks
-KILLED = LIVE + MAX_SEATS          # MAX_SEATS killed-tile masks
-PILE = KILLED + MAX_SEATS          # N_TILES: deal order; pile = PILE[PILE_POS:PILE_END]
-PILE_POS = PILE + N_TILES
-PILE_END = PILE_POS + 1
-OUT = PILE_END + 1                 # tiles out of play (only hand-set deals name fewer than 54)
-LO = OUT + 1                       # 4: lowest rank per row (0 while the 7 is not out)
-HI = LO + 4                        # 4: highest rank per row
-COVER = HI + 4                     # 8: suit*2+end -> target card of an unfilled joker there, or -1
-JOKER_AT = COVER + 8               # mask over card ids of the slots where a joker lies
-PLAYED_BY = JOKER_AT + 1           # N_CARDS: seat that placed the card, -1 if not placed
-JPLAYED = PLAYED_BY + N_CARDS      # MAX_SEATS: jokers played
-DRAWN = JPLAYED + MAX_SEATS        # MAX_SEATS: tiles drawn this game
-LACK = DRAWN + MAX_SEATS           # MAX_SEATS: cards the seat's live hand is known to lack
-NKILL = LACK + MAX_SEATS           # kill events this game
-KSEAT = NKILL + 1                  # N_TILES: seat of the i-th kill
-KMASK = KSEAT + N_TILES            # N_TILES: what the i-th killed tile cannot be (public)
-PEN_TOTAL = KMASK + N_TILES        # MAX_SEATS: match penalty totals
-LAST_PEN = PEN_TOTAL + MAX_SEATS   # MAX_SEATS: penalties of the last finished game
-STARTER = LAST_PEN + MAX_SEATS     # starter of the current game
-WENT_OUT = STARTER + 1             # seat that went out in the last finished game, -1 if none
-PLAYABLE = WENT_OUT + 1            # cache of _calc_playable(s), refreshed whenever a row or cover changes
-PLACED = PLAYABLE + 1              # mask of the cards lying in the rows (PLAYED_BY >= 0)
-PLAYED_MASK = PLACED + 1           # MAX_SEATS: mask of the cards each seat placed
-STATE_SIZE = PLAYED_MASK + MAX_SEATS
+# state slots (after the common header), declared once (slots.py): bounds are functions of the game
+def _last_seat(g):
+    return g.num_players - 1
+
+
+def _high(g):
+    return int(g.obs_high())
+
+
+ROW = Slots("magic7", base=HEADER)
+LIVE = ROW.slot("live", MAX_SEATS, 0, ALL_MASK, used=lambda g: g.num_players, doc="live-tile bitmask per seat")
+KILLED = ROW.slot("killed", MAX_SEATS, 0, ALL_MASK, used=lambda g: g.num_players, doc="killed-tile bitmask per seat")
+PILE = ROW.slot("pile", N_TILES, -1, N_TILES - 1, doc="deal order; pile = PILE[PILE_POS:PILE_END]; -1 blanked")
+PILE_POS = ROW.slot("pile position", 1, 0, N_TILES)
+PILE_END = ROW.slot("pile end", 1, 0, N_TILES)
+OUT = ROW.slot("out of play", 1, 0, ALL_MASK, doc="tiles out of play (only hand-set deals name fewer than 54)")
+LO = ROW.slot("row low", 4, 0, 13, doc="lowest rank per row (0 while the 7 is not out)")
+HI = ROW.slot("row high", 4, 0, 13, doc="highest rank per row")
+COVER = ROW.slot("cover", 8, -1, N_CARDS - 1, doc="suit*2+end -> target card of an unfilled joker there, or -1")
+JOKER_AT = ROW.slot("joker at", 1, 0, CARD_MASK, doc="mask over card ids of the slots where a joker lies")
+PLAYED_BY = ROW.slot("played by", N_CARDS, -1, _last_seat, doc="per card: seat that placed it, -1 if not placed")
+JPLAYED = ROW.slot("jokers played", MAX_SEATS, 0, 2)
+DRAWN = ROW.slot("drawn", MAX_SEATS, 0, N_TILES, doc="tiles drawn this game")
+LACK = ROW.slot("lacks", MAX_SEATS, 0, CARD_MASK, doc="cards the seat's live hand is known to lack")
+NKILL = ROW.slot("kills", 1, 0, N_TILES, doc="kill events this game")
+KSEAT = ROW.slot("kill seat", N_TILES, 0, _last_seat, doc="seat of the i-th kill")
+KMASK = ROW.slot("kill mask", N_TILES, 0, ALL_MASK, doc="what the i-th killed tile cannot be (public)")
+PEN_TOTAL = ROW.slot("penalty totals", MAX_SEATS, 0, _high, doc="match penalty totals")
+LAST_PEN = ROW.slot("last penalties", MAX_SEATS, 0, _high, doc="penalties of the last finished game")
+STARTER = ROW.slot("starter", 1, 0, _last_seat, doc="starter of the current game")
+WENT_OUT = ROW.slot("went out", 1, -1, _last_seat, doc="seat that went out in the last finished game, -1 if none")
+PLAYABLE = ROW.slot("playable", 1, 0, CARD_MASK,
+                    doc="cache of _calc_playable(s), refreshed whenever a row or cover changes")
+PLACED = ROW.slot("placed", 1, 0, CARD_MASK, doc="mask of the cards lying in the rows (PLAYED_BY >= 0)")
+PLAYED_MASK = ROW.slot("played", MAX_SEATS, 0, CARD_MASK, doc="mask of the cards each seat placed")
+STATE_SIZE = ROW.close()
 
 
 @dataclass(frozen=True)
@@ -210,6 +221,26 @@ class Magic7Config:
         check_int(g, "num_games", self.num_games, 1, 1000)
         if self.first_seat is not None:
             check_int(g, "first_seat", self.first_seat, 0, self.num_players - 1)
+
+
+def _obs_shapes(n):
+    """The observation's pieces (module docstring), declared once: `obs_pieces` (so `decode`) and
+    the offsets `_obs_kernel` writes at (OBS_AT) both come from here."""
+    return [
+        ("hand", (4, 13)), ("hand_jokers", (1,)), ("killed", (4, 13)), ("killed_jokers", (1,)),
+        ("rows", (4, 13)), ("row_ends", (4, 2)), ("jokers", (4, 13)), ("covered", (4, 2)),
+        ("played_by", (n, N_CARDS)), ("jokers_played", (n,)), ("live_counts", (n,)),
+        ("killed_counts", (n,)), ("drawn", (n,)), ("lacks", (n, N_CARDS)), ("pile", (1,)),
+        ("penalties", (n,)), ("last_penalties", (n,)), ("games_played", (1,)), ("to_move", (n,)),
+    ]
+
+
+OBS = ObsLayout(_obs_shapes, range(2, MAX_PLAYERS + 1))
+OBS_AT = OBS.at  # OBS_AT[n, piece]: first entry of the piece
+(I_HAND_JOKERS, I_KILLED_JOKERS, I_ROW_ENDS, I_JPLAYED, I_LIVE, I_KILLED, I_DRAWN, I_PILE, I_PEN, I_LAST,
+ I_GAMES) = (OBS.index(k) for k in (
+    "hand_jokers", "killed_jokers", "row_ends", "jokers_played", "live_counts", "killed_counts", "drawn", "pile",
+    "penalties", "last_penalties", "games_played"))
 
 
 # ------------------------------------------------------------------------------ kernels
@@ -710,21 +741,21 @@ def _obs_kernel(s, p, v, out):
         to_move = 1 << (t if t >= 0 else t + n)
     # pile, penalties, last_penalties, games_played (zeros), to_move
     stream_end(stream_bits(st, to_move << (2 * n + 2), 3 * n + 2, out), out)
-    out[N_CARDS] = popcount(h & JOKER_MASK)
-    out[105] = popcount(kd & JOKER_MASK)
+    at = OBS_AT[n]
+    out[at[I_HAND_JOKERS]] = popcount(h & JOKER_MASK)
+    out[at[I_KILLED_JOKERS]] = popcount(kd & JOKER_MASK)
+    o_ends = at[I_ROW_ENDS]
     for su in range(4):
-        out[158 + 2 * su] = s[LO + su]
-        out[159 + 2 * su] = s[HI + su]
-    o_jplayed = 226 + n * N_CARDS
-    o_live = o_jplayed + n
-    o_killed = o_live + n
-    o_drawn = o_killed + n
-    o_pile = o_drawn + n + n * N_CARDS
-    o_pen = o_pile + 1
-    o_last = o_pen + n
-    o_games = o_last + n
-    out[np.uint64(o_pile)] = s[PILE_END] - s[PILE_POS]
-    out[np.uint64(o_games)] = s[H_HAND]
+        out[o_ends + 2 * su] = s[LO + su]
+        out[o_ends + 1 + 2 * su] = s[HI + su]
+    o_jplayed = at[I_JPLAYED]
+    o_live = at[I_LIVE]
+    o_killed = at[I_KILLED]
+    o_drawn = at[I_DRAWN]
+    o_pen = at[I_PEN]
+    o_last = at[I_LAST]
+    out[np.uint64(at[I_PILE])] = s[PILE_END] - s[PILE_POS]
+    out[np.uint64(at[I_GAMES])] = s[H_HAND]
     for r in range(n):
         j = v + r if v + r < n else v + r - n
         out[np.uint64(o_jplayed + r)] = s[JPLAYED + j]
@@ -886,6 +917,7 @@ class Magic7Game(Game, kernels=globals()):
 
     Config = Magic7Config
     state_size = STATE_SIZE
+    slots = ROW
     num_actions = NUM_ACTIONS
 
     def __init__(self, config: Magic7Config, name: str = "magic7_v0"):
@@ -900,14 +932,7 @@ class Magic7Game(Game, kernels=globals()):
         super().__init__(config, name)
 
     def obs_pieces(self):
-        n = self.num_players
-        return [
-            ("hand", (4, 13)), ("hand_jokers", (1,)), ("killed", (4, 13)), ("killed_jokers", (1,)),
-            ("rows", (4, 13)), ("row_ends", (4, 2)), ("jokers", (4, 13)), ("covered", (4, 2)),
-            ("played_by", (n, N_CARDS)), ("jokers_played", (n,)), ("live_counts", (n,)),
-            ("killed_counts", (n,)), ("drawn", (n,)), ("lacks", (n, N_CARDS)), ("pile", (1,)),
-            ("penalties", (n,)), ("last_penalties", (n,)), ("games_played", (1,)), ("to_move", (n,)),
-        ]
+        return OBS.pieces(self.num_players)
 
     def obs_high(self) -> float:
         # all 54 tiles but the 7s are worth 4 * (91 - 7) + 40 = 376 penalty points
@@ -1033,26 +1058,7 @@ class Magic7Game(Game, kernels=globals()):
         return {"hands": [names(h) for h in hands], "stock": [t if t >= N_CARDS else tile_name(t) for t in stock],
                 "first": int(s[STARTER])}
 
-    # ---- validate (core.Game.validate)
-    def slot_ranges(self):
-        n, cards = self.num_players, (1 << N_CARDS) - 1
-        hi = int(self.obs_high())
-        return [
-            ("live", LIVE, n, 0, ALL_MASK), ("live of absent seats", LIVE + n, MAX_SEATS - n, 0, 0),
-            ("killed", KILLED, n, 0, ALL_MASK), ("killed of absent seats", KILLED + n, MAX_SEATS - n, 0, 0),
-            ("pile", PILE, N_TILES, -1, N_TILES - 1), ("pile position", PILE_POS, 1, 0, N_TILES),
-            ("pile end", PILE_END, 1, 0, N_TILES), ("out of play", OUT, 1, 0, ALL_MASK),
-            ("row low", LO, 4, 0, 13), ("row high", HI, 4, 0, 13), ("cover", COVER, 8, -1, N_CARDS - 1),
-            ("joker at", JOKER_AT, 1, 0, cards), ("played by", PLAYED_BY, N_CARDS, -1, n - 1),
-            ("jokers played", JPLAYED, MAX_SEATS, 0, 2), ("drawn", DRAWN, MAX_SEATS, 0, N_TILES),
-            ("lacks", LACK, MAX_SEATS, 0, cards), ("kills", NKILL, 1, 0, N_TILES),
-            ("kill seat", KSEAT, N_TILES, 0, n - 1), ("kill mask", KMASK, N_TILES, 0, ALL_MASK),
-            ("penalty totals", PEN_TOTAL, MAX_SEATS, 0, hi), ("last penalties", LAST_PEN, MAX_SEATS, 0, hi),
-            ("starter", STARTER, 1, 0, n - 1), ("went out", WENT_OUT, 1, -1, n - 1),
-            ("playable", PLAYABLE, 1, 0, cards), ("placed", PLACED, 1, 0, cards),
-            ("played", PLAYED_MASK, MAX_SEATS, 0, cards),
-        ]
-
+    # ---- validate (core.Game.validate: the ranges of `slots`, then these)
     def _validate_more(self, state):
         s = state
         problem = None
