@@ -154,6 +154,8 @@ CARD_MASK = (1 << N_CARDS) - 1
 JOKER_MASK = (1 << JOKER0) | (1 << JOKER1)
 SEVENS_MASK = sum(1 << (su * 13 + 6) for su in range(4))
 
+# Table-1 penalty per tile id: A=1, 2..10 face value, J=11, Q=12, K=13, joker=20 (M7-2: the Ace of
+# Spades is 1 like every ace, not the strategy note's 15)
 PENALTY = np.array([r + 1 for su in range(4) for r in range(13)] + [20, 20], dtype=np.int64)
 
 DEAL_TABLE = {2: 25, 3: 16, 4: 12, 5: 9, 6: 8}
@@ -365,7 +367,7 @@ def _setup(s, p, first):
     for i in range(N_TILES):
         s[KSEAT + i] = 0
         s[KMASK + i] = 0
-    for k in range(p[P_NP]):
+    for k in range(p[P_NP]):  # M7-1: every 7 in a hand goes face up at once and starts its row
         sev = s[LIVE + k] & SEVENS_MASK
         s[LIVE + k] &= ~SEVENS_MASK
         while sev:
@@ -382,7 +384,7 @@ def _end_game(s, p, out_seat):
     """Score the game (out_seat: who went out, -1 if nobody did); deal the next or finish."""
     n = p[P_NP]
     tot = 0
-    for k in range(n):
+    for k in range(n):  # Table-1 penalties of every tile left in hand, killed ones included
         pk = _penalty(s[LIVE + k] | s[KILLED + k])
         s[LAST_PEN + k] = pk
         s[PEN_TOTAL + k] += pk
@@ -395,7 +397,7 @@ def _end_game(s, p, out_seat):
         s[H_DONE] = 1
         s[H_TURN] = -1
         return
-    first = out_seat
+    first = out_seat  # M7-7: the seat that went out starts the next game
     if first < 0:  # M7-7: lowest penalty, ties to the first in turn order from the starter
         best = 1 << 30
         k = s[STARTER]
@@ -408,53 +410,79 @@ def _end_game(s, p, out_seat):
     _deal(s, p, first)
 
 
+# Legality, written once: _legal_words is the only statement of what the seat to act may do;
+# _is_legal (the step's check), _count_legal (forced moves, sampling) and _mask_kernel read it.
+# An action a < A_KILL is bit a of the first word, a >= A_KILL bit a - A_KILL of the second.
+LOW_TARGETS = (1 << 6) - 1  # within a suit's 13 bits: ranks A..6, the low end's open positions
+HIGH_TARGETS = LOW_TARGETS << 7  # ranks 8..K, the high end's
+
+
+@njit(cache=True, inline="always")
+def _joker_slots(pm):
+    """Bit 2 * suit + end of every joker slot that exists, read off the open positions `pm`
+    (_playable: each open row end has exactly one, below 7 for the low end, above for the high)."""
+    m = 0
+    for su in range(4):
+        r = pm >> (13 * su)
+        if r & LOW_TARGETS:
+            m |= 1 << (2 * su)
+        if r & HIGH_TARGETS:
+            m |= 2 << (2 * su)
+    return m
+
+
+@njit(cache=True, inline="always")
+def _legal_words(s):
+    """The legal actions of the seat to act (episode running) as two bitmasks (lo, hi): bit a of
+    lo for actions 0..60 (play a card, a joker slot, draw), bit a - A_KILL of hi for 61..114
+    (kill a card, kill a joker, pass)."""
+    h = s[LIVE + s[H_TURN]]
+    if h == 0:
+        return 0, 1 << (A_PASS - A_KILL)  # pass: only with no live tiles (always forced)
+    pm = _playable(s)
+    # M7-3: jokers never count as playable (pm holds card positions only, never a joker's bit)
+    can = h & pm
+    lo = can
+    # M7-5: a joker may be played whenever its slot exists, whatever else the seat could do
+    if h & JOKER_MASK:
+        lo |= _joker_slots(pm) << A_JOKER
+    if can != 0:
+        return lo, 0
+    # M7-6: draw only with no playable card and a non-empty pile
+    if s[PILE_POS] < s[PILE_END]:
+        return lo | (1 << A_DRAW), 0
+    # M7-9: no playable card and an empty pile: kill one live tile ("kill a joker" is one action)
+    hi = h & CARD_MASK
+    if h & JOKER_MASK:
+        hi |= 1 << (A_KILL_JOKER - A_KILL)
+    return lo, hi
+
+
 @njit(cache=True, inline="always")
 def _count_legal(s, p):
-    """(number of legal actions, the action if exactly one) for the seat to act."""
-    seat = s[H_TURN]
-    h = s[LIVE + seat]
-    if h == 0:
-        return 1, A_PASS
-    pm = _playable(s)
-    can = h & pm
-    has_j = (h & JOKER_MASK) != 0
-    nslots = popcount(pm) if has_j else 0
-    if can != 0:
-        c = popcount(can) + nslots
-        return c, (lowest_bit(can) if c == 1 else -1)
-    if s[PILE_POS] < s[PILE_END]:
-        c = 1 + nslots
-        return c, (A_DRAW if c == 1 else -1)
-    cards = h & CARD_MASK
-    c = popcount(cards) + (1 if has_j else 0) + nslots
-    if c == 1:
-        return 1, (A_KILL + lowest_bit(cards) if cards != 0 else A_KILL_JOKER)
-    return c, -1
+    """(number of legal actions, the action if exactly one) for the seat to act (_legal_words)."""
+    lo, hi = _legal_words(s)
+    c = popcount(lo) + popcount(hi)
+    if c != 1:
+        return c, -1
+    return 1, (lowest_bit(lo) if lo != 0 else A_KILL + lowest_bit(hi))
 
 
 @njit(cache=True, inline="always")
 def _is_legal(s, p, a):
-    seat = s[H_TURN]
-    h = s[LIVE + seat]
-    pm = _playable(s)
-    can = h & pm
-    if a < N_CARDS:
-        return ((can >> a) & 1) == 1
-    if a < A_DRAW:
-        return (h & JOKER_MASK) != 0 and _slot_card(s, (a - A_JOKER) >> 1, (a - A_JOKER) & 1) >= 0
-    if a == A_DRAW:
-        return h != 0 and can == 0 and s[PILE_POS] < s[PILE_END]
-    if a < A_KILL_JOKER:
-        return can == 0 and s[PILE_POS] == s[PILE_END] and ((h >> (a - A_KILL)) & 1) == 1
-    if a == A_KILL_JOKER:
-        return can == 0 and s[PILE_POS] == s[PILE_END] and (h & JOKER_MASK) != 0
-    return h == 0
+    """Whether action a (0..NUM_ACTIONS-1) is legal for the seat to act (_legal_words)."""
+    lo, hi = _legal_words(s)
+    if a < A_KILL:
+        return (lo >> a) & 1 == 1
+    return (hi >> (a - A_KILL)) & 1 == 1
 
 
 @njit(cache=True, inline="always")
 def _finish_turn(s, p, seat):
     """After seat's turn: end the game if someone is out or no live tile is left, else pass on."""
     n = p[P_NP]
+    # M7-8: the game ends at once when a seat holds no tiles at all (it went out), else when no
+    # seat holds a live tile; play passes to seat (i+1) mod n (M7-1)
     if (s[LIVE + seat] | s[KILLED + seat]) == 0:
         _end_game(s, p, seat)
         return
@@ -491,7 +519,7 @@ def _apply(s, p, a):
         if holder >= 0:  # M7-4: placed at once, out of turn
             s[LIVE + holder] &= ~(1 << c)
             _lay(s, c, holder)
-        else:  # in the pile (pending) or killed (wasted): the end is covered
+        else:  # M7-4: in the pile (pending) or killed (wasted): the end is covered
             s[COVER + 2 * su + e] = c
             _refresh_playable(s, su)
         # M7-5: a joker that was its player's last tile: that player went out (the move completes
@@ -505,12 +533,12 @@ def _apply(s, p, a):
         s[PILE_POS] += 1
         s[DRAWN + seat] += 1
         if t < N_CARDS and ((SEVENS_MASK >> t) & 1 == 1 or ((pm >> t) & 1) == 1 or ((_pending(s) >> t) & 1) == 1):
-            _lay(s, t, seat)  # M7-6: a playable draw, a 7 or a joker's target goes out at once
+            _lay(s, t, seat)  # M7-6: a playable draw, a 7 (M7-1) or a joker's target goes out at once
             s[LACK + seat] |= pm
         else:
             s[LIVE + seat] |= 1 << t
             s[LACK + seat] = pm  # the kept tile is unseen: earlier lacks no longer hold
-    elif a < A_PASS:
+    elif a < A_PASS:  # M7-9: the killed tile stays in the hand for scoring, dead for good
         if a == A_KILL_JOKER:
             t = JOKER0 if (s[LIVE + seat] >> JOKER0) & 1 else JOKER1
         else:
@@ -541,6 +569,7 @@ def _reset_kernel(s, seed, p):
         s[i] = 0
     s[H_RNG] = seed
     s[WENT_OUT] = -1
+    # M7-7: the starter of game 1 is random (seeded) unless first_seat fixes it
     first = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, p[P_NP])
     _deal(s, p, first)
     _advance(s, p)
@@ -561,39 +590,23 @@ def _step_kernel(s, a, p):
 
 @njit(cache=True, inline="always")
 def _mask_kernel(s, p, out):
+    """The legal actions (_legal_words) as an int8 mask; zeros once over."""
     out[:] = 0
     if s[H_DONE] == 1:
         return
-    seat = s[H_TURN]
-    h = s[LIVE + seat]
-    if h == 0:
-        out[A_PASS] = 1
-        return
-    pm = _playable(s)
-    can = h & pm
-    if h & JOKER_MASK:
-        for su in range(4):
-            for e in range(2):
-                if _slot_card(s, su, e) >= 0:
-                    out[A_JOKER + 2 * su + e] = 1
-    if can:
-        while can:
-            out[lowest_bit(can)] = 1
-            can &= can - 1
-    elif s[PILE_POS] < s[PILE_END]:
-        out[A_DRAW] = 1
-    else:
-        cards = h & CARD_MASK
-        while cards:
-            out[A_KILL + lowest_bit(cards)] = 1
-            cards &= cards - 1
-        if h & JOKER_MASK:
-            out[A_KILL_JOKER] = 1
+    lo, hi = _legal_words(s)
+    while lo:
+        out[lowest_bit(lo)] = 1
+        lo &= lo - 1
+    while hi:
+        out[A_KILL + lowest_bit(hi)] = 1
+        hi &= hi - 1
 
 
 @njit(cache=True)
 def _legal_set_kernel(s, p, out):
-    """Legality action by action through the step's own check (tests compare it with the mask)."""
+    """Legality action by action through the step's own check. Here the step and the mask read
+    the same _legal_words, so tests/games/test_magic7.py checks that against the rules directly."""
     out[:] = 0
     if s[H_DONE] == 1:
         return
