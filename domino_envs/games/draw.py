@@ -129,6 +129,7 @@ LAY = lay_block(ROW, 2, max_pip=lambda g: g.config.max_pip, n_tiles=_nt)
 STATE_SIZE = ROW.close()
 HOT_SIZE = DECK  # reset clears [0, HOT_SIZE); the deal writes the deck, lay_init the layout
 
+# D-1: tiles dealt to each seat by (max_pip, num_players); the rest is the boneyard
 DEFAULT_HAND = {(6, 2): 7, (6, 3): 5, (6, 4): 5, (9, 2): 9, (9, 3): 7, (9, 4): 7}
 
 
@@ -196,12 +197,17 @@ def _deal(s, p):
         s[VOID + k] = 0
         s[DRAWN + k] = 0
         s[PLAYED_MASK + k] = 0
+    # D-1: hs tiles to each seat (the D-1 table unless hand_size is set)
     s[DECK_POS] = shuffle_and_deal(s, H_RNG, _deck(s), DECK_BYTES, nt, HANDS, n, hs)
+    # the Block Game (drawing=False) has no boneyard: the undealt tiles stay out of play, so nobody
+    # ever draws (D-2's drawing never starts) and a seat that cannot play passes
     s[BONE_END] = nt if p[P_DRAW] == 1 else n * hs
+    # D-6: one line, two ends, no spinner (a double lies in line and opens two sides only)
     lay_init(s, LAY, 2, SPIN_NONE)
     if s[H_HAND] == 0:
         first = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, n)
     else:
+        # D-5: in a match, whoever placed the last tile of the previous hand starts the next
         first = s[LAST_PLACER]
     s[FIRST_SEAT] = first
     s[H_TURN] = first
@@ -225,7 +231,7 @@ def _end_hand(s, p, out_seat):
                 ties += 1
         if ties > 1:
             winner = -1
-    if winner >= 0:
+    if winner >= 0:  # D-3: the winner scores the sum of all opponents' pips (each loser pays its own)
         score = 0
         for k in range(n):
             if k != winner:
@@ -292,7 +298,9 @@ def _advance(s, p):
         if a >= 0:
             _place(s, p, seat, a >> 1, a & 1)
             continue
-        # nothing playable: draw until playable, else pass
+        # D-2: nothing playable: draw one tile at a time until one is playable (then it must be
+        # played: the next loop pass auto-plays it or stops at the seat's choice of ends); no
+        # reserve, the boneyard can be drawn to its last tile; boneyard empty: pass
         ends = lay_line_open_pips(s, LAY)  # (the line is never empty here: any tile leads)
         fits = lay_line_fits(s, LAY)
         if s[DECK_POS] < s[BONE_END]:
@@ -315,7 +323,7 @@ def _advance(s, p):
                 continue
         else:
             s[VOID + seat] |= ends
-        if not _anyone_can_play(s, p):
+        if not _anyone_can_play(s, p):  # blocked: nobody can play and the boneyard is empty
             _end_hand(s, p, -1)
             continue
         s[H_TURN] = seat + 1 if seat + 1 < n else 0
@@ -334,6 +342,8 @@ def _reset_kernel(s, seed, p):
 
 @njit(cache=True, inline="always")
 def _is_legal(s, p, a):
+    # D-2: a seat that can match an end must play a tile (there is no draw or pass action: those
+    # are forced steps, taken by _advance); D-6: the opener plays any tile
     t = a >> 1
     if t >= p[P_NTILES]:
         return False

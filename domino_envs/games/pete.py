@@ -196,6 +196,7 @@ def _deal(s, p):
     for i in range(NT):  # the deck lies in the layout's slots: no dealt tile may stay in them
         s[DECK + i] = 0
     _new_hand(s, p)
+    # P-5: the designated leader is random (or first_leader) in hand 1, then moves one seat on
     if s[H_HAND] == 0:
         d = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, NP)
     else:
@@ -223,6 +224,7 @@ def _anyone_can_play(s):
 @njit(cache=True, _nrt=False)
 def _end_hand(s, p):
     """Chips for the hand (P-7), rewards, and the next hand or the end of the episode."""
+    # P-7: every seat that dominoed takes a chip; if nobody did, the lowest pip total(s)
     won = 0
     for k in range(NP):
         if s[HANDS + k] == 0:
@@ -247,7 +249,7 @@ def _end_hand(s, p):
             s[HAND_WON + k] = 0
     s[H_HAND] += 1
     over = p[P_MATCH] == 0
-    if not over:
+    if not over:  # P-7: a match ends once some seat holds chips_to_win chips at the end of a hand
         for k in range(NP):
             if s[CHIPS + k] >= p[P_TARGET]:
                 over = True
@@ -271,9 +273,10 @@ def _place(s, p, seat, t, arm):
     s[HANDS + seat] &= ~(1 << t)
     s[PLAYED_BY + t] = seat
     s[PLAYED_MASK + seat] |= 1 << t
+    # P-1: the lead is counted like any other placement (a lone lead tile counts all its pips)
     c = lay_count(s, LAY)
     s[COUNT] = c
-    if s[HANDS + seat] == 0:  # dominoed (P-4)
+    if s[HANDS + seat] == 0:  # dominoed (P-4): no extra turn, the seat leaves the turn order
         s[EXTRA] = 0
         nxt = _next_holder(s, seat)
         if nxt < 0 or not _anyone_can_play(s):
@@ -281,6 +284,8 @@ def _place(s, p, seat, t, arm):
         else:
             s[H_TURN] = nxt
         return
+    # P-3: a scoring play (count > 0, a multiple of 5) gives the same seat another turn; P-2 with
+    # double_extra_turn: so does a double (one extra turn even if it also scores)
     if (c > 0 and c % 5 == 0) or (p[P_DBLX] == 1 and TILE_A[t] == TILE_B[t]):
         s[EXTRA] = 1  # same seat again
     else:
@@ -333,7 +338,7 @@ def _is_legal(s, p, a):
     arm = a & 3
     if (s[HANDS + s[H_TURN]] >> t) & 1 == 0:
         return False
-    if lay_placed(s, LAY) == 0:
+    if lay_placed(s, LAY) == 0:  # P-5: the lead is a double or a scoring tile, on arm 0
         return arm == 0 and (LEAD_MASK >> t) & 1 == 1
     # a tile fitting twin arms (layout.py) is offered on the lowest one: the others mirror it
     return lay_can_place(s, LAY, t, arm) and lay_offered_arm(s, LAY, arm)

@@ -276,6 +276,7 @@ def _new_hand_slots(s, p):
     for t in range(N_TILES):
         s[PLAYED_BY + t] = -1
     s[COUNT] = 0
+    # T-4: the layout's spinner policy (none / first double / all doubles) and its arms
     lay_init(s, LAY, p[P_ARMS], p[P_SPIN])
     s[EXTRA] = 0
     s[JUST_DREW] = 0
@@ -288,8 +289,10 @@ def _deal(s, p):
     n = p[P_NP]
     for k in range(MAX_PLAYERS):
         s[HANDS + k] = 0
+    # T-1: 7 tiles each, the rest is the boneyard (14 / 7 / 0 tiles for 2 / 3 / 4 players)
     s[DECK_POS] = shuffle_and_deal(s, H_RNG, s, DECK, N_TILES, HANDS, n, HAND_SIZE)
     s[BONE_END] = N_TILES
+    # T-5: the setter is random (or first_setter) in hand 1, then one seat after the nominal one
     if s[H_HAND] == 0:
         s[SETTER] = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, n)
     else:
@@ -299,6 +302,7 @@ def _deal(s, p):
 
 @njit(cache=True, _nrt=False)
 def _side(p, k):
+    # T-1: with teams seats 0 & 2 play against 1 & 3
     return k & 1 if p[P_TEAMS] == 1 else k
 
 
@@ -314,7 +318,7 @@ def _over(s):
 def _add_points(s, p, seat, k):
     """Seat's side scores k points: scores and zero-sum rewards (units of 1/6)."""
     n = p[P_NP]
-    if p[P_TEAMS] == 1:
+    if p[P_TEAMS] == 1:  # T-1: a point either partner wins is the team's
         for j in range(n):
             if (j & 1) == (seat & 1):
                 s[SCORES + j] += k
@@ -347,6 +351,7 @@ def _end_hand(s, p, out_seat):
     best = 1 << 30
     ties = 0
     all_pips = 0
+    # T-11: every side's pip total (a team's: both partners'); the unique lowest eligible one wins
     for sd in range(nsides):
         total = 0
         eligible = False
@@ -355,7 +360,7 @@ def _end_hand(s, p, out_seat):
                 total += mask_pips(s[HANDS + k])
                 eligible |= s[WASHED + k] == 0
         all_pips += total
-        if not eligible:
+        if not eligible:  # T-9: a side of washed-up seats only cannot win
             continue
         if total < best:
             best = total
@@ -367,7 +372,8 @@ def _end_hand(s, p, out_seat):
         winner = -1  # T-10
     award = 0
     if winner >= 0:
-        pips = all_pips - best  # the other sides' totals
+        pips = all_pips - best  # the other sides' totals (T-11)
+        # T-8: award="per_pip" 1 point a pip; "per_five" rounded to the nearest 5, a point per 5
         award = pips if p[P_AWARD] == 0 else (pips + 2) // 5
         if award > 0:
             _add_points(s, p, winner, award)
@@ -376,7 +382,7 @@ def _end_hand(s, p, out_seat):
     s[LAST_AWARD] = award
     s[H_HAND] += 1
     over = p[P_MATCH] == 0
-    if not over:
+    if not over:  # T-12: a match goes on until a side reaches target
         if _target_reached(s, p):
             over = True
         elif s[H_HAND] >= p[P_MAXHANDS]:
@@ -444,6 +450,7 @@ def _place(s, p, seat, t, arm):
     s[PLAYED_MASK + seat] |= 1 << t
     s[JUST_DREW] = 0
     s[DUTY] = -1
+    # T-3: every placement is counted, the set included; a positive multiple of 5 scores count / 5
     c = lay_count(s, LAY)
     s[COUNT] = c
     if c > 0 and c % 5 == 0:
@@ -455,6 +462,8 @@ def _place(s, p, seat, t, arm):
             s[H_HAND] += 1
             _over(s)
             return
+    # T-2: a special tile (double or score tile) obliges the same seat to play again; T-3: the set
+    # (always special) too, and obligations chain
     if _is_special(t):
         if s[HANDS + seat] == 0 and p[P_NP] == 4:
             s[WASHED + seat] = 1  # T-6, 4 players
@@ -513,6 +522,8 @@ def _advance(s, p):
                     continue  # holds exactly one special tile: a forced set
             _pass_turn(s, p, seat)
             continue
+        # T-7: nothing playable (a normal turn or an obliged play, T-3): 2-3 players draw until
+        # a playable tile comes and must play it; 4 players, or nothing to draw: the turn ends
         ends = lay_open_pips(s, LAY)
         if n < 4:
             reserve = p[P_RESERVE] if hand == 0 else 0  # T-6
@@ -572,8 +583,9 @@ def _is_legal(s, p, a):
         return False
     if (s[HANDS + s[H_TURN]] >> t) & 1 == 0:
         return False
-    if lay_placed(s, LAY) == 0:
+    if lay_placed(s, LAY) == 0:  # T-5: the set is a special tile, on arm 0
         return arm == 0 and _is_special(t)
+    # T-7: play is compulsory: placements are the only actions (draws and passes are forced steps)
     # a tile fitting twin arms (layout.py) is offered on the lowest one: the others mirror it
     return lay_can_place(s, LAY, t, arm) and lay_offered_arm(s, LAY, arm)
 

@@ -228,6 +228,7 @@ OBS_AT = OBS.at  # OBS_AT[n, piece]: first entry of the piece
 @njit(cache=True, inline="always")
 def _live(s, p):
     """Whether zero tiles may be placed now (S-4, S-7)."""
+    # S-4: from the 7th placement on (6 tiles down); S-7 "wild": from the start
     return p[P_ZERO] == ZR_WILD or lay_placed(s, LAY) >= 6
 
 
@@ -236,11 +237,11 @@ def _side_set(s, p, side):
     """Tiles (bitmask over all 28) that may go on `side` now."""
     if lay_placed(s, LAY) == 0 or not lay_arm_open(s, LAY, side):
         return 0
-    r = SEVEN - lay_arm_end(s, LAY, side)
+    r = SEVEN - lay_arm_end(s, LAY, side)  # an open side showing e requires 7 - e
     if _live(s, p):
-        m = PIP_MASK[r] & FULL  # includes the x-0 trap (0, r)
-        if p[P_ZERO] != ZR_STRICT:
-            m |= 1  # 0-0 (tile id 0) on any open side
+        m = PIP_MASK[r] & FULL  # includes the x-0 trap (0, r) (S-5)
+        if p[P_ZERO] != ZR_STRICT:  # S-7 "strict": 0-0 never goes down
+            m |= 1  # S-6: 0-0 (tile id 0) on any open side
         return m
     return PIP_MASK[r] & FULL & ~ZERO_TILES
 
@@ -265,6 +266,7 @@ def _offered_side_set(s, p, side):
 def _end_hand(s, p):
     """S-11 scoring, then the next hand (match) or the end (S-12)."""
     n = p[P_NP]
+    # S-11: remaining pips; every seat tied for fewest wins, the losers pay their pips, shared
     best = 1 << 30
     for k in range(n):
         pk = mask_pips(s[HANDS + k])
@@ -293,7 +295,7 @@ def _end_hand(s, p):
     s[WINNERS] = winners
     s[H_HAND] += 1
     over = p[P_MATCH] == 0
-    if not over:
+    if not over:  # S-12: the match ends after the first hand where a seat's score reaches target
         for k in range(n):
             if s[WON + k] - s[PAID + k] >= p[P_TARGET] * UNIT:
                 over = True
@@ -311,7 +313,7 @@ def _end_hand(s, p):
 @njit(cache=True, _nrt=False)
 def _place(s, p, seat, t, side):
     """Put tile t from seat's hand on side (legality checked by the caller); S-5/S-6/S-10."""
-    if TILE_A[t] == 0:  # zero tile: x-0 touches with x (0-0 with 0), the 0 faces out and closes
+    if TILE_A[t] == 0:  # S-5/S-6 zero tile: x-0 touches with x (0-0 with 0), the 0 faces out and closes
         lay_place_touching(s, LAY, t, side, TILE_B[t])
         lay_close_arm(s, LAY, side)
     else:
@@ -321,6 +323,8 @@ def _place(s, p, seat, t, side):
     s[PLAYED_MASK + seat] |= 1 << t
     s[PASSES] = 0
     s[JUST_DREW] = 0
+    # S-10: the hand ends when the seat placed its last tile, or the other side is closed (both
+    # sides closed now, or this placement went on the last open side)
     if s[HANDS + seat] == 0 or not lay_arm_open(s, LAY, 1 - side):
         _end_hand(s, p)
     else:
@@ -331,6 +335,8 @@ def _place(s, p, seat, t, side):
 def _start(s, p):
     """S-2/S-3: find the lead, record what it shows, and let the engine place it."""
     n = p[P_NP]
+    # S-2/S-3: the holder of the highest LEAD_RANK tile (a double 1-1..6-6, else the heaviest
+    # zero-free tile) leads it; every seat thereby shows it held no tile ranked above (lacks)
     best = -1
     seat = -1
     lead = -1
@@ -364,6 +370,7 @@ def _deal(s, p):
         s[HANDS + k] = 0
         s[LACKS + k] = 0
         s[DRAWN + k] = 0
+    # S-1: hs tiles each (deal="standard": 7; "seven_up": 7/6/5), the rest is the market
     s[DECK_POS] = shuffle_and_deal(s, H_RNG, s, DECK, NT, HANDS, n, hs)
     _new_hand(s, p)
 
@@ -403,7 +410,9 @@ def _advance(s, p):
                 _place(s, p, seat, lowest_bit(m1), 1)
             continue
         if c > 0:
-            return  # place or wait: a real decision
+            return  # S-8: place or wait: a real decision
+        # S-8/S-9: no placement: draw until a placeable tile comes (placed at once), market
+        # empty: a forced pass; drawing is never a choice, and the market can be drawn dry
         pl = _placeable(s, p)
         if s[DECK_POS] < NT:
             kept = 0
@@ -424,7 +433,7 @@ def _advance(s, p):
         else:
             s[LACKS + seat] |= pl
         s[PASSES] += 1  # forced pass
-        if s[PASSES] >= n:
+        if s[PASSES] >= n:  # S-10: every seat passed once in succession
             _end_hand(s, p)
         else:
             s[H_TURN] = seat + 1 if seat + 1 < n else 0
@@ -442,7 +451,7 @@ def _reset_kernel(s, seed, p):
 @njit(cache=True, _nrt=False)
 def _is_legal(s, p, a):
     hand = s[HANDS + s[H_TURN]]
-    if a == PASS:
+    if a == PASS:  # S-8: waiting is allowed only to a seat holding a placement (not after a draw)
         return s[JUST_DREW] == 0 and (hand & _placeable(s, p)) != 0
     t = a >> 1
     if (hand >> t) & 1 == 0:
@@ -469,7 +478,7 @@ def _step_kernel(s, a, p):
         return code
     step_begin(s)
     seat = s[H_TURN]
-    if a == PASS:
+    if a == PASS:  # S-8: a wait; S-10: it counts towards n passes in succession
         s[PASSES] += 1
         if s[PASSES] >= p[P_NP]:
             _end_hand(s, p)
