@@ -74,8 +74,8 @@ from ..layout import (
     render_line,
 )
 from ..rng import rng_below
-from ..slots import ObsLayout, Slots
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
+from ..slots import ObsLayout, Slots
 from ..tiles import (
     MAX_TILES, PIP_MASK, TILE_A, TILE_B, mask_pips, num_tiles, pips_to_tiles, popcount, stream_bits,
     stream_end, tile_id, tile_name,

@@ -136,8 +136,8 @@ from ..core import (
     Game, StateError, check_int, step_begin, step_gate,
 )
 from ..rng import rng_below, rng_shuffle
-from ..slots import ObsLayout, Slots
 from ..sampling import deal_consistent, shuffle_and_deal
+from ..slots import ObsLayout, Slots
 from ..tiles import lowest_bit, popcount, stream_bits, stream_end
 
 MAX_PLAYERS = 6
@@ -606,7 +606,7 @@ def _mask_kernel(s, p, out):
 @njit(cache=True)
 def _legal_set_kernel(s, p, out):
     """Legality action by action through the step's own check. Here the step and the mask read
-    the same _legal_words, so tests/games/test_magic7.py checks that against the rules directly."""
+    the same _legal_words, so tests/games/test_magic7_legality.py checks it against the rules."""
     out[:] = 0
     if s[H_DONE] == 1:
         return

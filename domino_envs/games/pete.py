@@ -108,8 +108,8 @@ from ..layout import (
     lay_block, lay_offered_arm, lay_placed, lay_playable, lay_problem, lay_single_action, render_cross,
 )
 from ..rng import rng_below
-from ..slots import ObsLayout, Slots
 from ..sampling import deal_consistent, mask_to_array, shuffle_and_deal
+from ..slots import ObsLayout, Slots
 from ..tiles import (
     PIP_MASK, TILE_A, TILE_B, mask_pips, popcount, stream_bits, stream_end, tile_id, tile_name,
 )

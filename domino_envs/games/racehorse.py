@@ -143,8 +143,8 @@ from ..layout import (
     lay_block, lay_offered_arm, lay_placed, lay_playable, lay_problem, lay_single_action, render_cross,
 )
 from ..rng import rng_below
-from ..slots import ObsLayout, Slots
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
+from ..slots import ObsLayout, Slots
 from ..tiles import (
     TILE_A, TILE_B, expand_bits, mask_pips, pips_to_tiles, popcount, tile_id, tile_name,
 )

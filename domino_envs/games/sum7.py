@@ -117,8 +117,8 @@ from ..layout import (
     SPIN_NONE, lay_arm_end, lay_arm_open, lay_close_arm, lay_history, lay_init, lay_place_touching,
     lay_block, lay_placed, lay_problem,
 )
-from ..slots import ObsLayout, Slots
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
+from ..slots import ObsLayout, Slots
 from ..tiles import (
     PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit, mask_pips, popcount, tile_id, tile_name,
 )
