@@ -55,11 +55,21 @@ from .errors import (  # noqa: F401 - the engine contract's errors, importable f
     ConfigError, DealError, DominoError, IllegalActionError, SamplingError, StateError,
 )
 from .rng import seed_from_generator
+from .slots import Slots
 
 MAX_SEATS = 6
-H_TURN, H_DONE, H_TRUNC, H_STEPS, H_RNG, H_HAND = 0, 1, 2, 3, 4, 5
-H_REWARD = 6
-HEADER_SIZE = H_REWARD + MAX_SEATS
+# The common header, declared once (slots.py); Game.validate checks these slots in code (turn and
+# done together, rewards against reward_scale * obs_high()), so they carry no table range.
+HEADER = Slots("header")
+H_TURN = HEADER.slot("turn", doc="seat to act, -1 once over (checked with done by Game.validate)")
+H_DONE = HEADER.slot("done", doc="1 once the episode is over (Game.validate)")
+H_TRUNC = HEADER.slot("truncated", doc="1 if a safety cap ended it (Game.validate)")
+H_STEPS = HEADER.slot("steps", doc="decisions taken so far, >= 0 (Game.validate)")
+H_RNG = HEADER.slot("rng", doc="the row's random stream: any int64")
+H_HAND = HEADER.slot("hands done", doc="hands completed so far, >= 0 (Game.validate)")
+H_REWARD = HEADER.slot("rewards", MAX_SEATS, doc="last step's reward per seat, in 1/reward_scale units "
+                                                 "(Game.validate)")
+HEADER_SIZE = HEADER.close()
 
 # step kernel return codes
 OK, ERR_OVER, ERR_RANGE, ERR_ILLEGAL = 0, 1, 2, 3
@@ -236,11 +246,20 @@ class Game:
                 raise TypeError(f"{cls.__name__}: the game module lacks kernels {missing}")
             for k in KERNELS:
                 setattr(cls, k, staticmethod(kernels[k]))
+        table = cls.__dict__.get("slots")
+        if table is not None:  # the row is the game's slot table: its size is the row size
+            if not table.closed:
+                raise TypeError(f"{cls.__name__}: its slot table {table.name!r} is not closed")
+            if cls.__dict__.get("state_size", table.size) != table.size:
+                raise TypeError(f"{cls.__name__}: state_size {cls.__dict__['state_size']} is not its slot "
+                                f"table's size {table.size}")
+            cls.state_size = table.size
 
     name: ClassVar[str] = "game"
     reward_scale: ClassVar[float] = 1.0  # rewards in the header are integers / reward_scale
 
     # set by subclasses -------------------------------------------------------------------
+    slots: ClassVar[Slots]  # the row's slot table (slots.py): state_size, slot_ranges, slot_map
     config: Any
     params: np.ndarray
     num_players: int
@@ -434,9 +453,15 @@ class Game:
     # ------------------------------------------------------------------ full row check
     def slot_ranges(self) -> list[tuple[str, int, int, int, int]]:
         """(name, first slot, count, lo, hi) of every game slot a kernel uses as an index, a seat,
-        a bitmask or a bounded counter: ``validate`` requires lo <= value <= hi for each. Supplied
-        by each game (the header is checked here)."""
-        raise NotImplementedError
+        a bitmask or a bounded counter: ``validate`` requires lo <= value <= hi for each. Read off
+        the game's slot table (``slots``, bounds resolved for this config; the header is checked
+        by ``validate`` itself)."""
+        return self.slots.ranges(self)
+
+    def slot_map(self) -> str:
+        """The state row as text, one line per run of slots (name, first slot, size, allowed
+        range for this config, note): the game's slot table printed."""
+        return self.slots.slot_map(self)
 
     def validate(self, state: np.ndarray) -> None:
         """Check a row from outside the engine before any kernel reads it: its type and layout, the

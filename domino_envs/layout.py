@@ -30,40 +30,86 @@ Slots, relative to L:
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numba import njit
 
+from .slots import Entry, Slots, record_entries, resolve
 from .tiles import MAX_TILES, PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit, popcount
 
 SPIN_NONE = 0
 SPIN_FIRST = 1
 SPIN_ALL = 2
 
-_PLACED, _CENTER, _NARMS, _MAXARMS, _SPINMODE, _NSPIN = 0, 1, 2, 3, 4, 5
-_HDR = 6
 HIST_STRIDE = 32  # history entry = tile * HIST_STRIDE + arm (int16)
 _HIST_PER_SLOT = 4  # int16 history entries per int64 slot
 
 
+@dataclass(frozen=True)
+class LayoutDims:
+    """What a layout's slot ranges depend on: the arms a game's config uses, the highest pip, the
+    number of tiles."""
+
+    max_arms: int
+    max_pip: int
+    n_tiles: int
+
+
+# The layout's slots, declared once (slots.py), at offsets from the layout's first slot L: a header,
+# then one record per arm, one per spinner, then the packed history. Bounds are functions of the
+# LayoutDims of a game's config.
+_LAYOUT = Slots("layout")
+_PLACED = _LAYOUT.slot("placed", 1, 0, lambda d: d.n_tiles)
+_CENTER = _LAYOUT.slot("centre tile", 1, -1, lambda d: d.n_tiles - 1)
+_NARMS = _LAYOUT.slot("arms in use", 1, 0, lambda d: d.max_arms, doc="even (lay_problem)")
+_MAXARMS = _LAYOUT.slot("max arms", 1, lambda d: d.max_arms, lambda d: d.max_arms)
+_SPINMODE = _LAYOUT.slot("spinner mode", 1, SPIN_NONE, SPIN_ALL)
+_NSPIN = _LAYOUT.slot("spinners", 1, 0, lambda d: (d.max_arms - 2) // 2)
+_HDR = _LAYOUT.close()
+
+_ARM = Slots("arm")  # one arm, at _arm(L, a)
+_A_END = _ARM.slot("end", 1, 0, lambda d: d.max_pip, doc="pip its open end shows")
+_A_DOUBLE = _ARM.slot("double", 1, 0, 1, doc="1: the tile at its end is a crosswise double")
+_A_TILES = _ARM.slot("tiles", 1, 0, lambda d: d.n_tiles)
+_A_OPEN = _ARM.slot("open", 1, 0, 1)
+_ARM_SIZE = _ARM.close()
+
+_SPIN = Slots("spinner")  # one spinner, at _spin(s, L, k)
+_S_HOST = _SPIN.slot("host arm", 1, -1, lambda d: d.max_arms - 1, doc="-1: the centre tile")
+_S_HOST_LEN = _SPIN.slot("host length", 1, 0, lambda d: d.n_tiles, doc="host arm's tiles when placed")
+_S_FIRST = _SPIN.slot("first branch", 1, 0, lambda d: d.max_arms - 2)
+_S_OPENED = _SPIN.slot("opened", 1, 0, 1, doc="1 once both its sides are covered")
+_SPIN_SIZE = _SPIN.close()
+
+_HIST_SLOTS = -(-MAX_TILES // _HIST_PER_SLOT)  # the history: MAX_TILES int16 entries
+
+
+def _before_hist(max_arms: int) -> int:
+    """Slots of a layout with ``max_arms`` arms before its history (header, arms, spinners)."""
+    return _HDR + _ARM_SIZE * max_arms + _SPIN_SIZE * ((max_arms - 2) // 2)
+
+
 def lay_size(max_arms: int) -> int:
     """Slots a layout with up to ``max_arms`` arms needs (2 line arms + 2 per spinner)."""
-    return _HDR + 4 * max_arms + 4 * ((max_arms - 2) // 2) + -(-MAX_TILES // _HIST_PER_SLOT)
+    return _before_hist(max_arms) + _HIST_SLOTS
 
 
 @njit(cache=True, inline="always")
 def _arm(L, a):
-    return L + _HDR + 4 * a
+    return L + _HDR + _ARM_SIZE * a
 
 
 @njit(cache=True, inline="always")
 def _spin(s, L, k):
-    return L + _HDR + 4 * s[L + _MAXARMS] + 4 * k
+    return L + _HDR + _ARM_SIZE * s[L + _MAXARMS] + _SPIN_SIZE * k
 
 
 @njit(cache=True, inline="always")
 def _hist(s, L):
     """Index of the first history entry in ``_history(s)``."""
-    return _HIST_PER_SLOT * (L + _HDR + 4 * s[L + _MAXARMS] + 4 * ((s[L + _MAXARMS] - 2) // 2))
+    m = s[L + _MAXARMS]
+    return _HIST_PER_SLOT * (L + _HDR + _ARM_SIZE * m + _SPIN_SIZE * ((m - 2) // 2))
 
 
 @njit(cache=True, inline="always")
@@ -76,7 +122,7 @@ def _history(s):
 def lay_init(s, L, max_arms, spin_mode):
     """Empty layout. The history slots are left as they are: only entries below `placed` are
     ever read, and not clearing them keeps a reset from touching cold cache lines."""
-    n = _HDR + 4 * max_arms + 4 * ((max_arms - 2) // 2)
+    n = _HDR + _ARM_SIZE * max_arms + _SPIN_SIZE * ((max_arms - 2) // 2)
     for i in range(n):
         s[L + i] = 0
     s[L + _CENTER] = -1
@@ -101,22 +147,22 @@ def lay_num_arms(s, L):
 
 @njit(cache=True, inline="always")
 def lay_arm_open(s, L, a):
-    return a < s[L + _NARMS] and s[_arm(L, a) + 3] == 1
+    return a < s[L + _NARMS] and s[_arm(L, a) + _A_OPEN] == 1
 
 
 @njit(cache=True, inline="always")
 def lay_arm_end(s, L, a):
-    return s[_arm(L, a)]
+    return s[_arm(L, a) + _A_END]
 
 
 @njit(cache=True, inline="always")
 def lay_arm_len(s, L, a):
-    return s[_arm(L, a) + 2]
+    return s[_arm(L, a) + _A_TILES]
 
 
 @njit(cache=True, inline="always")
 def lay_arm_double(s, L, a):
-    return s[_arm(L, a) + 1]
+    return s[_arm(L, a) + _A_DOUBLE]
 
 
 @njit(cache=True)
@@ -124,8 +170,8 @@ def lay_open_pips(s, L):
     """Bitmask over pips (bit p) of the numbers showing on open ends."""
     m = 0
     for a in range(s[L + _NARMS]):
-        if s[_arm(L, a) + 3] == 1:
-            m |= 1 << s[_arm(L, a)]
+        if s[_arm(L, a) + _A_OPEN] == 1:
+            m |= 1 << s[_arm(L, a) + _A_END]
     return m
 
 
@@ -136,8 +182,8 @@ def lay_playable(s, L, hand):
         return hand
     m = 0
     for a in range(s[L + _NARMS]):
-        if s[_arm(L, a) + 3] == 1:
-            m |= PIP_MASK[s[_arm(L, a)]]
+        if s[_arm(L, a) + _A_OPEN] == 1:
+            m |= PIP_MASK[s[_arm(L, a) + _A_END]]
     return hand & m
 
 
@@ -150,12 +196,12 @@ def _twin_key(s, L, a):
     on either gives the same game up to swapping the two arms."""
     ar = _arm(L, a)
     if a < 2:
-        kind = s[ar + 1]
-    elif s[ar + 2] == 0:
+        kind = s[ar + _A_DOUBLE]
+    elif s[ar + _A_TILES] == 0:
         kind = 2
     else:
-        kind = 3 + s[ar + 1]
-    return s[ar] * 5 + kind
+        kind = 3 + s[ar + _A_DOUBLE]
+    return s[ar + _A_END] * 5 + kind
 
 
 @njit(cache=True, _nrt=False)
@@ -173,12 +219,12 @@ def lay_fill_mask(s, L, hand, lead, stride, out):
     seen = 0  # twin keys of the arms offered so far
     for a in range(s[L + _NARMS]):
         ar = _arm(L, a)
-        if s[ar + 3] == 1:
+        if s[ar + _A_OPEN] == 1:
             k = _twin_key(s, L, a)
             if (seen >> k) & 1:
                 continue
             seen |= 1 << k
-            m = hand & PIP_MASK[s[ar]]
+            m = hand & PIP_MASK[s[ar + _A_END]]
             while m:
                 out[lowest_bit(m) * stride + a] = 1
                 m &= m - 1
@@ -199,13 +245,13 @@ def lay_single_action(s, L, hand, lead, stride):
     seen = 0
     for a in range(s[L + _NARMS]):
         ar = _arm(L, a)
-        if s[ar + 3] != 1:
+        if s[ar + _A_OPEN] != 1:
             continue
         k = _twin_key(s, L, a)
         if (seen >> k) & 1:
             continue
         seen |= 1 << k
-        m = hand & PIP_MASK[s[ar]]
+        m = hand & PIP_MASK[s[ar + _A_END]]
         if m == 0:
             continue
         if found != -2 or (m & (m - 1)) != 0:
@@ -220,7 +266,7 @@ def lay_offered_arm(s, L, a):
     the single-action test offer a tile that fits a group of twins on the lowest one only."""
     k = _twin_key(s, L, a)
     for b in range(a):
-        if s[_arm(L, b) + 3] == 1 and _twin_key(s, L, b) == k:
+        if s[_arm(L, b) + _A_OPEN] == 1 and _twin_key(s, L, b) == k:
             return False
     return True
 
@@ -236,10 +282,10 @@ def lay_obs_arms(s, L, n_arms, n_pips, out, o):
     for a in range(n_arms):
         ar = _arm(L, a)
         used = a < na
-        op = used and s[ar + 3] == 1
-        expand_bits((1 << s[ar]) if op else 0, out, o + a * n_pips, n_pips)
-        out[ot + a] = s[ar + 2] if used else 0
-        out[ot + n_arms + a] = s[ar + 1] if op else 0
+        op = used and s[ar + _A_OPEN] == 1
+        expand_bits((1 << s[ar + _A_END]) if op else 0, out, o + a * n_pips, n_pips)
+        out[ot + a] = s[ar + _A_TILES] if used else 0
+        out[ot + n_arms + a] = s[ar + _A_DOUBLE] if op else 0
     return ot + 2 * n_arms
 
 
@@ -248,9 +294,9 @@ def lay_can_place(s, L, t, a):
     """Whether tile t may go on arm a (the first tile goes on arm 0)."""
     if s[L + _PLACED] == 0:
         return a == 0
-    if a < 0 or a >= s[L + _NARMS] or s[_arm(L, a) + 3] != 1:
+    if a < 0 or a >= s[L + _NARMS] or s[_arm(L, a) + _A_OPEN] != 1:
         return False
-    e = s[_arm(L, a)]
+    e = s[_arm(L, a) + _A_END]
     return TILE_A[t] == e or TILE_B[t] == e
 
 
@@ -259,16 +305,16 @@ def _add_spinner(s, L, host, d):
     k = s[L + _NSPIN]
     sp = _spin(s, L, k)
     b = s[L + _NARMS]
-    s[sp] = host
-    s[sp + 1] = s[_arm(L, host) + 2] if host >= 0 else 0
-    s[sp + 2] = b
-    s[sp + 3] = 0
+    s[sp + _S_HOST] = host
+    s[sp + _S_HOST_LEN] = s[_arm(L, host) + _A_TILES] if host >= 0 else 0
+    s[sp + _S_FIRST] = b
+    s[sp + _S_OPENED] = 0
     for j in range(2):
         ar = _arm(L, b + j)
-        s[ar] = d
-        s[ar + 1] = 0
-        s[ar + 2] = 0
-        s[ar + 3] = 0
+        s[ar + _A_END] = d
+        s[ar + _A_DOUBLE] = 0
+        s[ar + _A_TILES] = 0
+        s[ar + _A_OPEN] = 0
     s[L + _NARMS] = b + 2
     s[L + _NSPIN] = k + 1
 
@@ -294,36 +340,36 @@ def lay_place(s, L, t, a):
         s[L + _CENTER] = t
         for j in range(2):
             ar = _arm(L, j)
-            s[ar] = ta if j == 0 else tb
-            s[ar + 1] = dbl
-            s[ar + 2] = 0
-            s[ar + 3] = 1
+            s[ar + _A_END] = ta if j == 0 else tb
+            s[ar + _A_DOUBLE] = dbl
+            s[ar + _A_TILES] = 0
+            s[ar + _A_OPEN] = 1
         s[L + _NARMS] = 2
         s[L + _PLACED] = 1
         if dbl == 1 and _spinner_allowed(s, L):
             _add_spinner(s, L, -1, ta)
         return
     ar = _arm(L, a)
-    e = s[ar]
-    s[ar] = tb if ta == e else ta
-    s[ar + 1] = dbl
-    s[ar + 2] += 1
+    e = s[ar + _A_END]
+    s[ar + _A_END] = tb if ta == e else ta
+    s[ar + _A_DOUBLE] = dbl
+    s[ar + _A_TILES] += 1
     s[L + _PLACED] += 1
     # a spinner's branches open once both its sides are covered
     for k in range(s[L + _NSPIN]):
         sp = _spin(s, L, k)
-        if s[sp + 3] == 1:
+        if s[sp + _S_OPENED] == 1:
             continue
-        host = s[sp]
+        host = s[sp + _S_HOST]
         if host == -1:
-            covered = s[_arm(L, 0) + 2] > 0 and s[_arm(L, 1) + 2] > 0
+            covered = s[_arm(L, 0) + _A_TILES] > 0 and s[_arm(L, 1) + _A_TILES] > 0
         else:
-            covered = s[_arm(L, host) + 2] > s[sp + 1]
+            covered = s[_arm(L, host) + _A_TILES] > s[sp + _S_HOST_LEN]
         if covered:
-            s[sp + 3] = 1
-            b = s[sp + 2]
-            s[_arm(L, b) + 3] = 1
-            s[_arm(L, b + 1) + 3] = 1
+            s[sp + _S_OPENED] = 1
+            b = s[sp + _S_FIRST]
+            s[_arm(L, b) + _A_OPEN] = 1
+            s[_arm(L, b + 1) + _A_OPEN] = 1
     if dbl == 1 and _spinner_allowed(s, L):
         _add_spinner(s, L, a, ta)
 
@@ -333,7 +379,9 @@ def lay_place(s, L, t, a):
 # two ends directly instead of looping over arms; each gives what its general form above gives,
 # except that the mask and single action treat two ends showing the same pip as twins whatever
 # their crosswise-double flags (Draw/Block read no flag and no count: only end 0 is offered).
-_LINE_HIST = _HIST_PER_SLOT * (_HDR + 8)  # _hist of a 2-arm layout at L = 0
+_LINE_HIST = _HIST_PER_SLOT * _before_hist(2)  # _hist of a 2-arm layout at L = 0
+_E0 = _HDR + _A_END  # arm 0's end, from L
+_E1 = _HDR + _ARM_SIZE + _A_END  # arm 1's end
 
 
 @njit(cache=True, inline="always")
@@ -341,13 +389,13 @@ def lay_line_fits(s, L):
     """Tiles that fit an open end of a plain line (every tile while it is empty)."""
     if s[L + _PLACED] == 0:
         return (1 << MAX_TILES) - 1
-    return PIP_MASK[s[L + _HDR]] | PIP_MASK[s[L + _HDR + 4]]
+    return PIP_MASK[s[L + _E0]] | PIP_MASK[s[L + _E1]]
 
 
 @njit(cache=True, inline="always")
 def lay_line_open_pips(s, L):
     """``lay_open_pips`` of a non-empty plain line."""
-    return (1 << s[L + _HDR]) | (1 << s[L + _HDR + 4])
+    return (1 << s[L + _E0]) | (1 << s[L + _E1])
 
 
 @njit(cache=True, _nrt=False)
@@ -361,8 +409,8 @@ def lay_line_single_action(s, L, hand):
         if hand & (hand - 1):
             return -1
         return lowest_bit(hand) * 2
-    e0 = s[L + _HDR]
-    e1 = s[L + _HDR + 4]
+    e0 = s[L + _E0]
+    e1 = s[L + _E1]
     m0 = hand & PIP_MASK[e0]
     m1 = hand & PIP_MASK[e1] if e1 != e0 else 0  # equal ends: end 0 only
     count = popcount(m0) + popcount(m1)  # legal actions (a tile fitting two different ends: twice)
@@ -379,8 +427,8 @@ def lay_line_fill_mask(s, L, hand, out, n_actions):
         m0 = hand
         m1 = 0
     else:
-        e0 = s[L + _HDR]
-        e1 = s[L + _HDR + 4]
+        e0 = s[L + _E0]
+        e1 = s[L + _E1]
         m0 = hand & PIP_MASK[e0]
         m1 = hand & PIP_MASK[e1] if e1 != e0 else 0  # equal ends: end 0 only
     for i in range(n_actions):
@@ -399,20 +447,22 @@ def lay_place_line(s, L, t, a):
     if n == 0:
         dbl = 1 if ta == tb else 0
         s[L + _CENTER] = t
-        s[L + _HDR] = ta
-        s[L + _HDR + 1] = dbl
-        s[L + _HDR + 2] = 0
-        s[L + _HDR + 3] = 1
-        s[L + _HDR + 4] = tb
-        s[L + _HDR + 5] = dbl
-        s[L + _HDR + 6] = 0
-        s[L + _HDR + 7] = 1
+        a0 = L + _HDR
+        a1 = L + _HDR + _ARM_SIZE
+        s[a0 + _A_END] = ta
+        s[a0 + _A_DOUBLE] = dbl
+        s[a0 + _A_TILES] = 0
+        s[a0 + _A_OPEN] = 1
+        s[a1 + _A_END] = tb
+        s[a1 + _A_DOUBLE] = dbl
+        s[a1 + _A_TILES] = 0
+        s[a1 + _A_OPEN] = 1
         s[L + _NARMS] = 2
         return
     ar = _arm(L, a)
-    s[ar] = tb if ta == s[ar] else ta
-    s[ar + 1] = 1 if ta == tb else 0
-    s[ar + 2] += 1
+    s[ar + _A_END] = tb if ta == s[ar + _A_END] else ta
+    s[ar + _A_DOUBLE] = 1 if ta == tb else 0
+    s[ar + _A_TILES] += 1
 
 
 @njit(cache=True)
@@ -421,14 +471,14 @@ def lay_place_touching(s, L, t, a, touch):
     shows (for matching rules other than equality, e.g. Sum 7's halves summing to 7); the other
     half becomes the arm's new end. The first tile is placed as by ``lay_place``."""
     if s[L + _PLACED] > 0:
-        s[_arm(L, a)] = touch
+        s[_arm(L, a) + _A_END] = touch
     lay_place(s, L, t, a)
 
 
 @njit(cache=True)
 def lay_close_arm(s, L, a):
     """Close arm a: it takes no more tiles (its end pip stays recorded)."""
-    s[_arm(L, a) + 3] = 0
+    s[_arm(L, a) + _A_OPEN] = 0
 
 
 @njit(cache=True)
@@ -440,20 +490,20 @@ def lay_count(s, L):
     total = 0
     for a in range(2):
         ar = _arm(L, a)
-        if s[ar + 2] > 0:
-            total += s[ar] * (1 + s[ar + 1])
+        if s[ar + _A_TILES] > 0:
+            total += s[ar + _A_END] * (1 + s[ar + _A_DOUBLE])
     if TILE_A[c] == TILE_B[c]:
-        if s[_arm(L, 0) + 2] == 0 or s[_arm(L, 1) + 2] == 0:
+        if s[_arm(L, 0) + _A_TILES] == 0 or s[_arm(L, 1) + _A_TILES] == 0:
             total += 2 * TILE_A[c]
     else:
         for a in range(2):
             ar = _arm(L, a)
-            if s[ar + 2] == 0:
-                total += s[ar]
+            if s[ar + _A_TILES] == 0:
+                total += s[ar + _A_END]
     for a in range(2, s[L + _NARMS]):
         ar = _arm(L, a)
-        if s[ar + 3] == 1 and s[ar + 2] > 0:
-            total += s[ar] * (1 + s[ar + 1])
+        if s[ar + _A_OPEN] == 1 and s[ar + _A_TILES] > 0:
+            total += s[ar + _A_END] * (1 + s[ar + _A_DOUBLE])
     return total
 
 
@@ -514,7 +564,7 @@ def lay_arms(s, L) -> dict:
             center = t
             host, idx = -1, -1
         else:
-            e = int(scratch[_arm(0, a)])
+            e = int(scratch[_arm(0, a) + _A_END])
             x, y = int(TILE_A[t]), int(TILE_B[t])
             arms[a].append((x, y) if x == e else (y, x))
             host, idx = a, len(arms[a]) - 1
@@ -586,29 +636,41 @@ def render_cross(s, L, count: int | None = None) -> str:
 
 
 
-# ---- checking a layout read from outside the engine (Game.validate; Python, not compiled)
-def lay_slot_ranges(L: int, max_arms: int, max_pip: int, n_tiles: int) -> list[tuple[str, int, int, int, int]]:
-    """(name, first slot, count, lo, hi) of the layout's slots (the `Game.slot_ranges` format):
-    every value a layout function uses as an index or a count, with its range."""
-    n_spin = (max_arms - 2) // 2
-    out = [
-        ("layout placed", L + _PLACED, 1, 0, n_tiles),
-        ("layout centre tile", L + _CENTER, 1, -1, n_tiles - 1),
-        ("layout arms in use", L + _NARMS, 1, 0, max_arms),
-        ("layout max arms", L + _MAXARMS, 1, max_arms, max_arms),
-        ("layout spinner mode", L + _SPINMODE, 1, SPIN_NONE, SPIN_ALL),
-        ("layout spinners", L + _NSPIN, 1, 0, n_spin),
-    ]
-    for a in range(max_arms):
-        ar = L + _HDR + 4 * a
-        out += [(f"layout arm {a} end", ar, 1, 0, max_pip), (f"layout arm {a} double", ar + 1, 1, 0, 1),
-                (f"layout arm {a} tiles", ar + 2, 1, 0, n_tiles), (f"layout arm {a} open", ar + 3, 1, 0, 1)]
-    for k in range(n_spin):
-        sp = L + _HDR + 4 * max_arms + 4 * k
-        out += [(f"layout spinner {k} host arm", sp, 1, -1, max_arms - 1),
-                (f"layout spinner {k} host length", sp + 1, 1, 0, n_tiles),
-                (f"layout spinner {k} first branch", sp + 2, 1, 0, max_arms - 2),
-                (f"layout spinner {k} opened", sp + 3, 1, 0, 1)]
+# ---- the layout's part of a game's row (slots.py) and checking one read from outside the engine
+def lay_block(row: Slots, capacity: int, *, arms=None, max_pip, n_tiles, name: str = "layout") -> int:
+    """Reserve ``lay_size(capacity)`` slots of `row` for a layout; return its first slot L. The
+    block's entries for a game come from the layout's tables: `arms` (an int or a function of
+    the game; default `capacity`), `max_pip` and `n_tiles` (ints or functions) set the ranges."""
+    arms = capacity if arms is None else arms
+    start = row.size
+
+    def expand(game) -> list[Entry]:
+        dims = LayoutDims(resolve(arms, game), resolve(max_pip, game), resolve(n_tiles, game))
+        if not 2 <= dims.max_arms <= capacity:
+            raise ValueError(f"{name}: {dims.max_arms} arms do not fit a block sized for {capacity}")
+        return lay_entries(start, dims, capacity, name)
+
+    return row.block(name, lay_size(capacity), expand,
+                     doc=f"layout block for up to {capacity} arms (layout.py)")
+
+
+def lay_entries(L: int, dims: LayoutDims, capacity: int | None = None, name: str = "layout") -> list[Entry]:
+    """The entries (slots.Entry) of a layout at L with ``dims.max_arms`` arms: header, arms and
+    spinners with their ranges, the packed history (checked by ``lay_problem``), and the slots
+    the config leaves unused in a block sized for `capacity` arms."""
+    m = dims.max_arms
+    out = record_entries(_LAYOUT, dims, L, f"{name} ")
+    for a in range(m):
+        out += record_entries(_ARM, dims, L + _HDR + _ARM_SIZE * a, f"{name} arm {a} ")
+    for k in range((m - 2) // 2):
+        out += record_entries(_SPIN, dims, L + _HDR + _ARM_SIZE * m + _SPIN_SIZE * k, f"{name} spinner {k} ")
+    h = L + _before_hist(m)
+    out.append(Entry(f"{name} history", h, _HIST_SLOTS,
+                     doc=f"int16 entries tile * {HIST_STRIDE} + arm, {_HIST_PER_SLOT} a slot; only those "
+                         f"below placed are read (lay_problem checks them)"))
+    spare = lay_size(capacity if capacity is not None else m) - lay_size(m)
+    if spare:
+        out.append(Entry(f"{name} spare", h + _HIST_SLOTS, spare, doc=f"unused with {m} arms"))
     return out
 
 
@@ -617,7 +679,7 @@ def lay_problem(s, L: int, max_arms: int, n_tiles: int) -> str | None:
     history entry below `placed` naming no tile or arm), or None."""
     if s[L + _NARMS] % 2:
         return f"layout arms in use is {int(s[L + _NARMS])} (an even number)"
-    first = _HIST_PER_SLOT * (L + _HDR + 4 * max_arms + 4 * ((max_arms - 2) // 2))
+    first = _HIST_PER_SLOT * (L + _before_hist(max_arms))
     entries = s.view(np.int16)[first:first + int(s[L + _PLACED])]
     bad = np.flatnonzero((entries < 0) | (entries // HIST_STRIDE >= n_tiles) | (entries % HIST_STRIDE >= max_arms))
     if bad.size:

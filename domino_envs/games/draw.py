@@ -65,16 +65,17 @@ from numba import njit
 
 from ..core import (
     check_deal_keys, deal_first, deal_hands, deal_stock, deal_tile_ids,
-    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, ConfigError,
+    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER, OK, ConfigError,
     DealError, Game, MAX_HANDS, StateError, MAX_TARGET, check_bool, check_choice, check_int, step_begin, step_gate,
 )
 from ..layout import (
-    SPIN_NONE, lay_arm_end, lay_problem, lay_slot_ranges, lay_history, lay_init, lay_line_fill_mask, lay_line_fits,
-    lay_line_open_pips, lay_line_single_action, lay_place_line, lay_placed, lay_playable, lay_size,
+    SPIN_NONE, lay_arm_end, lay_block, lay_problem, lay_history, lay_init, lay_line_fill_mask, lay_line_fits,
+    lay_line_open_pips, lay_line_single_action, lay_place_line, lay_placed, lay_playable,
     render_line,
 )
 from ..rng import rng_below
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
+from ..slots import ObsLayout, Slots
 from ..tiles import (
     MAX_TILES, PIP_MASK, TILE_A, TILE_B, mask_pips, num_tiles, pips_to_tiles, popcount, stream_bits,
     stream_end, tile_id, tile_name,
@@ -85,29 +86,67 @@ MAX_PLAYERS = 4
 # params
 P_NP, P_MAXPIP, P_NTILES, P_HAND, P_DRAW, P_MATCH, P_TARGET, P_FIRST, P_MAXHANDS = range(9)
 
-# state slots (after the common header)
+# state slots (after the common header), declared once (slots.py): bounds are functions of the game
 # hot slots first (touched every step), then the deck, packed one byte per tile (DECK_BYTES in the
 # row's bytes, `_deck(s)`): a draw reads it and a deal writes it, and packed it sits in the hot
 # cache lines (as one int64 slot per tile it was a cache miss at every draw in a batch of rows);
 # the layout's history (one write per placement, never cleared) last
-HANDS = HEADER_SIZE
-DECK_POS = HANDS + MAX_PLAYERS  # next tile drawn is deck[DECK_POS] (deck: the packed deck)
-BONE_END = DECK_POS + 1  # boneyard = deck[DECK_POS:BONE_END]; deck[BONE_END:n_tiles] out of play
-VOID = BONE_END + 1
-DRAWN = VOID + MAX_PLAYERS
-SCORES = DRAWN + MAX_PLAYERS
-LAST_PLACER = SCORES + MAX_PLAYERS
-LAST_WINNER = LAST_PLACER + 1
-FIRST_SEAT = LAST_WINNER + 1
-JUST_DREW = FIRST_SEAT + 1  # 1 while the seat to act holds a tile it just drew and must play
-PLAYED_MASK = JUST_DREW + 1  # per seat: bitmask of the tiles it placed this hand
-DECK = PLAYED_MASK + MAX_PLAYERS  # first slot of the packed deck
+def _tiles(g):
+    return (1 << g.n_tiles) - 1
+
+
+def _nt(g):
+    return g.n_tiles
+
+
+def _last_seat(g):
+    return g.num_players - 1
+
+
+def _seats(g):
+    return g.num_players
+
+
+ROW = Slots("draw", base=HEADER)
+HANDS = ROW.slot("hands", MAX_PLAYERS, 0, _tiles, used=_seats, doc="tile bitmask per seat")
+DECK_POS = ROW.slot("deck position", 1, 0, _nt, doc="next tile drawn is deck[DECK_POS] (deck: the packed deck)")
+BONE_END = ROW.slot("boneyard end", 1, 0, _nt,
+                    doc="boneyard = deck[DECK_POS:BONE_END]; deck[BONE_END:n_tiles] out of play")
+VOID = ROW.slot("voids", MAX_PLAYERS, 0, lambda g: (1 << (g.config.max_pip + 1)) - 1,
+                doc="pip bitmask: numbers the seat showed it lacks")
+DRAWN = ROW.slot("drawn", MAX_PLAYERS, 0, _nt)
+SCORES = ROW.slot("scores", MAX_PLAYERS, 0, lambda g: int(g.obs_high()))
+LAST_PLACER = ROW.slot("last placer", 1, -1, _last_seat)
+LAST_WINNER = ROW.slot("last winner", 1, -1, _last_seat)
+FIRST_SEAT = ROW.slot("first seat", 1, 0, _last_seat)
+JUST_DREW = ROW.slot("just drew", 1, 0, 1, doc="1 while the seat to act holds a tile it just drew and must play")
+PLAYED_MASK = ROW.slot("played", MAX_PLAYERS, 0, _tiles, used=_seats,
+                       doc="per seat: bitmask of the tiles it placed this hand")
+DECK = ROW.slot("deck", (MAX_TILES + 7) // 8,
+                doc="packed: one int8 tile id per byte (_deck(s)); checked by _check_kernel")
 DECK_BYTES = DECK * 8  # tile k of the deck is _deck(s)[DECK_BYTES + k] (int8)
-LAY = DECK + (MAX_TILES + 7) // 8
-STATE_SIZE = LAY + lay_size(2)
+LAY = lay_block(ROW, 2, max_pip=lambda g: g.config.max_pip, n_tiles=_nt)
+STATE_SIZE = ROW.close()
 HOT_SIZE = DECK  # reset clears [0, HOT_SIZE); the deal writes the deck, lay_init the layout
 
+# D-1: tiles dealt to each seat by (max_pip, num_players); the rest is the boneyard
 DEFAULT_HAND = {(6, 2): 7, (6, 3): 5, (6, 4): 5, (9, 2): 9, (9, 3): 7, (9, 4): 7}
+
+
+def _obs_shapes(n, max_pip):
+    """The observation's pieces (module docstring), declared once: `obs_pieces` (so `decode`) and
+    the offsets `_obs_fill` writes at (OBS_AT) both come from here."""
+    nt, np1 = num_tiles(max_pip), max_pip + 1
+    return [
+        ("hand", (nt,)), ("played_by", (n, nt)), ("ends", (2, np1)), ("hand_sizes", (n,)),
+        ("boneyard", (1,)), ("voids", (n, np1)), ("drawn", (n,)), ("scores", (n,)),
+        ("to_move", (n,)), ("just_drew", (1,)),
+    ]
+
+
+OBS = ObsLayout(_obs_shapes, range(2, MAX_PLAYERS + 1), (6, 9))
+OBS_AT = OBS.at  # OBS_AT[n, max_pip, piece]: first entry of the piece
+I_HAND_SIZES, I_BONEYARD, I_DRAWN, I_SCORES = (OBS.index(k) for k in ("hand_sizes", "boneyard", "drawn", "scores"))
 
 
 @dataclass(frozen=True)
@@ -158,12 +197,17 @@ def _deal(s, p):
         s[VOID + k] = 0
         s[DRAWN + k] = 0
         s[PLAYED_MASK + k] = 0
+    # D-1: hs tiles to each seat (the D-1 table unless hand_size is set)
     s[DECK_POS] = shuffle_and_deal(s, H_RNG, _deck(s), DECK_BYTES, nt, HANDS, n, hs)
+    # the Block Game (drawing=False) has no boneyard: the undealt tiles stay out of play, so nobody
+    # ever draws (D-2's drawing never starts) and a seat that cannot play passes
     s[BONE_END] = nt if p[P_DRAW] == 1 else n * hs
+    # D-6: one line, two ends, no spinner (a double lies in line and opens two sides only)
     lay_init(s, LAY, 2, SPIN_NONE)
     if s[H_HAND] == 0:
         first = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, n)
     else:
+        # D-5: in a match, whoever placed the last tile of the previous hand starts the next
         first = s[LAST_PLACER]
     s[FIRST_SEAT] = first
     s[H_TURN] = first
@@ -187,7 +231,7 @@ def _end_hand(s, p, out_seat):
                 ties += 1
         if ties > 1:
             winner = -1
-    if winner >= 0:
+    if winner >= 0:  # D-3: the winner scores the sum of all opponents' pips (each loser pays its own)
         score = 0
         for k in range(n):
             if k != winner:
@@ -254,7 +298,9 @@ def _advance(s, p):
         if a >= 0:
             _place(s, p, seat, a >> 1, a & 1)
             continue
-        # nothing playable: draw until playable, else pass
+        # D-2: nothing playable: draw one tile at a time until one is playable (then it must be
+        # played: the next loop pass auto-plays it or stops at the seat's choice of ends); no
+        # reserve, the boneyard can be drawn to its last tile; boneyard empty: pass
         ends = lay_line_open_pips(s, LAY)  # (the line is never empty here: any tile leads)
         fits = lay_line_fits(s, LAY)
         if s[DECK_POS] < s[BONE_END]:
@@ -277,7 +323,7 @@ def _advance(s, p):
                 continue
         else:
             s[VOID + seat] |= ends
-        if not _anyone_can_play(s, p):
+        if not _anyone_can_play(s, p):  # blocked: nobody can play and the boneyard is empty
             _end_hand(s, p, -1)
             continue
         s[H_TURN] = seat + 1 if seat + 1 < n else 0
@@ -296,6 +342,8 @@ def _reset_kernel(s, seed, p):
 
 @njit(cache=True, inline="always")
 def _is_legal(s, p, a):
+    # D-2: a seat that can match an end must play a tile (there is no draw or pass action: those
+    # are forced steps, taken by _advance); D-6: the opener plays any tile
     t = a >> 1
     if t >= p[P_NTILES]:
         return False
@@ -397,14 +445,15 @@ def _obs_fill(s, v, out, n, nt, np1):
         t = s[H_TURN] - v
         to_move = 1 << (t if t >= 0 else t + n)
     stream_end(stream_bits(st, to_move | (s[JUST_DREW] << n), n + 1, out), out)
-    o = nt * (n + 1) + 2 * np1  # hand_sizes
-    od = o + n + 1 + n * np1  # drawn
+    o = OBS_AT[n, np1 - 1, I_HAND_SIZES]
+    od = OBS_AT[n, np1 - 1, I_DRAWN]
+    osc = OBS_AT[n, np1 - 1, I_SCORES]
     for r in range(n):
         j = v + r if v + r < n else v + r - n
         out[np.uint64(o + r)] = popcount(s[HANDS + j])
         out[np.uint64(od + r)] = s[DRAWN + j]
-        out[np.uint64(od + n + r)] = s[SCORES + j]
-    out[np.uint64(o + n)] = s[BONE_END] - s[DECK_POS]
+        out[np.uint64(osc + r)] = s[SCORES + j]
+    out[np.uint64(OBS_AT[n, np1 - 1, I_BONEYARD])] = s[BONE_END] - s[DECK_POS]
 
 
 @njit(cache=True)
@@ -451,6 +500,7 @@ class DrawGame(Game, kernels=globals()):
 
     Config = DrawConfig
     state_size = STATE_SIZE
+    slots = ROW
 
     def __init__(self, config: DrawConfig, name: str = "draw_v0"):
         c = config
@@ -465,12 +515,7 @@ class DrawGame(Game, kernels=globals()):
         super().__init__(config, name)
 
     def obs_pieces(self):
-        n, nt, np1 = self.num_players, self.n_tiles, self.config.max_pip + 1
-        return [
-            ("hand", (nt,)), ("played_by", (n, nt)), ("ends", (2, np1)), ("hand_sizes", (n,)),
-            ("boneyard", (1,)), ("voids", (n, np1)), ("drawn", (n,)), ("scores", (n,)),
-            ("to_move", (n,)), ("just_drew", (1,)),
-        ]
+        return OBS.pieces(self.num_players, self.config.max_pip)
 
     def obs_high(self) -> float:
         return float(max(self.config.target * 10, 1000))
@@ -542,21 +587,7 @@ class DrawGame(Game, kernels=globals()):
     def _tiles_of_mask(self, mask: int) -> list[tuple[int, int]]:
         return [(int(TILE_A[t]), int(TILE_B[t])) for t in range(self.n_tiles) if (mask >> t) & 1]
 
-    # ---- validate (core.Game.validate)
-    def slot_ranges(self):
-        n, nt, np1 = self.num_players, self.n_tiles, self.config.max_pip + 1
-        tiles, seats = (1 << nt) - 1, [("hands", HANDS), ("played", PLAYED_MASK)]
-        out = [(name, start, n, 0, tiles) for name, start in seats]
-        out += [(f"{name} of absent seats", start + n, MAX_PLAYERS - n, 0, 0) for name, start in seats]
-        out += [
-            ("deck position", DECK_POS, 1, 0, nt), ("boneyard end", BONE_END, 1, 0, nt),
-            ("voids", VOID, MAX_PLAYERS, 0, (1 << np1) - 1), ("drawn", DRAWN, MAX_PLAYERS, 0, nt),
-            ("scores", SCORES, MAX_PLAYERS, 0, int(self.obs_high())),
-            ("last placer", LAST_PLACER, 1, -1, n - 1), ("last winner", LAST_WINNER, 1, -1, n - 1),
-            ("first seat", FIRST_SEAT, 1, 0, n - 1), ("just drew", JUST_DREW, 1, 0, 1),
-        ]
-        return out + lay_slot_ranges(LAY, 2, self.config.max_pip, nt)
-
+    # ---- validate (core.Game.validate: the ranges of `slots`, then these)
     def _validate_more(self, state):
         problem = lay_problem(state, LAY, 2, self.n_tiles)
         if problem is None and state[DECK_POS] > state[BONE_END]:

@@ -132,11 +132,12 @@ from numba import njit
 
 from ..core import (
     check_deal_keys, deal_first, deal_hands, deal_stock,
-    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TURN, HEADER_SIZE, MAX_SEATS, OK, DealError,
+    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TURN, HEADER, MAX_SEATS, OK, DealError,
     Game, StateError, check_int, step_begin, step_gate,
 )
 from ..rng import rng_below, rng_shuffle
 from ..sampling import deal_consistent, shuffle_and_deal
+from ..slots import ObsLayout, Slots
 from ..tiles import lowest_bit, popcount, stream_bits, stream_end
 
 MAX_PLAYERS = 6
@@ -153,6 +154,8 @@ CARD_MASK = (1 << N_CARDS) - 1
 JOKER_MASK = (1 << JOKER0) | (1 << JOKER1)
 SEVENS_MASK = sum(1 << (su * 13 + 6) for su in range(4))
 
+# Table-1 penalty per tile id: A=1, 2..10 face value, J=11, Q=12, K=13, joker=20 (M7-2: the Ace of
+# Spades is 1 like every ace, not the strategy note's 15)
 PENALTY = np.array([r + 1 for su in range(4) for r in range(13)] + [20, 20], dtype=np.int64)
 
 DEAL_TABLE = {2: 25, 3: 16, 4: 12, 5: 9, 6: 8}
@@ -168,32 +171,42 @@ NUM_ACTIONS = 115
 # params
 P_NP, P_HAND, P_GAMES, P_FIRST = range(4)
 
-# state slots (after the common header)
-LIVE = HEADER_SIZE                 # MAX_SEATS live-tile masks
-KILLED = LIVE + MAX_SEATS          # MAX_SEATS killed-tile masks
-PILE = KILLED + MAX_SEATS          # N_TILES: deal order; pile = PILE[PILE_POS:PILE_END]
-PILE_POS = PILE + N_TILES
-PILE_END = PILE_POS + 1
-OUT = PILE_END + 1                 # tiles out of play (only hand-set deals name fewer than 54)
-LO = OUT + 1                       # 4: lowest rank per row (0 while the 7 is not out)
-HI = LO + 4                        # 4: highest rank per row
-COVER = HI + 4                     # 8: suit*2+end -> target card of an unfilled joker there, or -1
-JOKER_AT = COVER + 8               # mask over card ids of the slots where a joker lies
-PLAYED_BY = JOKER_AT + 1           # N_CARDS: seat that placed the card, -1 if not placed
-JPLAYED = PLAYED_BY + N_CARDS      # MAX_SEATS: jokers played
-DRAWN = JPLAYED + MAX_SEATS        # MAX_SEATS: tiles drawn this game
-LACK = DRAWN + MAX_SEATS           # MAX_SEATS: cards the seat's live hand is known to lack
-NKILL = LACK + MAX_SEATS           # kill events this game
-KSEAT = NKILL + 1                  # N_TILES: seat of the i-th kill
-KMASK = KSEAT + N_TILES            # N_TILES: what the i-th killed tile cannot be (public)
-PEN_TOTAL = KMASK + N_TILES        # MAX_SEATS: match penalty totals
-LAST_PEN = PEN_TOTAL + MAX_SEATS   # MAX_SEATS: penalties of the last finished game
-STARTER = LAST_PEN + MAX_SEATS     # starter of the current game
-WENT_OUT = STARTER + 1             # seat that went out in the last finished game, -1 if none
-PLAYABLE = WENT_OUT + 1            # cache of _calc_playable(s), refreshed whenever a row or cover changes
-PLACED = PLAYABLE + 1              # mask of the cards lying in the rows (PLAYED_BY >= 0)
-PLAYED_MASK = PLACED + 1           # MAX_SEATS: mask of the cards each seat placed
-STATE_SIZE = PLAYED_MASK + MAX_SEATS
+# state slots (after the common header), declared once (slots.py): bounds are functions of the game
+def _last_seat(g):
+    return g.num_players - 1
+
+
+def _high(g):
+    return int(g.obs_high())
+
+
+ROW = Slots("magic7", base=HEADER)
+LIVE = ROW.slot("live", MAX_SEATS, 0, ALL_MASK, used=lambda g: g.num_players, doc="live-tile bitmask per seat")
+KILLED = ROW.slot("killed", MAX_SEATS, 0, ALL_MASK, used=lambda g: g.num_players, doc="killed-tile bitmask per seat")
+PILE = ROW.slot("pile", N_TILES, -1, N_TILES - 1, doc="deal order; pile = PILE[PILE_POS:PILE_END]; -1 blanked")
+PILE_POS = ROW.slot("pile position", 1, 0, N_TILES)
+PILE_END = ROW.slot("pile end", 1, 0, N_TILES)
+OUT = ROW.slot("out of play", 1, 0, ALL_MASK, doc="tiles out of play (only hand-set deals name fewer than 54)")
+LO = ROW.slot("row low", 4, 0, 13, doc="lowest rank per row (0 while the 7 is not out)")
+HI = ROW.slot("row high", 4, 0, 13, doc="highest rank per row")
+COVER = ROW.slot("cover", 8, -1, N_CARDS - 1, doc="suit*2+end -> target card of an unfilled joker there, or -1")
+JOKER_AT = ROW.slot("joker at", 1, 0, CARD_MASK, doc="mask over card ids of the slots where a joker lies")
+PLAYED_BY = ROW.slot("played by", N_CARDS, -1, _last_seat, doc="per card: seat that placed it, -1 if not placed")
+JPLAYED = ROW.slot("jokers played", MAX_SEATS, 0, 2)
+DRAWN = ROW.slot("drawn", MAX_SEATS, 0, N_TILES, doc="tiles drawn this game")
+LACK = ROW.slot("lacks", MAX_SEATS, 0, CARD_MASK, doc="cards the seat's live hand is known to lack")
+NKILL = ROW.slot("kills", 1, 0, N_TILES, doc="kill events this game")
+KSEAT = ROW.slot("kill seat", N_TILES, 0, _last_seat, doc="seat of the i-th kill")
+KMASK = ROW.slot("kill mask", N_TILES, 0, ALL_MASK, doc="what the i-th killed tile cannot be (public)")
+PEN_TOTAL = ROW.slot("penalty totals", MAX_SEATS, 0, _high, doc="match penalty totals")
+LAST_PEN = ROW.slot("last penalties", MAX_SEATS, 0, _high, doc="penalties of the last finished game")
+STARTER = ROW.slot("starter", 1, 0, _last_seat, doc="starter of the current game")
+WENT_OUT = ROW.slot("went out", 1, -1, _last_seat, doc="seat that went out in the last finished game, -1 if none")
+PLAYABLE = ROW.slot("playable", 1, 0, CARD_MASK,
+                    doc="cache of _calc_playable(s), refreshed whenever a row or cover changes")
+PLACED = ROW.slot("placed", 1, 0, CARD_MASK, doc="mask of the cards lying in the rows (PLAYED_BY >= 0)")
+PLAYED_MASK = ROW.slot("played", MAX_SEATS, 0, CARD_MASK, doc="mask of the cards each seat placed")
+STATE_SIZE = ROW.close()
 
 
 @dataclass(frozen=True)
@@ -210,6 +223,26 @@ class Magic7Config:
         check_int(g, "num_games", self.num_games, 1, 1000)
         if self.first_seat is not None:
             check_int(g, "first_seat", self.first_seat, 0, self.num_players - 1)
+
+
+def _obs_shapes(n):
+    """The observation's pieces (module docstring), declared once: `obs_pieces` (so `decode`) and
+    the offsets `_obs_kernel` writes at (OBS_AT) both come from here."""
+    return [
+        ("hand", (4, 13)), ("hand_jokers", (1,)), ("killed", (4, 13)), ("killed_jokers", (1,)),
+        ("rows", (4, 13)), ("row_ends", (4, 2)), ("jokers", (4, 13)), ("covered", (4, 2)),
+        ("played_by", (n, N_CARDS)), ("jokers_played", (n,)), ("live_counts", (n,)),
+        ("killed_counts", (n,)), ("drawn", (n,)), ("lacks", (n, N_CARDS)), ("pile", (1,)),
+        ("penalties", (n,)), ("last_penalties", (n,)), ("games_played", (1,)), ("to_move", (n,)),
+    ]
+
+
+OBS = ObsLayout(_obs_shapes, range(2, MAX_PLAYERS + 1))
+OBS_AT = OBS.at  # OBS_AT[n, piece]: first entry of the piece
+(I_HAND_JOKERS, I_KILLED_JOKERS, I_ROW_ENDS, I_JPLAYED, I_LIVE, I_KILLED, I_DRAWN, I_PILE, I_PEN, I_LAST,
+ I_GAMES) = (OBS.index(k) for k in (
+    "hand_jokers", "killed_jokers", "row_ends", "jokers_played", "live_counts", "killed_counts", "drawn", "pile",
+    "penalties", "last_penalties", "games_played"))
 
 
 # ------------------------------------------------------------------------------ kernels
@@ -334,7 +367,7 @@ def _setup(s, p, first):
     for i in range(N_TILES):
         s[KSEAT + i] = 0
         s[KMASK + i] = 0
-    for k in range(p[P_NP]):
+    for k in range(p[P_NP]):  # M7-1: every 7 in a hand goes face up at once and starts its row
         sev = s[LIVE + k] & SEVENS_MASK
         s[LIVE + k] &= ~SEVENS_MASK
         while sev:
@@ -351,7 +384,7 @@ def _end_game(s, p, out_seat):
     """Score the game (out_seat: who went out, -1 if nobody did); deal the next or finish."""
     n = p[P_NP]
     tot = 0
-    for k in range(n):
+    for k in range(n):  # Table-1 penalties of every tile left in hand, killed ones included
         pk = _penalty(s[LIVE + k] | s[KILLED + k])
         s[LAST_PEN + k] = pk
         s[PEN_TOTAL + k] += pk
@@ -364,7 +397,7 @@ def _end_game(s, p, out_seat):
         s[H_DONE] = 1
         s[H_TURN] = -1
         return
-    first = out_seat
+    first = out_seat  # M7-7: the seat that went out starts the next game
     if first < 0:  # M7-7: lowest penalty, ties to the first in turn order from the starter
         best = 1 << 30
         k = s[STARTER]
@@ -377,53 +410,79 @@ def _end_game(s, p, out_seat):
     _deal(s, p, first)
 
 
+# Legality, written once: _legal_words is the only statement of what the seat to act may do;
+# _is_legal (the step's check), _count_legal (forced moves, sampling) and _mask_kernel read it.
+# An action a < A_KILL is bit a of the first word, a >= A_KILL bit a - A_KILL of the second.
+LOW_TARGETS = (1 << 6) - 1  # within a suit's 13 bits: ranks A..6, the low end's open positions
+HIGH_TARGETS = LOW_TARGETS << 7  # ranks 8..K, the high end's
+
+
+@njit(cache=True, inline="always")
+def _joker_slots(pm):
+    """Bit 2 * suit + end of every joker slot that exists, read off the open positions `pm`
+    (_playable: each open row end has exactly one, below 7 for the low end, above for the high)."""
+    m = 0
+    for su in range(4):
+        r = pm >> (13 * su)
+        if r & LOW_TARGETS:
+            m |= 1 << (2 * su)
+        if r & HIGH_TARGETS:
+            m |= 2 << (2 * su)
+    return m
+
+
+@njit(cache=True, inline="always")
+def _legal_words(s):
+    """The legal actions of the seat to act (episode running) as two bitmasks (lo, hi): bit a of
+    lo for actions 0..60 (play a card, a joker slot, draw), bit a - A_KILL of hi for 61..114
+    (kill a card, kill a joker, pass)."""
+    h = s[LIVE + s[H_TURN]]
+    if h == 0:
+        return 0, 1 << (A_PASS - A_KILL)  # pass: only with no live tiles (always forced)
+    pm = _playable(s)
+    # M7-3: jokers never count as playable (pm holds card positions only, never a joker's bit)
+    can = h & pm
+    lo = can
+    # M7-5: a joker may be played whenever its slot exists, whatever else the seat could do
+    if h & JOKER_MASK:
+        lo |= _joker_slots(pm) << A_JOKER
+    if can != 0:
+        return lo, 0
+    # M7-6: draw only with no playable card and a non-empty pile
+    if s[PILE_POS] < s[PILE_END]:
+        return lo | (1 << A_DRAW), 0
+    # M7-9: no playable card and an empty pile: kill one live tile ("kill a joker" is one action)
+    hi = h & CARD_MASK
+    if h & JOKER_MASK:
+        hi |= 1 << (A_KILL_JOKER - A_KILL)
+    return lo, hi
+
+
 @njit(cache=True, inline="always")
 def _count_legal(s, p):
-    """(number of legal actions, the action if exactly one) for the seat to act."""
-    seat = s[H_TURN]
-    h = s[LIVE + seat]
-    if h == 0:
-        return 1, A_PASS
-    pm = _playable(s)
-    can = h & pm
-    has_j = (h & JOKER_MASK) != 0
-    nslots = popcount(pm) if has_j else 0
-    if can != 0:
-        c = popcount(can) + nslots
-        return c, (lowest_bit(can) if c == 1 else -1)
-    if s[PILE_POS] < s[PILE_END]:
-        c = 1 + nslots
-        return c, (A_DRAW if c == 1 else -1)
-    cards = h & CARD_MASK
-    c = popcount(cards) + (1 if has_j else 0) + nslots
-    if c == 1:
-        return 1, (A_KILL + lowest_bit(cards) if cards != 0 else A_KILL_JOKER)
-    return c, -1
+    """(number of legal actions, the action if exactly one) for the seat to act (_legal_words)."""
+    lo, hi = _legal_words(s)
+    c = popcount(lo) + popcount(hi)
+    if c != 1:
+        return c, -1
+    return 1, (lowest_bit(lo) if lo != 0 else A_KILL + lowest_bit(hi))
 
 
 @njit(cache=True, inline="always")
 def _is_legal(s, p, a):
-    seat = s[H_TURN]
-    h = s[LIVE + seat]
-    pm = _playable(s)
-    can = h & pm
-    if a < N_CARDS:
-        return ((can >> a) & 1) == 1
-    if a < A_DRAW:
-        return (h & JOKER_MASK) != 0 and _slot_card(s, (a - A_JOKER) >> 1, (a - A_JOKER) & 1) >= 0
-    if a == A_DRAW:
-        return h != 0 and can == 0 and s[PILE_POS] < s[PILE_END]
-    if a < A_KILL_JOKER:
-        return can == 0 and s[PILE_POS] == s[PILE_END] and ((h >> (a - A_KILL)) & 1) == 1
-    if a == A_KILL_JOKER:
-        return can == 0 and s[PILE_POS] == s[PILE_END] and (h & JOKER_MASK) != 0
-    return h == 0
+    """Whether action a (0..NUM_ACTIONS-1) is legal for the seat to act (_legal_words)."""
+    lo, hi = _legal_words(s)
+    if a < A_KILL:
+        return (lo >> a) & 1 == 1
+    return (hi >> (a - A_KILL)) & 1 == 1
 
 
 @njit(cache=True, inline="always")
 def _finish_turn(s, p, seat):
     """After seat's turn: end the game if someone is out or no live tile is left, else pass on."""
     n = p[P_NP]
+    # M7-8: the game ends at once when a seat holds no tiles at all (it went out), else when no
+    # seat holds a live tile; play passes to seat (i+1) mod n (M7-1)
     if (s[LIVE + seat] | s[KILLED + seat]) == 0:
         _end_game(s, p, seat)
         return
@@ -460,7 +519,7 @@ def _apply(s, p, a):
         if holder >= 0:  # M7-4: placed at once, out of turn
             s[LIVE + holder] &= ~(1 << c)
             _lay(s, c, holder)
-        else:  # in the pile (pending) or killed (wasted): the end is covered
+        else:  # M7-4: in the pile (pending) or killed (wasted): the end is covered
             s[COVER + 2 * su + e] = c
             _refresh_playable(s, su)
         # M7-5: a joker that was its player's last tile: that player went out (the move completes
@@ -474,12 +533,12 @@ def _apply(s, p, a):
         s[PILE_POS] += 1
         s[DRAWN + seat] += 1
         if t < N_CARDS and ((SEVENS_MASK >> t) & 1 == 1 or ((pm >> t) & 1) == 1 or ((_pending(s) >> t) & 1) == 1):
-            _lay(s, t, seat)  # M7-6: a playable draw, a 7 or a joker's target goes out at once
+            _lay(s, t, seat)  # M7-6: a playable draw, a 7 (M7-1) or a joker's target goes out at once
             s[LACK + seat] |= pm
         else:
             s[LIVE + seat] |= 1 << t
             s[LACK + seat] = pm  # the kept tile is unseen: earlier lacks no longer hold
-    elif a < A_PASS:
+    elif a < A_PASS:  # M7-9: the killed tile stays in the hand for scoring, dead for good
         if a == A_KILL_JOKER:
             t = JOKER0 if (s[LIVE + seat] >> JOKER0) & 1 else JOKER1
         else:
@@ -510,6 +569,7 @@ def _reset_kernel(s, seed, p):
         s[i] = 0
     s[H_RNG] = seed
     s[WENT_OUT] = -1
+    # M7-7: the starter of game 1 is random (seeded) unless first_seat fixes it
     first = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, p[P_NP])
     _deal(s, p, first)
     _advance(s, p)
@@ -530,39 +590,23 @@ def _step_kernel(s, a, p):
 
 @njit(cache=True, inline="always")
 def _mask_kernel(s, p, out):
+    """The legal actions (_legal_words) as an int8 mask; zeros once over."""
     out[:] = 0
     if s[H_DONE] == 1:
         return
-    seat = s[H_TURN]
-    h = s[LIVE + seat]
-    if h == 0:
-        out[A_PASS] = 1
-        return
-    pm = _playable(s)
-    can = h & pm
-    if h & JOKER_MASK:
-        for su in range(4):
-            for e in range(2):
-                if _slot_card(s, su, e) >= 0:
-                    out[A_JOKER + 2 * su + e] = 1
-    if can:
-        while can:
-            out[lowest_bit(can)] = 1
-            can &= can - 1
-    elif s[PILE_POS] < s[PILE_END]:
-        out[A_DRAW] = 1
-    else:
-        cards = h & CARD_MASK
-        while cards:
-            out[A_KILL + lowest_bit(cards)] = 1
-            cards &= cards - 1
-        if h & JOKER_MASK:
-            out[A_KILL_JOKER] = 1
+    lo, hi = _legal_words(s)
+    while lo:
+        out[lowest_bit(lo)] = 1
+        lo &= lo - 1
+    while hi:
+        out[A_KILL + lowest_bit(hi)] = 1
+        hi &= hi - 1
 
 
 @njit(cache=True)
 def _legal_set_kernel(s, p, out):
-    """Legality action by action through the step's own check (tests compare it with the mask)."""
+    """Legality action by action through the step's own check. Here the step and the mask read
+    the same _legal_words, so tests/games/test_magic7_legality.py checks it against the rules."""
     out[:] = 0
     if s[H_DONE] == 1:
         return
@@ -710,21 +754,21 @@ def _obs_kernel(s, p, v, out):
         to_move = 1 << (t if t >= 0 else t + n)
     # pile, penalties, last_penalties, games_played (zeros), to_move
     stream_end(stream_bits(st, to_move << (2 * n + 2), 3 * n + 2, out), out)
-    out[N_CARDS] = popcount(h & JOKER_MASK)
-    out[105] = popcount(kd & JOKER_MASK)
+    at = OBS_AT[n]
+    out[at[I_HAND_JOKERS]] = popcount(h & JOKER_MASK)
+    out[at[I_KILLED_JOKERS]] = popcount(kd & JOKER_MASK)
+    o_ends = at[I_ROW_ENDS]
     for su in range(4):
-        out[158 + 2 * su] = s[LO + su]
-        out[159 + 2 * su] = s[HI + su]
-    o_jplayed = 226 + n * N_CARDS
-    o_live = o_jplayed + n
-    o_killed = o_live + n
-    o_drawn = o_killed + n
-    o_pile = o_drawn + n + n * N_CARDS
-    o_pen = o_pile + 1
-    o_last = o_pen + n
-    o_games = o_last + n
-    out[np.uint64(o_pile)] = s[PILE_END] - s[PILE_POS]
-    out[np.uint64(o_games)] = s[H_HAND]
+        out[o_ends + 2 * su] = s[LO + su]
+        out[o_ends + 1 + 2 * su] = s[HI + su]
+    o_jplayed = at[I_JPLAYED]
+    o_live = at[I_LIVE]
+    o_killed = at[I_KILLED]
+    o_drawn = at[I_DRAWN]
+    o_pen = at[I_PEN]
+    o_last = at[I_LAST]
+    out[np.uint64(at[I_PILE])] = s[PILE_END] - s[PILE_POS]
+    out[np.uint64(at[I_GAMES])] = s[H_HAND]
     for r in range(n):
         j = v + r if v + r < n else v + r - n
         out[np.uint64(o_jplayed + r)] = s[JPLAYED + j]
@@ -886,6 +930,7 @@ class Magic7Game(Game, kernels=globals()):
 
     Config = Magic7Config
     state_size = STATE_SIZE
+    slots = ROW
     num_actions = NUM_ACTIONS
 
     def __init__(self, config: Magic7Config, name: str = "magic7_v0"):
@@ -900,14 +945,7 @@ class Magic7Game(Game, kernels=globals()):
         super().__init__(config, name)
 
     def obs_pieces(self):
-        n = self.num_players
-        return [
-            ("hand", (4, 13)), ("hand_jokers", (1,)), ("killed", (4, 13)), ("killed_jokers", (1,)),
-            ("rows", (4, 13)), ("row_ends", (4, 2)), ("jokers", (4, 13)), ("covered", (4, 2)),
-            ("played_by", (n, N_CARDS)), ("jokers_played", (n,)), ("live_counts", (n,)),
-            ("killed_counts", (n,)), ("drawn", (n,)), ("lacks", (n, N_CARDS)), ("pile", (1,)),
-            ("penalties", (n,)), ("last_penalties", (n,)), ("games_played", (1,)), ("to_move", (n,)),
-        ]
+        return OBS.pieces(self.num_players)
 
     def obs_high(self) -> float:
         # all 54 tiles but the 7s are worth 4 * (91 - 7) + 40 = 376 penalty points
@@ -1033,26 +1071,7 @@ class Magic7Game(Game, kernels=globals()):
         return {"hands": [names(h) for h in hands], "stock": [t if t >= N_CARDS else tile_name(t) for t in stock],
                 "first": int(s[STARTER])}
 
-    # ---- validate (core.Game.validate)
-    def slot_ranges(self):
-        n, cards = self.num_players, (1 << N_CARDS) - 1
-        hi = int(self.obs_high())
-        return [
-            ("live", LIVE, n, 0, ALL_MASK), ("live of absent seats", LIVE + n, MAX_SEATS - n, 0, 0),
-            ("killed", KILLED, n, 0, ALL_MASK), ("killed of absent seats", KILLED + n, MAX_SEATS - n, 0, 0),
-            ("pile", PILE, N_TILES, -1, N_TILES - 1), ("pile position", PILE_POS, 1, 0, N_TILES),
-            ("pile end", PILE_END, 1, 0, N_TILES), ("out of play", OUT, 1, 0, ALL_MASK),
-            ("row low", LO, 4, 0, 13), ("row high", HI, 4, 0, 13), ("cover", COVER, 8, -1, N_CARDS - 1),
-            ("joker at", JOKER_AT, 1, 0, cards), ("played by", PLAYED_BY, N_CARDS, -1, n - 1),
-            ("jokers played", JPLAYED, MAX_SEATS, 0, 2), ("drawn", DRAWN, MAX_SEATS, 0, N_TILES),
-            ("lacks", LACK, MAX_SEATS, 0, cards), ("kills", NKILL, 1, 0, N_TILES),
-            ("kill seat", KSEAT, N_TILES, 0, n - 1), ("kill mask", KMASK, N_TILES, 0, ALL_MASK),
-            ("penalty totals", PEN_TOTAL, MAX_SEATS, 0, hi), ("last penalties", LAST_PEN, MAX_SEATS, 0, hi),
-            ("starter", STARTER, 1, 0, n - 1), ("went out", WENT_OUT, 1, -1, n - 1),
-            ("playable", PLAYABLE, 1, 0, cards), ("placed", PLACED, 1, 0, cards),
-            ("played", PLAYED_MASK, MAX_SEATS, 0, cards),
-        ]
-
+    # ---- validate (core.Game.validate: the ranges of `slots`, then these)
     def _validate_more(self, state):
         s = state
         problem = None

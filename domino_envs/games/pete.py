@@ -99,16 +99,17 @@ from numba import njit
 
 from ..core import (
     check_deal_keys, deal_first, deal_hands, deal_stock, deal_tile_ids,
-    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, ConfigError,
+    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER, OK, ConfigError,
     DealError, Game, StateError, check_bool, check_int, is_int, step_begin, step_gate,
 )
 from ..layout import (
     SPIN_FIRST, lay_arm_double, lay_arm_end, lay_arm_len, lay_arm_open, lay_can_place, lay_count,
     lay_fill_mask, lay_history, lay_history_entry, lay_init, lay_num_arms, lay_open_pips, lay_place,
-    lay_offered_arm, lay_placed, lay_playable, lay_problem, lay_single_action, lay_size, lay_slot_ranges, render_cross,
+    lay_block, lay_offered_arm, lay_placed, lay_playable, lay_problem, lay_single_action, render_cross,
 )
 from ..rng import rng_below
 from ..sampling import deal_consistent, mask_to_array, shuffle_and_deal
+from ..slots import ObsLayout, Slots
 from ..tiles import (
     PIP_MASK, TILE_A, TILE_B, mask_pips, popcount, stream_bits, stream_end, tile_id, tile_name,
 )
@@ -129,24 +130,25 @@ FULL_MASK = (1 << NT) - 1
 # params
 P_DBLX, P_MATCH, P_TARGET, P_FIRST = range(4)
 
-# state slots (after the common header)
-HANDS = HEADER_SIZE
-PLAYED_BY = HANDS + NP
-VOID = PLAYED_BY + NT
-NOLEAD = VOID + NP
-CHIPS = NOLEAD + NP
-HAND_WON = CHIPS + NP  # 1 for each seat that took a chip in the last finished hand
-DESIGNATED = HAND_WON + NP  # designated leader of this hand (P-5)
-LEADER = DESIGNATED + 1  # seat that led this hand, -1 before the lead
-EXTRA = LEADER + 1  # 1 while the seat to act plays an extra turn
-SPIN_TILE = EXTRA + 1  # the spinner tile, -1 before one is out
-COUNT = SPIN_TILE + 1  # the count after the last placement (0 before the lead)
-PLAYED_MASK = COUNT + 1  # per seat: bitmask of the tiles it placed this hand
-LAY = PLAYED_MASK + NP
-STATE_SIZE = LAY + lay_size(NARMS)
+# state slots (after the common header), declared once (slots.py)
+ROW = Slots("seven_toed_pete", base=HEADER)
+HANDS = ROW.slot("hands", NP, 0, FULL_MASK, doc="tile bitmask per seat")
+PLAYED_BY = ROW.slot("played by", NT, -1, NP - 1, doc="per tile: seat that placed it, -1 if not placed")
+VOID = ROW.slot("voids", NP, 0, (1 << NPIP) - 1, doc="pip bitmask: numbers the seat showed it lacks")
+NOLEAD = ROW.slot("no lead", NP, 0, 1, doc="1: the seat passed the lead duty (P-5)")
+CHIPS = ROW.slot("chips", NP, 0, lambda g: g.config.chips_to_win)
+HAND_WON = ROW.slot("hand won", NP, 0, 1, doc="1 for each seat that took a chip in the last finished hand")
+DESIGNATED = ROW.slot("designated leader", 1, 0, NP - 1, doc="designated leader of this hand (P-5)")
+LEADER = ROW.slot("leader", 1, -1, NP - 1, doc="seat that led this hand, -1 before the lead")
+EXTRA = ROW.slot("extra turn", 1, 0, 1, doc="1 while the seat to act plays an extra turn")
+SPIN_TILE = ROW.slot("spinner tile", 1, -1, NT - 1, doc="the spinner tile, -1 before one is out")
+COUNT = ROW.slot("count", 1, 0, 100, doc="the count after the last placement (0 before the lead)")
+PLAYED_MASK = ROW.slot("played", NP, 0, FULL_MASK, doc="per seat: bitmask of the tiles it placed this hand")
+LAY = lay_block(ROW, NARMS, max_pip=NPIP - 1, n_tiles=NT)
 # the deal shuffles its deck in the layout block (lay_size(4) >= NT) and clears it once the hands are
 # dealt (lay_init clears only the layout header, and a hidden tile must not stay in a dead slot)
-DECK = LAY
+DECK = ROW.view("deal scratch", LAY, NT, doc="the deal's shuffled deck, zeroed once dealt (in the layout block)")
+STATE_SIZE = ROW.close()
 
 
 @dataclass(frozen=True)
@@ -194,6 +196,7 @@ def _deal(s, p):
     for i in range(NT):  # the deck lies in the layout's slots: no dealt tile may stay in them
         s[DECK + i] = 0
     _new_hand(s, p)
+    # P-5: the designated leader is random (or first_leader) in hand 1, then moves one seat on
     if s[H_HAND] == 0:
         d = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, NP)
     else:
@@ -221,6 +224,7 @@ def _anyone_can_play(s):
 @njit(cache=True, _nrt=False)
 def _end_hand(s, p):
     """Chips for the hand (P-7), rewards, and the next hand or the end of the episode."""
+    # P-7: every seat that dominoed takes a chip; if nobody did, the lowest pip total(s)
     won = 0
     for k in range(NP):
         if s[HANDS + k] == 0:
@@ -245,7 +249,7 @@ def _end_hand(s, p):
             s[HAND_WON + k] = 0
     s[H_HAND] += 1
     over = p[P_MATCH] == 0
-    if not over:
+    if not over:  # P-7: a match ends once some seat holds chips_to_win chips at the end of a hand
         for k in range(NP):
             if s[CHIPS + k] >= p[P_TARGET]:
                 over = True
@@ -269,9 +273,10 @@ def _place(s, p, seat, t, arm):
     s[HANDS + seat] &= ~(1 << t)
     s[PLAYED_BY + t] = seat
     s[PLAYED_MASK + seat] |= 1 << t
+    # P-1: the lead is counted like any other placement (a lone lead tile counts all its pips)
     c = lay_count(s, LAY)
     s[COUNT] = c
-    if s[HANDS + seat] == 0:  # dominoed (P-4)
+    if s[HANDS + seat] == 0:  # dominoed (P-4): no extra turn, the seat leaves the turn order
         s[EXTRA] = 0
         nxt = _next_holder(s, seat)
         if nxt < 0 or not _anyone_can_play(s):
@@ -279,6 +284,8 @@ def _place(s, p, seat, t, arm):
         else:
             s[H_TURN] = nxt
         return
+    # P-3: a scoring play (count > 0, a multiple of 5) gives the same seat another turn; P-2 with
+    # double_extra_turn: so does a double (one extra turn even if it also scores)
     if (c > 0 and c % 5 == 0) or (p[P_DBLX] == 1 and TILE_A[t] == TILE_B[t]):
         s[EXTRA] = 1  # same seat again
     else:
@@ -331,7 +338,7 @@ def _is_legal(s, p, a):
     arm = a & 3
     if (s[HANDS + s[H_TURN]] >> t) & 1 == 0:
         return False
-    if lay_placed(s, LAY) == 0:
+    if lay_placed(s, LAY) == 0:  # P-5: the lead is a double or a scoring tile, on arm 0
         return arm == 0 and (LEAD_MASK >> t) & 1 == 1
     # a tile fitting twin arms (layout.py) is offered on the lowest one: the others mirror it
     return lay_can_place(s, LAY, t, arm) and lay_offered_arm(s, LAY, arm)
@@ -410,21 +417,28 @@ def _mask_kernel(s, p, out):
     lay_fill_mask(s, LAY, s[HANDS + s[H_TURN]], LEAD_MASK, NARMS, out)
 
 
-# offsets of the observation pieces (see the module docstring)
-O_PLAYED = NT
-O_ARMS = O_PLAYED + NP * NT
-O_SPIN = O_ARMS + NARMS * NPIP + 2 * NARMS
-O_BRANCH = O_SPIN + NPIP
-O_COUNT = O_BRANCH + 1
-O_SIZES = O_COUNT + 1
-O_VOIDS = O_SIZES + NP
-O_NOLEAD = O_VOIDS + NP * NPIP
-O_DOMINOED = O_NOLEAD + NP
-O_CHIPS = O_DOMINOED + NP
-O_LEADER = O_CHIPS + NP
-O_TO_MOVE = O_LEADER + NP
-O_EXTRA = O_TO_MOVE + NP
-OBS_SIZE = O_EXTRA + 1
+def _obs_shapes():
+    """The observation's pieces (module docstring), declared once: `obs_pieces` (so `decode`) and
+    the offsets `_obs_kernel` writes at both come from here."""
+    return [
+        ("hand", (NT,)), ("played_by", (NP, NT)), ("arm_ends", (NARMS, NPIP)), ("arm_tiles", (NARMS,)),
+        ("arm_double", (NARMS,)), ("spinner", (NPIP,)), ("branches_open", (1,)), ("count", (1,)),
+        ("hand_sizes", (NP,)), ("voids", (NP, NPIP)), ("no_lead", (NP,)), ("dominoed", (NP,)),
+        ("chips", (NP,)), ("leader", (NP,)), ("to_move", (NP,)), ("extra_turn", (1,)),
+    ]
+
+
+OBS = ObsLayout(_obs_shapes)
+_O = dict(zip(OBS.names, OBS.offsets()))  # offsets of the pieces: plain ints (NP == 4 is fixed)
+O_PLAYED = _O["played_by"]
+O_ARMS = _O["arm_ends"]
+O_ARM_TILES = _O["arm_tiles"]
+O_ARM_DOUBLE = _O["arm_double"]
+O_COUNT = _O["count"]
+O_SIZES = _O["hand_sizes"]
+O_NOLEAD = _O["no_lead"]
+O_CHIPS = _O["chips"]
+O_EXTRA = _O["extra_turn"]
 
 
 @njit(cache=True, inline="always")
@@ -465,8 +479,8 @@ def _obs_kernel(s, p, v, out):
     stream_end(stream_bits(st, voids | (flags << (NP * NPIP + NP)), NP * NPIP + 5 * NP + 1, out), out)
     for a in range(NARMS):
         used = a < na
-        out[O_ARMS + NARMS * NPIP + a] = lay_arm_len(s, LAY, a) if used else 0
-        out[O_ARMS + NARMS * NPIP + NARMS + a] = lay_arm_double(s, LAY, a) if lay_arm_open(s, LAY, a) else 0
+        out[O_ARM_TILES + a] = lay_arm_len(s, LAY, a) if used else 0
+        out[O_ARM_DOUBLE + a] = lay_arm_double(s, LAY, a) if lay_arm_open(s, LAY, a) else 0
     out[O_COUNT] = s[COUNT]
     for r in range(NP):
         j = (v + r) & 3
@@ -530,6 +544,7 @@ class PeteGame(Game, kernels=globals()):
 
     Config = PeteConfig
     state_size = STATE_SIZE
+    slots = ROW
     reward_scale = float(REWARD_SCALE)
 
     def __init__(self, config: PeteConfig, name: str = "seven_toed_pete_v0"):
@@ -545,12 +560,7 @@ class PeteGame(Game, kernels=globals()):
         super().__init__(config, name)
 
     def obs_pieces(self):
-        return [
-            ("hand", (NT,)), ("played_by", (NP, NT)), ("arm_ends", (NARMS, NPIP)), ("arm_tiles", (NARMS,)),
-            ("arm_double", (NARMS,)), ("spinner", (NPIP,)), ("branches_open", (1,)), ("count", (1,)),
-            ("hand_sizes", (NP,)), ("voids", (NP, NPIP)), ("no_lead", (NP,)), ("dominoed", (NP,)),
-            ("chips", (NP,)), ("leader", (NP,)), ("to_move", (NP,)), ("extra_turn", (1,)),
-        ]
+        return OBS.pieces()
 
     def obs_high(self) -> float:
         return float(max(100, self.config.chips_to_win))
@@ -635,17 +645,7 @@ class PeteGame(Game, kernels=globals()):
             deal["chips"] = [int(c) for c in s[CHIPS:CHIPS + NP]]
         return deal
 
-    # ---- validate (core.Game.validate)
-    def slot_ranges(self):
-        return [
-            ("hands", HANDS, NP, 0, FULL_MASK), ("played by", PLAYED_BY, NT, -1, NP - 1),
-            ("voids", VOID, NP, 0, (1 << NPIP) - 1), ("no lead", NOLEAD, NP, 0, 1),
-            ("chips", CHIPS, NP, 0, self.config.chips_to_win), ("hand won", HAND_WON, NP, 0, 1),
-            ("designated leader", DESIGNATED, 1, 0, NP - 1), ("leader", LEADER, 1, -1, NP - 1),
-            ("extra turn", EXTRA, 1, 0, 1), ("spinner tile", SPIN_TILE, 1, -1, NT - 1),
-            ("count", COUNT, 1, 0, 100), ("played", PLAYED_MASK, NP, 0, FULL_MASK),
-        ] + lay_slot_ranges(LAY, NARMS, NPIP - 1, NT)
-
+    # ---- validate (core.Game.validate: the ranges of `slots`, then these)
     def _validate_more(self, state):
         problem = lay_problem(state, LAY, NARMS, NT)
         if problem:

@@ -133,17 +133,18 @@ from numba import njit
 
 from ..core import (
     check_deal_keys, deal_first, deal_hands, deal_stock, deal_tile_ids, is_int,
-    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, MAX_SEATS, OK,
+    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER, MAX_SEATS, OK,
     ConfigError, DealError, Game, StateError, MAX_HANDS, MAX_TARGET, check_bool, check_choice, check_int, step_begin,
     step_gate,
 )
 from ..layout import (
     SPIN_ALL, SPIN_FIRST, SPIN_NONE, lay_arm_end, lay_arm_open, lay_can_place, lay_count,
     lay_fill_mask, lay_history, lay_init, lay_num_arms, lay_obs_arms, lay_open_pips, lay_place,
-    lay_offered_arm, lay_placed, lay_playable, lay_problem, lay_single_action, lay_size, lay_slot_ranges, render_cross,
+    lay_block, lay_offered_arm, lay_placed, lay_playable, lay_problem, lay_single_action, render_cross,
 )
 from ..rng import rng_below
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
+from ..slots import ObsLayout, Slots
 from ..tiles import (
     TILE_A, TILE_B, expand_bits, mask_pips, pips_to_tiles, popcount, tile_id, tile_name,
 )
@@ -166,29 +167,42 @@ FULL_MASK = (1 << N_TILES) - 1
 (P_NP, P_TEAMS, P_SPIN, P_ARMS, P_AWARD, P_MATCH, P_TARGET, P_MAXHANDS, P_FIRST,
  P_RESERVE, P_ARM_BITS) = range(11)  # P_ARM_BITS: log2 of P_ARMS (2, 4 or 16 arms)
 
-# state slots (after the common header)
-HANDS = HEADER_SIZE
-DECK = HANDS + MAX_PLAYERS
-DECK_POS = DECK + N_TILES  # next tile drawn is DECK[DECK_POS]
-BONE_END = DECK_POS + 1  # boneyard = DECK[DECK_POS:BONE_END]; DECK[BONE_END:28] out of play (test deals)
-PLAYED_BY = BONE_END + 1
-VOID = PLAYED_BY + N_TILES
-NOSPEC = VOID + MAX_PLAYERS  # 1: the seat showed it holds no special tile
-DRAWN = NOSPEC + MAX_PLAYERS
-WASHED = DRAWN + MAX_PLAYERS
-SCORES = WASHED + MAX_PLAYERS
-PENDING = SCORES + MAX_PLAYERS  # rewards earned during reset / set_deal, paid with the first step
-SETTER = PENDING + MAX_PLAYERS  # nominal setter of this hand (T-5)
-DUTY = SETTER + 1  # seat holding the set duty, -1 once the set is down
-EXTRA = DUTY + 1  # 1 while the seat to act owes an obliged extra play
-JUST_DREW = EXTRA + 1
-OUT_SEAT = JUST_DREW + 1  # seat that went out in the last finished hand, -1 none
-LAST_WINNER = OUT_SEAT + 1  # a seat of the side that won the last hand's award, -1 none
-LAST_AWARD = LAST_WINNER + 1  # points of that award
-COUNT = LAST_AWARD + 1  # the count after the last placement (0 before the set)
-PLAYED_MASK = COUNT + 1  # per seat: bitmask of the tiles it placed this hand
-LAY = PLAYED_MASK + MAX_PLAYERS
-STATE_SIZE = LAY + lay_size(16)
+# state slots (after the common header), declared once (slots.py): bounds are functions of the game
+def _last_seat(g):
+    return g.num_players - 1
+
+
+def _high(g):
+    return int(g.obs_high())
+
+
+ROW = Slots("racehorse", base=HEADER)
+HANDS = ROW.slot("hands", MAX_PLAYERS, 0, FULL_MASK, used=lambda g: g.num_players, doc="tile bitmask per seat")
+DECK = ROW.slot("deck", N_TILES, -1, N_TILES - 1, doc="the deal order of the tiles")
+DECK_POS = ROW.slot("deck position", 1, 0, N_TILES, doc="next tile drawn is DECK[DECK_POS]")
+BONE_END = ROW.slot("boneyard end", 1, 0, N_TILES,
+                    doc="boneyard = DECK[DECK_POS:BONE_END]; DECK[BONE_END:28] out of play (test deals)")
+PLAYED_BY = ROW.slot("played by", N_TILES, -1, _last_seat, doc="per tile: seat that placed it, -1 if not placed")
+VOID = ROW.slot("voids", MAX_PLAYERS, 0, (1 << NP1) - 1, doc="pip bitmask: numbers the seat showed it lacks")
+NOSPEC = ROW.slot("no special", MAX_PLAYERS, 0, 1, doc="1: the seat showed it holds no special tile")
+DRAWN = ROW.slot("drawn", MAX_PLAYERS, 0, N_TILES)
+WASHED = ROW.slot("washed up", MAX_PLAYERS, 0, 1)
+SCORES = ROW.slot("scores", MAX_PLAYERS, 0, _high)
+PENDING = ROW.slot("pending rewards", MAX_PLAYERS, lambda g: -int(g.reward_scale) * _high(g),
+                   lambda g: int(g.reward_scale) * _high(g),
+                   doc="rewards earned during reset / set_deal, paid with the first step")
+SETTER = ROW.slot("setter", 1, 0, _last_seat, doc="nominal setter of this hand (T-5)")
+DUTY = ROW.slot("set duty", 1, -1, _last_seat, doc="seat holding the set duty, -1 once the set is down")
+EXTRA = ROW.slot("extra play", 1, 0, 1, doc="1 while the seat to act owes an obliged extra play")
+JUST_DREW = ROW.slot("just drew", 1, 0, 1)
+OUT_SEAT = ROW.slot("out seat", 1, -1, _last_seat, doc="seat that went out in the last finished hand, -1 none")
+LAST_WINNER = ROW.slot("last winner", 1, -1, _last_seat,
+                       doc="a seat of the side that won the last hand's award, -1 none")
+LAST_AWARD = ROW.slot("last award", 1, 0, _high, doc="points of that award")
+COUNT = ROW.slot("count", 1, 0, 1000, doc="the count after the last placement (0 before the set)")
+PLAYED_MASK = ROW.slot("played", MAX_PLAYERS, 0, FULL_MASK, doc="per seat: bitmask of the tiles it placed this hand")
+LAY = lay_block(ROW, 16, arms=lambda g: g.num_arms, max_pip=NP1 - 1, n_tiles=N_TILES)
+STATE_SIZE = ROW.close()
 
 
 @dataclass(frozen=True)
@@ -219,6 +233,26 @@ class RacehorseConfig:
             check_int(g, "first_setter", self.first_setter, 0, self.num_players - 1)
 
 
+def _obs_shapes(n, arms):
+    """The observation's pieces (module docstring), declared once: `obs_pieces` (so `decode`) and
+    the offsets `_obs_kernel` writes at (OBS_AT) both come from here."""
+    return [
+        ("hand", (N_TILES,)), ("played_by", (n, N_TILES)), ("arm_ends", (arms, NP1)),
+        ("arm_tiles", (arms,)), ("arm_double", (arms,)), ("count", (1,)), ("hand_sizes", (n,)),
+        ("boneyard", (1,)), ("voids", (n, NP1)), ("no_special", (n,)), ("drawn", (n,)),
+        ("washed_up", (n,)), ("scores", (n,)), ("to_move", (n,)), ("setter", (n,)),
+        ("extra_play", (1,)), ("just_drew", (1,)),
+    ]
+
+
+OBS = ObsLayout(_obs_shapes, range(2, MAX_PLAYERS + 1), sorted(SPIN_ARMS.values()))
+OBS_AT = OBS.at  # OBS_AT[n, arms, piece]: first entry of the piece
+(I_PLAYED_BY, I_ARM_ENDS, I_COUNT, I_SIZES, I_BONEYARD, I_VOIDS, I_NOSPEC, I_DRAWN, I_WASHED, I_SCORES,
+ I_TO_MOVE, I_SETTER, I_EXTRA, I_JUST_DREW) = (OBS.index(k) for k in (
+    "played_by", "arm_ends", "count", "hand_sizes", "boneyard", "voids", "no_special", "drawn", "washed_up",
+    "scores", "to_move", "setter", "extra_play", "just_drew"))
+
+
 # ------------------------------------------------------------------------------ kernels
 @njit(cache=True, _nrt=False)
 def _is_special(t):
@@ -242,6 +276,7 @@ def _new_hand_slots(s, p):
     for t in range(N_TILES):
         s[PLAYED_BY + t] = -1
     s[COUNT] = 0
+    # T-4: the layout's spinner policy (none / first double / all doubles) and its arms
     lay_init(s, LAY, p[P_ARMS], p[P_SPIN])
     s[EXTRA] = 0
     s[JUST_DREW] = 0
@@ -254,8 +289,10 @@ def _deal(s, p):
     n = p[P_NP]
     for k in range(MAX_PLAYERS):
         s[HANDS + k] = 0
+    # T-1: 7 tiles each, the rest is the boneyard (14 / 7 / 0 tiles for 2 / 3 / 4 players)
     s[DECK_POS] = shuffle_and_deal(s, H_RNG, s, DECK, N_TILES, HANDS, n, HAND_SIZE)
     s[BONE_END] = N_TILES
+    # T-5: the setter is random (or first_setter) in hand 1, then one seat after the nominal one
     if s[H_HAND] == 0:
         s[SETTER] = p[P_FIRST] if p[P_FIRST] >= 0 else rng_below(s, H_RNG, n)
     else:
@@ -265,6 +302,7 @@ def _deal(s, p):
 
 @njit(cache=True, _nrt=False)
 def _side(p, k):
+    # T-1: with teams seats 0 & 2 play against 1 & 3
     return k & 1 if p[P_TEAMS] == 1 else k
 
 
@@ -280,7 +318,7 @@ def _over(s):
 def _add_points(s, p, seat, k):
     """Seat's side scores k points: scores and zero-sum rewards (units of 1/6)."""
     n = p[P_NP]
-    if p[P_TEAMS] == 1:
+    if p[P_TEAMS] == 1:  # T-1: a point either partner wins is the team's
         for j in range(n):
             if (j & 1) == (seat & 1):
                 s[SCORES + j] += k
@@ -313,6 +351,7 @@ def _end_hand(s, p, out_seat):
     best = 1 << 30
     ties = 0
     all_pips = 0
+    # T-11: every side's pip total (a team's: both partners'); the unique lowest eligible one wins
     for sd in range(nsides):
         total = 0
         eligible = False
@@ -321,7 +360,7 @@ def _end_hand(s, p, out_seat):
                 total += mask_pips(s[HANDS + k])
                 eligible |= s[WASHED + k] == 0
         all_pips += total
-        if not eligible:
+        if not eligible:  # T-9: a side of washed-up seats only cannot win
             continue
         if total < best:
             best = total
@@ -333,7 +372,8 @@ def _end_hand(s, p, out_seat):
         winner = -1  # T-10
     award = 0
     if winner >= 0:
-        pips = all_pips - best  # the other sides' totals
+        pips = all_pips - best  # the other sides' totals (T-11)
+        # T-8: award="per_pip" 1 point a pip; "per_five" rounded to the nearest 5, a point per 5
         award = pips if p[P_AWARD] == 0 else (pips + 2) // 5
         if award > 0:
             _add_points(s, p, winner, award)
@@ -342,7 +382,7 @@ def _end_hand(s, p, out_seat):
     s[LAST_AWARD] = award
     s[H_HAND] += 1
     over = p[P_MATCH] == 0
-    if not over:
+    if not over:  # T-12: a match goes on until a side reaches target
         if _target_reached(s, p):
             over = True
         elif s[H_HAND] >= p[P_MAXHANDS]:
@@ -410,6 +450,7 @@ def _place(s, p, seat, t, arm):
     s[PLAYED_MASK + seat] |= 1 << t
     s[JUST_DREW] = 0
     s[DUTY] = -1
+    # T-3: every placement is counted, the set included; a positive multiple of 5 scores count / 5
     c = lay_count(s, LAY)
     s[COUNT] = c
     if c > 0 and c % 5 == 0:
@@ -421,6 +462,8 @@ def _place(s, p, seat, t, arm):
             s[H_HAND] += 1
             _over(s)
             return
+    # T-2: a special tile (double or score tile) obliges the same seat to play again; T-3: the set
+    # (always special) too, and obligations chain
     if _is_special(t):
         if s[HANDS + seat] == 0 and p[P_NP] == 4:
             s[WASHED + seat] = 1  # T-6, 4 players
@@ -479,6 +522,8 @@ def _advance(s, p):
                     continue  # holds exactly one special tile: a forced set
             _pass_turn(s, p, seat)
             continue
+        # T-7: nothing playable (a normal turn or an obliged play, T-3): 2-3 players draw until
+        # a playable tile comes and must play it; 4 players, or nothing to draw: the turn ends
         ends = lay_open_pips(s, LAY)
         if n < 4:
             reserve = p[P_RESERVE] if hand == 0 else 0  # T-6
@@ -538,8 +583,9 @@ def _is_legal(s, p, a):
         return False
     if (s[HANDS + s[H_TURN]] >> t) & 1 == 0:
         return False
-    if lay_placed(s, LAY) == 0:
+    if lay_placed(s, LAY) == 0:  # T-5: the set is a special tile, on arm 0
         return arm == 0 and _is_special(t)
+    # T-7: play is compulsory: placements are the only actions (draws and passes are forced steps)
     # a tile fitting twin arms (layout.py) is offered on the lowest one: the others mirror it
     return lay_can_place(s, LAY, t, arm) and lay_offered_arm(s, LAY, arm)
 
@@ -634,24 +680,25 @@ def _obs_kernel(s, p, v, out):
     n = p[P_NP]
     A = p[P_ARMS]
     expand_bits(s[HANDS + v], out, 0, N_TILES)
-    o_arms = N_TILES + n * N_TILES
-    o = lay_obs_arms(s, LAY, A, NP1, out, o_arms)
-    out[o] = s[COUNT]
-    o_sizes = o + 1
-    out[o_sizes + n] = _boneyard(s)
-    o_voids = o_sizes + n + 1
-    o_nospec = o_voids + n * NP1
-    o_drawn = o_nospec + n
-    o_washed = o_drawn + n
-    o_scores = o_washed + n
-    o_to_move = o_scores + n
-    o_setter = o_to_move + n
+    at = OBS_AT[n, A]
+    lay_obs_arms(s, LAY, A, NP1, out, at[I_ARM_ENDS])  # arm_ends, arm_tiles, arm_double
+    out[at[I_COUNT]] = s[COUNT]
+    o_played = at[I_PLAYED_BY]
+    o_sizes = at[I_SIZES]
+    out[at[I_BONEYARD]] = _boneyard(s)
+    o_voids = at[I_VOIDS]
+    o_nospec = at[I_NOSPEC]
+    o_drawn = at[I_DRAWN]
+    o_washed = at[I_WASHED]
+    o_scores = at[I_SCORES]
+    o_to_move = at[I_TO_MOVE]
+    o_setter = at[I_SETTER]
     live = s[H_DONE] == 0
     turn = s[H_TURN] if live else -1
     duty = s[DUTY] if live else -1
     j = v
     for r in range(n):
-        expand_bits(s[PLAYED_MASK + j], out, N_TILES + r * N_TILES, N_TILES)
+        expand_bits(s[PLAYED_MASK + j], out, o_played + r * N_TILES, N_TILES)
         out[o_sizes + r] = popcount(s[HANDS + j])
         expand_bits(s[VOID + j], out, o_voids + r * NP1, NP1)
         out[o_nospec + r] = s[NOSPEC + j]
@@ -661,9 +708,8 @@ def _obs_kernel(s, p, v, out):
         out[o_to_move + r] = 1 if j == turn else 0
         out[o_setter + r] = 1 if j == duty else 0
         j = j + 1 if j + 1 < n else 0
-    o = o_setter + n
-    out[o] = s[EXTRA]
-    out[o + 1] = s[JUST_DREW]
+    out[at[I_EXTRA]] = s[EXTRA]
+    out[at[I_JUST_DREW]] = s[JUST_DREW]
 
 
 @njit(cache=True)
@@ -711,6 +757,7 @@ class RacehorseGame(Game, kernels=globals()):
 
     Config = RacehorseConfig
     state_size = STATE_SIZE
+    slots = ROW
     reward_scale = 6.0
 
     def __init__(self, config: RacehorseConfig, name: str = "racehorse_v0"):
@@ -729,14 +776,7 @@ class RacehorseGame(Game, kernels=globals()):
         super().__init__(config, name)
 
     def obs_pieces(self):
-        n, A = self.num_players, self.num_arms
-        return [
-            ("hand", (N_TILES,)), ("played_by", (n, N_TILES)), ("arm_ends", (A, NP1)),
-            ("arm_tiles", (A,)), ("arm_double", (A,)), ("count", (1,)), ("hand_sizes", (n,)),
-            ("boneyard", (1,)), ("voids", (n, NP1)), ("no_special", (n,)), ("drawn", (n,)),
-            ("washed_up", (n,)), ("scores", (n,)), ("to_move", (n,)), ("setter", (n,)),
-            ("extra_play", (1,)), ("just_drew", (1,)),
-        ]
+        return OBS.pieces(self.num_players, self.num_arms)
 
     def obs_high(self) -> float:
         return float(max(self.config.target * 10, 1000))
@@ -827,26 +867,7 @@ class RacehorseGame(Game, kernels=globals()):
         stock = [(int(TILE_A[t]), int(TILE_B[t])) for t in deck[dealt_end:s[BONE_END]]]
         return {"hands": hands, "stock": stock, "first": int(s[SETTER])}
 
-    # ---- validate (core.Game.validate)
-    def slot_ranges(self):
-        n, arms = self.num_players, int(self.params[P_ARMS])
-        hi = int(self.obs_high())
-        units = int(self.reward_scale) * hi
-        return [
-            ("hands", HANDS, n, 0, FULL_MASK), ("hands of absent seats", HANDS + n, MAX_PLAYERS - n, 0, 0),
-            ("deck", DECK, N_TILES, -1, N_TILES - 1), ("deck position", DECK_POS, 1, 0, N_TILES),
-            ("boneyard end", BONE_END, 1, 0, N_TILES), ("played by", PLAYED_BY, N_TILES, -1, n - 1),
-            ("voids", VOID, MAX_PLAYERS, 0, (1 << 7) - 1), ("no special", NOSPEC, MAX_PLAYERS, 0, 1),
-            ("drawn", DRAWN, MAX_PLAYERS, 0, N_TILES), ("washed up", WASHED, MAX_PLAYERS, 0, 1),
-            ("scores", SCORES, MAX_PLAYERS, 0, hi),
-            ("pending rewards", PENDING, MAX_PLAYERS, -units, units),
-            ("setter", SETTER, 1, 0, n - 1), ("set duty", DUTY, 1, -1, n - 1),
-            ("extra play", EXTRA, 1, 0, 1), ("just drew", JUST_DREW, 1, 0, 1),
-            ("out seat", OUT_SEAT, 1, -1, n - 1), ("last winner", LAST_WINNER, 1, -1, n - 1),
-            ("last award", LAST_AWARD, 1, 0, hi), ("count", COUNT, 1, 0, 1000),
-            ("played", PLAYED_MASK, MAX_PLAYERS, 0, FULL_MASK),
-        ] + lay_slot_ranges(LAY, arms, 6, N_TILES)
-
+    # ---- validate (core.Game.validate: the ranges of `slots`, then these)
     def _validate_more(self, state):
         problem = lay_problem(state, LAY, int(self.params[P_ARMS]), N_TILES)
         if problem is None and not state[DECK_POS] <= state[BONE_END]:

@@ -110,14 +110,15 @@ from numba import njit
 
 from ..core import (
     check_deal_keys, deal_hands, deal_stock, deal_tile_ids,
-    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER_SIZE, OK, DealError,
+    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER, OK, DealError,
     Game, StateError, MAX_HANDS, MAX_TARGET, check_bool, check_choice, check_int, step_begin, step_gate,
 )
 from ..layout import (
     SPIN_NONE, lay_arm_end, lay_arm_open, lay_close_arm, lay_history, lay_init, lay_place_touching,
-    lay_placed, lay_problem, lay_size, lay_slot_ranges,
+    lay_block, lay_placed, lay_problem,
 )
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
+from ..slots import ObsLayout, Slots
 from ..tiles import (
     PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit, mask_pips, popcount, tile_id, tile_name,
 )
@@ -151,22 +152,32 @@ ABOVE = np.array([sum(1 << u for u in range(NT) if LEAD_RANK[u] > LEAD_RANK[t]) 
 # params
 P_NP, P_HAND, P_ZERO, P_MATCH, P_TARGET, P_MAXHANDS = range(6)
 
-# state slots (after the common header)
-HANDS = HEADER_SIZE
-DECK = HANDS + MAX_PLAYERS
-DECK_POS = DECK + NT  # market = DECK[DECK_POS:NT]
-PLAYED_BY = DECK_POS + 1
-LACKS = PLAYED_BY + NT
-DRAWN = LACKS + MAX_PLAYERS
-WON = DRAWN + MAX_PLAYERS  # units of 1/UNIT point
-PAID = WON + MAX_PLAYERS
-PASSES = PAID + MAX_PLAYERS
-JUST_DREW = PASSES + 1
-STARTER = JUST_DREW + 1
-WINNERS = STARTER + 1  # bitmask of the last hand's winners (rendering)
-PLAYED_MASK = WINNERS + 1  # per seat: bitmask of the tiles it placed this hand
-LAY = PLAYED_MASK + MAX_PLAYERS
-STATE_SIZE = LAY + lay_size(2)
+# state slots (after the common header), declared once (slots.py): bounds are functions of the game
+def _last_seat(g):
+    return g.num_players - 1
+
+
+def _points(g):
+    return UNIT * int(g.obs_high())
+
+
+ROW = Slots("sum7", base=HEADER)
+HANDS = ROW.slot("hands", MAX_PLAYERS, 0, FULL, used=lambda g: g.num_players, doc="tile bitmask per seat")
+DECK = ROW.slot("deck", NT, -1, NT - 1, doc="the deal order of the tiles")
+DECK_POS = ROW.slot("deck position", 1, 0, NT, doc="market = DECK[DECK_POS:NT]")
+PLAYED_BY = ROW.slot("played by", NT, -1, _last_seat, doc="per tile: seat that placed it, -1 if not placed")
+LACKS = ROW.slot("lacks", MAX_PLAYERS, 0, FULL, doc="tile bitmask: tiles the seat showed it lacks")
+DRAWN = ROW.slot("drawn", MAX_PLAYERS, 0, NT)
+WON = ROW.slot("won", MAX_PLAYERS, 0, _points, doc="units of 1/UNIT point")
+PAID = ROW.slot("paid", MAX_PLAYERS, 0, _points, doc="units of 1/UNIT point")
+PASSES = ROW.slot("passes", 1, 0, lambda g: g.num_players, doc="passes in succession (S-10)")
+JUST_DREW = ROW.slot("just drew", 1, 0, 1)
+STARTER = ROW.slot("starter", 1, 0, _last_seat)
+WINNERS = ROW.slot("winners", 1, 0, lambda g: (1 << g.num_players) - 1,
+                   doc="bitmask of the last hand's winners (rendering)")
+PLAYED_MASK = ROW.slot("played", MAX_PLAYERS, 0, FULL, doc="per seat: bitmask of the tiles it placed this hand")
+LAY = lay_block(ROW, 2, max_pip=6, n_tiles=NT)
+STATE_SIZE = ROW.close()
 
 
 @dataclass(frozen=True)
@@ -194,10 +205,30 @@ class Sum7Config:
         return HAND_SIZES[(self.deal, self.num_players)]
 
 
+def _obs_shapes(n):
+    """The observation's pieces (module docstring), declared once: `obs_pieces` (so `decode`) and
+    the offsets `_obs_kernel` writes at (OBS_AT) both come from here."""
+    return [
+        ("hand", (NT,)), ("played_by", (n, NT)), ("required", (2, 6)), ("closed", (2,)),
+        ("traps_live", (1,)), ("placements", (1,)), ("hand_sizes", (n,)), ("market", (1,)),
+        ("lacks", (n, NT)), ("drawn", (n,)), ("passes", (1,)), ("won", (n,)), ("paid", (n,)),
+        ("to_move", (n,)), ("just_drew", (1,)),
+    ]
+
+
+OBS = ObsLayout(_obs_shapes, range(2, MAX_PLAYERS + 1))
+OBS_AT = OBS.at  # OBS_AT[n, piece]: first entry of the piece
+(I_PLAYED_BY, I_REQUIRED, I_CLOSED, I_TRAPS, I_PLACEMENTS, I_SIZES, I_MARKET, I_LACKS, I_DRAWN, I_PASSES,
+ I_WON, I_PAID, I_TO_MOVE, I_JUST_DREW) = (OBS.index(k) for k in (
+    "played_by", "required", "closed", "traps_live", "placements", "hand_sizes", "market", "lacks", "drawn",
+    "passes", "won", "paid", "to_move", "just_drew"))
+
+
 # ------------------------------------------------------------------------------ kernels
 @njit(cache=True, inline="always")
 def _live(s, p):
     """Whether zero tiles may be placed now (S-4, S-7)."""
+    # S-4: from the 7th placement on (6 tiles down); S-7 "wild": from the start
     return p[P_ZERO] == ZR_WILD or lay_placed(s, LAY) >= 6
 
 
@@ -206,11 +237,11 @@ def _side_set(s, p, side):
     """Tiles (bitmask over all 28) that may go on `side` now."""
     if lay_placed(s, LAY) == 0 or not lay_arm_open(s, LAY, side):
         return 0
-    r = SEVEN - lay_arm_end(s, LAY, side)
+    r = SEVEN - lay_arm_end(s, LAY, side)  # an open side showing e requires 7 - e
     if _live(s, p):
-        m = PIP_MASK[r] & FULL  # includes the x-0 trap (0, r)
-        if p[P_ZERO] != ZR_STRICT:
-            m |= 1  # 0-0 (tile id 0) on any open side
+        m = PIP_MASK[r] & FULL  # includes the x-0 trap (0, r) (S-5)
+        if p[P_ZERO] != ZR_STRICT:  # S-7 "strict": 0-0 never goes down
+            m |= 1  # S-6: 0-0 (tile id 0) on any open side
         return m
     return PIP_MASK[r] & FULL & ~ZERO_TILES
 
@@ -235,6 +266,7 @@ def _offered_side_set(s, p, side):
 def _end_hand(s, p):
     """S-11 scoring, then the next hand (match) or the end (S-12)."""
     n = p[P_NP]
+    # S-11: remaining pips; every seat tied for fewest wins, the losers pay their pips, shared
     best = 1 << 30
     for k in range(n):
         pk = mask_pips(s[HANDS + k])
@@ -263,7 +295,7 @@ def _end_hand(s, p):
     s[WINNERS] = winners
     s[H_HAND] += 1
     over = p[P_MATCH] == 0
-    if not over:
+    if not over:  # S-12: the match ends after the first hand where a seat's score reaches target
         for k in range(n):
             if s[WON + k] - s[PAID + k] >= p[P_TARGET] * UNIT:
                 over = True
@@ -281,7 +313,7 @@ def _end_hand(s, p):
 @njit(cache=True, _nrt=False)
 def _place(s, p, seat, t, side):
     """Put tile t from seat's hand on side (legality checked by the caller); S-5/S-6/S-10."""
-    if TILE_A[t] == 0:  # zero tile: x-0 touches with x (0-0 with 0), the 0 faces out and closes
+    if TILE_A[t] == 0:  # S-5/S-6 zero tile: x-0 touches with x (0-0 with 0), the 0 faces out and closes
         lay_place_touching(s, LAY, t, side, TILE_B[t])
         lay_close_arm(s, LAY, side)
     else:
@@ -291,6 +323,8 @@ def _place(s, p, seat, t, side):
     s[PLAYED_MASK + seat] |= 1 << t
     s[PASSES] = 0
     s[JUST_DREW] = 0
+    # S-10: the hand ends when the seat placed its last tile, or the other side is closed (both
+    # sides closed now, or this placement went on the last open side)
     if s[HANDS + seat] == 0 or not lay_arm_open(s, LAY, 1 - side):
         _end_hand(s, p)
     else:
@@ -301,6 +335,8 @@ def _place(s, p, seat, t, side):
 def _start(s, p):
     """S-2/S-3: find the lead, record what it shows, and let the engine place it."""
     n = p[P_NP]
+    # S-2/S-3: the holder of the highest LEAD_RANK tile (a double 1-1..6-6, else the heaviest
+    # zero-free tile) leads it; every seat thereby shows it held no tile ranked above (lacks)
     best = -1
     seat = -1
     lead = -1
@@ -334,6 +370,7 @@ def _deal(s, p):
         s[HANDS + k] = 0
         s[LACKS + k] = 0
         s[DRAWN + k] = 0
+    # S-1: hs tiles each (deal="standard": 7; "seven_up": 7/6/5), the rest is the market
     s[DECK_POS] = shuffle_and_deal(s, H_RNG, s, DECK, NT, HANDS, n, hs)
     _new_hand(s, p)
 
@@ -373,7 +410,9 @@ def _advance(s, p):
                 _place(s, p, seat, lowest_bit(m1), 1)
             continue
         if c > 0:
-            return  # place or wait: a real decision
+            return  # S-8: place or wait: a real decision
+        # S-8/S-9: no placement: draw until a placeable tile comes (placed at once), market
+        # empty: a forced pass; drawing is never a choice, and the market can be drawn dry
         pl = _placeable(s, p)
         if s[DECK_POS] < NT:
             kept = 0
@@ -394,7 +433,7 @@ def _advance(s, p):
         else:
             s[LACKS + seat] |= pl
         s[PASSES] += 1  # forced pass
-        if s[PASSES] >= n:
+        if s[PASSES] >= n:  # S-10: every seat passed once in succession
             _end_hand(s, p)
         else:
             s[H_TURN] = seat + 1 if seat + 1 < n else 0
@@ -412,7 +451,7 @@ def _reset_kernel(s, seed, p):
 @njit(cache=True, _nrt=False)
 def _is_legal(s, p, a):
     hand = s[HANDS + s[H_TURN]]
-    if a == PASS:
+    if a == PASS:  # S-8: waiting is allowed only to a seat holding a placement (not after a draw)
         return s[JUST_DREW] == 0 and (hand & _placeable(s, p)) != 0
     t = a >> 1
     if (hand >> t) & 1 == 0:
@@ -439,7 +478,7 @@ def _step_kernel(s, a, p):
         return code
     step_begin(s)
     seat = s[H_TURN]
-    if a == PASS:
+    if a == PASS:  # S-8: a wait; S-10: it counts towards n passes in succession
         s[PASSES] += 1
         if s[PASSES] >= p[P_NP]:
             _end_hand(s, p)
@@ -517,28 +556,30 @@ def _obs_kernel(s, p, v, out):
     """Every slot written once (no clearing pass); bitmask pieces expanded bit by bit by tiles.expand_bits (one vectorizable loop)."""
     n = p[P_NP]
     expand_bits(s[HANDS + v], out, 0, NT)
-    o = NT + n * NT
+    at = OBS_AT[n]
+    o_req = at[I_REQUIRED]
+    o_closed = at[I_CLOSED]
     placed = lay_placed(s, LAY)
     for side in range(2):
         op = placed > 0 and lay_arm_open(s, LAY, side)
         # an open side showing e requires 7 - e: column 6 - e (ends of open sides are 1..6)
-        expand_bits((1 << (SEVEN - 1 - lay_arm_end(s, LAY, side))) if op else 0, out, o + side * 6, 6)
-        out[o + 12 + side] = 1 if placed > 0 and not op else 0
-    o += 14
-    out[o] = 1 if _live(s, p) else 0
-    out[o + 1] = placed
-    o_sizes = o + 2
-    out[o_sizes + n] = NT - s[DECK_POS]
-    o_lacks = o_sizes + n + 1
-    o_drawn = o_lacks + n * NT
-    out[o_drawn + n] = s[PASSES]
-    o_won = o_drawn + n + 1
-    o_paid = o_won + n
-    o_to_move = o_paid + n
+        expand_bits((1 << (SEVEN - 1 - lay_arm_end(s, LAY, side))) if op else 0, out, o_req + side * 6, 6)
+        out[o_closed + side] = 1 if placed > 0 and not op else 0
+    out[at[I_TRAPS]] = 1 if _live(s, p) else 0
+    out[at[I_PLACEMENTS]] = placed
+    o_played = at[I_PLAYED_BY]
+    o_sizes = at[I_SIZES]
+    out[at[I_MARKET]] = NT - s[DECK_POS]
+    o_lacks = at[I_LACKS]
+    o_drawn = at[I_DRAWN]
+    out[at[I_PASSES]] = s[PASSES]
+    o_won = at[I_WON]
+    o_paid = at[I_PAID]
+    o_to_move = at[I_TO_MOVE]
     turn = s[H_TURN] if s[H_DONE] == 0 else -1
     j = v
     for r in range(n):
-        expand_bits(s[PLAYED_MASK + j], out, NT + r * NT, NT)
+        expand_bits(s[PLAYED_MASK + j], out, o_played + r * NT, NT)
         out[o_sizes + r] = popcount(s[HANDS + j])
         expand_bits(s[LACKS + j], out, o_lacks + r * NT, NT)
         out[o_drawn + r] = s[DRAWN + j]
@@ -546,7 +587,7 @@ def _obs_kernel(s, p, v, out):
         out[o_paid + r] = s[PAID + j] / UNIT
         out[o_to_move + r] = 1 if j == turn else 0
         j = j + 1 if j + 1 < n else 0
-    out[o_to_move + n] = s[JUST_DREW]
+    out[at[I_JUST_DREW]] = s[JUST_DREW]
 
 
 @njit(cache=True)
@@ -596,6 +637,7 @@ class Sum7Game(Game, kernels=globals()):
 
     Config = Sum7Config
     state_size = STATE_SIZE
+    slots = ROW
     reward_scale = float(UNIT)
     PASS = PASS
 
@@ -612,13 +654,7 @@ class Sum7Game(Game, kernels=globals()):
         super().__init__(config, name)
 
     def obs_pieces(self):
-        n = self.num_players
-        return [
-            ("hand", (NT,)), ("played_by", (n, NT)), ("required", (2, 6)), ("closed", (2,)),
-            ("traps_live", (1,)), ("placements", (1,)), ("hand_sizes", (n,)), ("market", (1,)),
-            ("lacks", (n, NT)), ("drawn", (n,)), ("passes", (1,)), ("won", (n,)), ("paid", (n,)),
-            ("to_move", (n,)), ("just_drew", (1,)),
-        ]
+        return OBS.pieces(self.num_players)
 
     def obs_high(self) -> float:
         """Bound of every observation entry: won/paid add at most 168 points (every pip) per hand."""
@@ -699,20 +735,7 @@ class Sum7Game(Game, kernels=globals()):
         stock = [(int(TILE_A[t]), int(TILE_B[t])) for t in deck[dealt_end:]]
         return {"hands": hands, "stock": stock}
 
-    # ---- validate (core.Game.validate)
-    def slot_ranges(self):
-        n = self.num_players
-        score_hi = UNIT * int(self.obs_high())
-        return [
-            ("hands", HANDS, n, 0, FULL), ("hands of absent seats", HANDS + n, MAX_PLAYERS - n, 0, 0),
-            ("deck", DECK, NT, -1, NT - 1), ("deck position", DECK_POS, 1, 0, NT),
-            ("played by", PLAYED_BY, NT, -1, n - 1), ("lacks", LACKS, MAX_PLAYERS, 0, FULL),
-            ("drawn", DRAWN, MAX_PLAYERS, 0, NT), ("won", WON, MAX_PLAYERS, 0, score_hi),
-            ("paid", PAID, MAX_PLAYERS, 0, score_hi), ("passes", PASSES, 1, 0, n),
-            ("just drew", JUST_DREW, 1, 0, 1), ("starter", STARTER, 1, 0, n - 1),
-            ("winners", WINNERS, 1, 0, (1 << n) - 1), ("played", PLAYED_MASK, MAX_PLAYERS, 0, FULL),
-        ] + lay_slot_ranges(LAY, 2, 6, NT)
-
+    # ---- validate (core.Game.validate: the ranges of `slots`, then these)
     def _validate_more(self, state):
         problem = lay_problem(state, LAY, 2, NT)
         if problem:
