@@ -73,8 +73,10 @@ from ..layout import (
     lay_line_open_pips, lay_line_single_action, lay_place_line, lay_placed, lay_playable, lay_size,
     render_line,
 )
+from ..actions import ActionTable, tile_arm_table
 from ..rng import rng_below
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
+from ..table import Table, hand_number, line_play
 from ..tiles import (
     MAX_TILES, PIP_MASK, TILE_A, TILE_B, mask_pips, num_tiles, pips_to_tiles, popcount, stream_bits,
     stream_end, tile_id, tile_name,
@@ -449,6 +451,9 @@ def _sample_kernel(s, p, v, seed):
 class DrawGame(Game, kernels=globals()):
     """Draw Game / Block Game engine bound to one config."""
 
+    heuristic = "line"  # domino_agents.heuristic_line.LineHeuristic
+    docs_page = "draw.md"
+    spec_prefix = "D"
     Config = DrawConfig
     state_size = STATE_SIZE
 
@@ -492,6 +497,25 @@ class DrawGame(Game, kernels=globals()):
         if end == 0:
             return f"play {tile_name(t)} on the left end (or lead it)"
         return f"play {tile_name(t)} on the right end"
+
+    def action_table(self) -> ActionTable:
+        """Action ``tile * 2 + end`` places tile id ``tile`` on end 0 or 1 (core.Game.action_table)."""
+        return tile_arm_table("line", self.n_tiles, 2, self.num_actions)
+
+    # ---- pictures (core.Game.describe_table)
+    def describe_table(self, state: np.ndarray, table: Table, face_up: list[bool]) -> None:
+        s = state
+        for k, seat in enumerate(table.seats):
+            hand = self.hand(s, k)
+            seat.count = len(hand)
+            if face_up[k]:
+                seat.tiles = hand
+            seat.lines.append(f"score {self.scores(s)[k]}")
+        table.info.append(f"hand {hand_number(s)}")
+        if self.config.drawing:
+            table.info.append(f"boneyard {len(self.boneyard(s))}")
+        table.play = line_play(self.layout(s), self.line(s), {0, 1})
+        table.max_pip = self.config.max_pip
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:

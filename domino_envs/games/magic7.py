@@ -135,8 +135,10 @@ from ..core import (
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TURN, HEADER_SIZE, MAX_SEATS, OK, DealError,
     Game, StateError, check_int, step_begin, step_gate,
 )
+from ..actions import DRAW, JOKER, KILL, PASS, ActionTable, empty_columns
 from ..rng import rng_below, rng_shuffle
 from ..sampling import deal_consistent, shuffle_and_deal
+from ..table import RowsPlay, Table, hand_number
 from ..tiles import lowest_bit, popcount, stream_bits, stream_end
 
 MAX_PLAYERS = 6
@@ -884,6 +886,9 @@ def _mask_names(mask: int) -> list[str]:
 class Magic7Game(Game, kernels=globals()):
     """Magic-7 engine bound to one config (see the module docstring for rules and encodings)."""
 
+    heuristic = "magic7"  # domino_agents.heuristic_magic7.Magic7Heuristic
+    docs_page = "magic7.md"
+    spec_prefix = "M7"
     Config = Magic7Config
     state_size = STATE_SIZE
     num_actions = NUM_ACTIONS
@@ -959,6 +964,40 @@ class Magic7Game(Game, kernels=globals()):
         if a == A_KILL_JOKER:
             return "kill a joker"
         return "pass"
+
+    def action_table(self) -> ActionTable:
+        """Play a card (0..51), a joker on a slot (52..59), draw (60), kill a card (61..112) or a
+        joker (113), pass (114); a card or joker sheds its Table-1 penalty (core.Game.action_table)."""
+        kind, tile, arm, weight = empty_columns(NUM_ACTIONS)
+        penalty = PENALTY[:JOKER0 + 1].astype(np.float64)  # card ids, then 52: a joker (either)
+        tile[:N_CARDS] = np.arange(N_CARDS)
+        weight[:N_CARDS] = penalty[:N_CARDS]
+        kind[A_JOKER:A_DRAW] = JOKER
+        tile[A_JOKER:A_DRAW] = JOKER0
+        arm[A_JOKER:A_DRAW] = np.arange(A_DRAW - A_JOKER)  # 2 * suit + end
+        weight[A_JOKER:A_DRAW] = penalty[JOKER0]
+        kind[A_DRAW] = DRAW
+        kind[A_KILL:A_PASS] = KILL
+        tile[A_KILL:A_PASS] = np.arange(N_CARDS + 1)  # the cards, then A_KILL_JOKER: a joker
+        kind[A_PASS] = PASS
+        return ActionTable("magic7", 0, kind, tile, arm, weight, penalty)
+
+    # ---- pictures (core.Game.describe_table)
+    def describe_table(self, state: np.ndarray, table: Table, face_up: list[bool]) -> None:
+        s = state
+        pen = self.penalties(s)
+        for k, seat in enumerate(table.seats):
+            live = [card_id(c) for c in self.hand(s, k)]  # a joker is 'JK' (id 52: both jokers look alike)
+            dead = [card_id(c) for c in self.killed(s, k)]
+            seat.count, seat.killed = len(live), len(dead)
+            seat.lines.append(f"penalty {pen[k]}")
+            if face_up[k]:
+                seat.tiles, seat.killed_tiles = live, dead
+        table.info += [f"game {hand_number(s)}/{self.config.num_games}", f"pile {len(self.pile(s))}"]
+        waiting = {}
+        for (suit, end), target in self.covered(s).items():
+            waiting[(SUITS.index(suit), 0 if end == "low" else 1)] = card_id(target)
+        table.play = RowsPlay(self.rows(s), {card_id(c) for c in self.joker_cards(s)}, waiting)
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:

@@ -107,8 +107,10 @@ from ..layout import (
     lay_fill_mask, lay_history, lay_history_entry, lay_init, lay_num_arms, lay_open_pips, lay_place,
     lay_offered_arm, lay_placed, lay_playable, lay_problem, lay_single_action, lay_size, lay_slot_ranges, render_cross,
 )
+from ..actions import ActionTable, tile_arm_table
 from ..rng import rng_below
 from ..sampling import deal_consistent, mask_to_array, shuffle_and_deal
+from ..table import Table, hand_number, line_play
 from ..tiles import (
     PIP_MASK, TILE_A, TILE_B, mask_pips, popcount, stream_bits, stream_end, tile_id, tile_name,
 )
@@ -528,6 +530,9 @@ def _sample_kernel(s, p, v, seed):
 class PeteGame(Game, kernels=globals()):
     """Seven-Toed Pete engine bound to one config (rules: module docstring)."""
 
+    heuristic = "fives:pete"  # domino_agents.heuristic_fives.FivesHeuristic, Pete's weights
+    docs_page = "seven_toed_pete.md"
+    spec_prefix = "P"
     Config = PeteConfig
     state_size = STATE_SIZE
     reward_scale = float(REWARD_SCALE)
@@ -581,6 +586,26 @@ class PeteGame(Game, kernels=globals()):
         where = {0: "the left end (arm 0; also the lead)", 1: "the right end (arm 1)",
                  2: "the spinner's up branch (arm 2)", 3: "the spinner's down branch (arm 3)"}[arm]
         return f"play {tile_name(t)} on {where}"
+
+    def action_table(self) -> ActionTable:
+        """Action ``tile * 4 + arm`` places tile id ``tile`` on arm 0..3 (core.Game.action_table)."""
+        return tile_arm_table("line", NT, NARMS, self.num_actions)
+
+    # ---- pictures (core.Game.describe_table)
+    def describe_table(self, state: np.ndarray, table: Table, face_up: list[bool]) -> None:
+        s = state
+        for k, seat in enumerate(table.seats):
+            hand = self.hand(s, k)
+            seat.count = len(hand)
+            if face_up[k]:
+                seat.tiles = hand
+            seat.lines.append(f"chips {self.chips(s)[k]}")
+            if self.leader(s) == k:
+                seat.lines.append("led")
+            if seat.to_act and self.extra_turn(s):
+                seat.lines.append("extra turn")
+        table.info += [f"hand {hand_number(s)}", f"count {self.count(s)}"]
+        table.play = line_play(self.layout(s), self.line(s), self.open_ends(s))
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:

@@ -142,8 +142,10 @@ from ..layout import (
     lay_fill_mask, lay_history, lay_init, lay_num_arms, lay_obs_arms, lay_open_pips, lay_place,
     lay_offered_arm, lay_placed, lay_playable, lay_problem, lay_single_action, lay_size, lay_slot_ranges, render_cross,
 )
+from ..actions import ActionTable, tile_arm_table
 from ..rng import rng_below
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
+from ..table import Table, hand_number, line_play
 from ..tiles import (
     TILE_A, TILE_B, expand_bits, mask_pips, pips_to_tiles, popcount, tile_id, tile_name,
 )
@@ -709,6 +711,9 @@ def _sample_kernel(s, p, v, seed):
 class RacehorseGame(Game, kernels=globals()):
     """Racehorse engine bound to one config."""
 
+    heuristic = "fives:racehorse"  # domino_agents.heuristic_fives.FivesHeuristic, Racehorse's weights
+    docs_page = "racehorse.md"
+    spec_prefix = "T"
     Config = RacehorseConfig
     state_size = STATE_SIZE
     reward_scale = 6.0
@@ -770,6 +775,29 @@ class RacehorseGame(Game, kernels=globals()):
             return f"out of range (0..{self.num_actions - 1})"
         t, arm = divmod(int(action), self.num_arms)
         return f"play {tile_name(t)} on the {self.arm_name(arm)}"
+
+    def action_table(self) -> ActionTable:
+        """Action ``tile * num_arms + arm`` places tile id ``tile`` on that arm (core.Game.action_table)."""
+        return tile_arm_table("line", N_TILES, self.num_arms, self.num_actions)
+
+    # ---- pictures (core.Game.describe_table)
+    def describe_table(self, state: np.ndarray, table: Table, face_up: list[bool]) -> None:
+        s = state
+        setter = self.setter(s) if not s[H_DONE] else -1
+        for k, seat in enumerate(table.seats):
+            hand = self.hand(s, k)
+            seat.count = len(hand)
+            if face_up[k]:
+                seat.tiles = hand
+            seat.lines.append(f"score {self.scores(s)[k]}")
+            if self.washed_up(s)[k]:
+                seat.lines.append("washed up")
+            if setter == k:
+                seat.lines.append("sets")
+        table.info += [f"hand {hand_number(s)}", f"boneyard {len(self.boneyard(s))}"]
+        table.play = line_play(self.layout(s), self.line(s), self.open_ends(s))
+        if table.play is not None:
+            table.info.append(f"count {self.count(s)}")
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:

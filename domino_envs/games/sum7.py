@@ -117,7 +117,9 @@ from ..layout import (
     SPIN_NONE, lay_arm_end, lay_arm_open, lay_close_arm, lay_history, lay_init, lay_place_touching,
     lay_placed, lay_problem, lay_size, lay_slot_ranges,
 )
+from ..actions import ActionTable, tile_arm_table
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
+from ..table import LinePlay, Table, hand_number
 from ..tiles import (
     PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit, mask_pips, popcount, tile_id, tile_name,
 )
@@ -594,6 +596,9 @@ def _sample_kernel(s, p, v, seed):
 class Sum7Game(Game, kernels=globals()):
     """Domino Sum 7 engine bound to one config."""
 
+    heuristic = "sum7"  # domino_agents.heuristic_sum7.Sum7Heuristic
+    docs_page = "sum7.md"
+    spec_prefix = "S"
     Config = Sum7Config
     state_size = STATE_SIZE
     reward_scale = float(UNIT)
@@ -652,6 +657,33 @@ class Sum7Game(Game, kernels=globals()):
             return "pass (wait)"
         t, side = divmod(int(action), 2)
         return f"place {tile_name(t)} on the {'left' if side == 0 else 'right'} side"
+
+    def action_table(self) -> ActionTable:
+        """Action ``tile * 2 + side`` places tile id ``tile`` on a side; the last one is the pass
+        (core.Game.action_table)."""
+        return tile_arm_table("sum7", NT, 2, self.num_actions)
+
+    # ---- pictures (core.Game.describe_table)
+    def describe_table(self, state: np.ndarray, table: Table, face_up: list[bool]) -> None:
+        s = state
+        for k, seat in enumerate(table.seats):
+            hand = self.hand(s, k)
+            seat.count = len(hand)
+            if face_up[k]:
+                seat.tiles = hand
+            if self.config.match:
+                seat.lines.append(f"score {self.scores(s)[k]:g}")
+        req = self.required(s)
+        table.info += [f"hand {hand_number(s)}", f"market {len(self.market(s))}"]
+        if self.placements(s):
+            table.info.append(", ".join(f"{side} " + ("closed" if r is None else f"needs {r}")
+                                        for side, r in zip(("left", "right"), req)))
+        table.info.append("zero traps live" if self.traps_live(s) else "zero traps not yet")
+        line = self.line(s)
+        if line:
+            a, b, _ = line[0]
+            table.play = LinePlay((a, b), [(arm, i, o) for i, o, arm in line[1:]], {},
+                                  {k for k in (0, 1) if req[k] is not None}, {k for k in (0, 1) if req[k] is None})
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
