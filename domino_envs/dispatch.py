@@ -64,14 +64,13 @@ def game_id(game) -> int:
     cls = type(game)
     if cls in ENGINES:
         return ENGINES.index(cls)
-    if cls in _OUTSIDE:
-        return len(ENGINES) + _OUTSIDE.index(cls)
-    registered = {name: engine_class(name) for name in GAMES}
+    registered = {name: engine_class(name) for name in GAMES}  # now: a registration may be undone
     if cls not in registered.values():
         raise DominoError(f"{game.name}: no compiled dispatch for engine {cls.__name__}: it is the engine of "
                           f"no registered game (registry.GAMES: {sorted(registered)}); register it first")
-    _OUTSIDE.append(cls)
-    return len(ENGINES) + len(_OUTSIDE) - 1
+    if cls not in _OUTSIDE:
+        _OUTSIDE.append(cls)  # its id stays its own for the life of the process
+    return len(ENGINES) + _OUTSIDE.index(cls)
 
 
 _uncached_loops: dict = {}
@@ -80,7 +79,8 @@ _uncached_loops: dict = {}
 def _uncached(loop):
     """A copy of compiled function `loop` that never touches the disk cache (same options)."""
     if loop not in _uncached_loops:
-        _uncached_loops[loop] = njit(**loop.targetoptions)(loop.py_func)
+        options = {k: v for k, v in loop.targetoptions.items() if k != "nopython"}  # njit implies it
+        _uncached_loops[loop] = njit(**options)(loop.py_func)
     return _uncached_loops[loop]
 
 
