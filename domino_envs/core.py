@@ -12,7 +12,9 @@ a state is copying a row. Every row starts with the same header, read directly b
     H_REWARD  MAX_SEATS slots: each seat's reward from the last step, in units of 1/reward_scale
 
 A game subclass supplies compiled single-row kernels plus Python-side pieces (config, observation
-pieces, deals, rendering, action names); this base class turns them into the public methods:
+pieces, deals, rendering, action names, and what the layers above ask of a game: its action table,
+its table description for pictures, its heuristic family and its docs page; docs/adding_a_game.md
+lists them all); this base class turns them into the public methods:
 
     _reset_kernel(s, seed, p)          deal a new episode from an int64 seed, advance to a decision
     _step_kernel(s, a, p) -> code      OK / ERR_OVER / ERR_RANGE / ERR_ILLEGAL; the state is left

@@ -16,6 +16,10 @@ Layout algorithm: each arm lays its tiles in play order straight on while they f
 touching another tile, else snakes back (a corner tile, then the other way), the spinner's four arms
 each bending to its own side; the largest tile size whose layout fits is used, centred.
 
+What a game's picture shows is the engine's own description (`Game.describe_table`, filling in
+the plain data of table.py), so this module draws every game without a branch on which one it is:
+a line of dominoes, Magic-7's suit rows (its seats' tiles then drawn as cards), or an empty felt.
+
 Pillow is imported only inside the drawing functions (never by ``import domino_envs``, the vector
 env or training); without it a drawing call raises `PillowMissingError`. The ``domino render``
 command, which plays agents to a position first, is domino_training/render.py.

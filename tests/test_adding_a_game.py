@@ -286,7 +286,10 @@ def test_make_game_knows_it_by_its_registry_line(toy):
 def test_the_aec_env_passes_pettingzoo_api_test(toy):
     from pettingzoo.test import api_test
 
-    env = domino_envs.make("toy_v0", render_mode="ansi")
+    from domino_envs import toy_v0  # PettingZoo's import style, made from the registry line
+
+    env = toy_v0.env(render_mode="ansi")
+    assert env.game.name == "toy_v0" and isinstance(domino_envs.make("toy_v0").game, ToyGame)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         api_test(env, num_cycles=200)
