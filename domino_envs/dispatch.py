@@ -43,11 +43,11 @@ from numba.core.errors import NumbaIRAssumptionWarning
 from numba.extending import overload
 
 from .core import DominoError
-from .registry import GAMES, engine_class, engine_classes
+from . import registry
 
 _PACKAGE = __name__.rpartition(".")[0] + "."
 # the package's engines: index = dispatch id, loops cached on disk
-ENGINES = tuple(cls for cls in engine_classes() if cls.__module__.startswith(_PACKAGE))
+ENGINES = tuple(cls for cls in registry.engine_classes() if cls.__module__.startswith(_PACKAGE))
 # engine class name -> dispatch id, for the package's engines
 GAME_IDS = {cls.__name__: i for i, cls in enumerate(ENGINES)}
 _OUTSIDE: list = []  # engines registered from outside the package, ids len(ENGINES) + index
@@ -64,7 +64,7 @@ def game_id(game) -> int:
     cls = type(game)
     if cls in ENGINES:
         return ENGINES.index(cls)
-    registered = {name: engine_class(name) for name in GAMES}  # now: a registration may be undone
+    registered = {name: registry.engine_class(name) for name in registry.GAMES}  # now: registrations change
     if cls not in registered.values():
         raise DominoError(f"{game.name}: no compiled dispatch for engine {cls.__name__}: it is the engine of "
                           f"no registered game (registry.GAMES: {sorted(registered)}); register it first")

@@ -434,6 +434,7 @@ class DrawGame(Game, kernels=globals()):
     heuristic = "line"  # domino_agents.heuristic_line.LineHeuristic
     docs_page = "draw.md"
     spec_prefix = "D"
+
     Config = DrawConfig
     state_size = STATE_SIZE
 

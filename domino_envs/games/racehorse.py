@@ -642,6 +642,7 @@ class RacehorseGame(Game, kernels=globals()):
     heuristic = "fives:racehorse"  # domino_agents.heuristic_fives.FivesHeuristic, Racehorse's weights
     docs_page = "racehorse.md"
     spec_prefix = "T"
+
     Config = RacehorseConfig
     state_size = STATE_SIZE
     reward_scale = 6.0

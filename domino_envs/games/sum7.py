@@ -543,6 +543,7 @@ class Sum7Game(Game, kernels=globals()):
     heuristic = "sum7"  # domino_agents.heuristic_sum7.Sum7Heuristic
     docs_page = "sum7.md"
     spec_prefix = "S"
+
     Config = Sum7Config
     state_size = STATE_SIZE
     reward_scale = float(UNIT)
