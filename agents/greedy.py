@@ -3,7 +3,7 @@
 "Try to play your high value dominoes as soon as possible, in that way, even if your opponent
 wins the round, he wont score too many points" (seed 002). Every game here scores what is left
 in hand, so one rule serves all five: among the legal actions pick the one that sheds the most
-pips / penalty points (agents/actions.py `weight`). Magic-7's non-shedding moves rank below any
+pips / penalty points (the engine's action table, `weight`). Magic-7's non-shedding moves rank below any
 shedding one: a draw scores 0, a kill scores minus the penalty it locks in (kill the cheapest),
 Sum 7's wait ranks below every placement (greedy never waits). Ties are broken at random with
 the agent's own seeded Generator. It reads only the action mask; no observation is needed.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .actions import action_table, greedy_scores
+from .actions import greedy_scores
 from .random_agent import RandomAgent
 
 
@@ -24,7 +24,7 @@ class GreedyAgent(RandomAgent):
     def __init__(self, game, seed: int | None = None):
         super().__init__(game, seed)
         self.game = game
-        self._score = greedy_scores(action_table(game))
+        self._score = greedy_scores(game.action_table())
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = self.legal(action_mask)

@@ -31,7 +31,7 @@ import numpy as np
 
 from domino_envs.tiles import TILE_A, TILE_B
 
-from .actions import action_table
+from domino_envs.errors import ConfigError
 
 SCORE_TILES = {(6, 4), (5, 5), (5, 0), (4, 1), (3, 2)}
 PETE_DEFAULTS = dict(go_out=1000.0, score=30.0, points=0.0, special=0.0, setup=2.0, open=4.0, pips=0.3,
@@ -111,12 +111,12 @@ class FivesHeuristic:
                  points: float | None = None, special: float | None = None, setup: float | None = None,
                  open: float | None = None, pips: float | None = None, double: float | None = None,
                  washed: float | None = None):
-        cls = type(game).__name__
-        if cls not in ("PeteGame", "RacehorseGame"):
-            raise ValueError(f"{game.name}: FivesHeuristic plays seven_toed_pete_v0 / racehorse_v0 only")
+        if game.heuristic not in ("fives:pete", "fives:racehorse"):
+            raise ConfigError(f"{game.name}: FivesHeuristic plays seven_toed_pete_v0 / racehorse_v0 only "
+                              f"(engines whose heuristic is 'fives:pete' or 'fives:racehorse')")
         self.game = game
-        self.pete = cls == "PeteGame"
-        self.table = action_table(game)
+        self.pete = game.heuristic == "fives:pete"  # the variant picks the weights and the scoring rules
+        self.table = game.action_table()
         w = dict(PETE_DEFAULTS if self.pete else RACEHORSE_DEFAULTS)
         given = dict(go_out=go_out, score=score, points=points, special=special, setup=setup, open=open,
                      pips=pips, double=double, washed=washed)

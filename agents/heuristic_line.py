@@ -24,7 +24,7 @@ import numpy as np
 
 from domino_envs.tiles import TILE_A, TILE_B
 
-from .actions import action_table
+from domino_envs.errors import ConfigError
 
 
 class LineHeuristic:
@@ -36,9 +36,10 @@ class LineHeuristic:
                  variety: float = 1.0, follow: float = 1.5, block: float = 4.0, scarce: float = 4.0,
                  go_out: float = 1000.0, endgame: float = 1.0):
         self.game = game
-        self.table = action_table(game)
-        if self.table.family != "line" or type(game).__name__ != "DrawGame":
-            raise ValueError(f"{game.name}: LineHeuristic plays draw_v0 / block_v0 only")
+        if game.heuristic != "line":
+            raise ConfigError(f"{game.name}: LineHeuristic plays draw_v0 / block_v0 only (engines whose "
+                              f"heuristic is 'line')")
+        self.table = game.action_table()
         self.n = game.num_players
         self.np1 = game.config.max_pip + 1
         self.nt = game.n_tiles

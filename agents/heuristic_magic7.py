@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .actions import DRAW, JOKER, KILL, PLACE, action_table, magic7_penalty
+from domino_envs.actions import DRAW, JOKER, KILL, PLACE
+from domino_envs.errors import ConfigError
 
 
 class Magic7Heuristic:
@@ -36,10 +37,10 @@ class Magic7Heuristic:
     def __init__(self, game, seed: int | None = None, pips: float = 1.0, unlock: float = 3.0, next: float = 4.0,
                  gift: float = 0.4, self_force: float = 15.0, late: float = 1.0, late_at: int = 3,
                  block: float = 0.5, stuck: float = 1.0, kill_cost: float = 1.0):
-        if type(game).__name__ != "Magic7Game":
-            raise ValueError(f"{game.name}: Magic7Heuristic plays magic7_v0 only")
+        if game.heuristic != "magic7":
+            raise ConfigError(f"{game.name}: Magic7Heuristic plays magic7_v0 only (engines whose heuristic is 'magic7')")
         self.game = game
-        self.table = action_table(game)
+        self.table = game.action_table()
         self.n = game.num_players
         self.w = dict(pips=pips, unlock=unlock, next=next, gift=gift, self_force=self_force, late=late,
                       block=block, stuck=stuck, kill_cost=kill_cost)
@@ -112,7 +113,7 @@ class Magic7Heuristic:
                 beyond = np.arange(r + d, 0 if d < 0 else 14, d)
                 blocked = float((unseen[s, beyond - 1] * pen[beyond - 1]).sum()) if beyond.size else 0.0
                 own = float((hand[s, beyond - 1] * pen[beyond - 1]).sum()) if beyond.size else 0.0
-                out[i] = w["block"] * blocked - w["stuck"] * own - w["kill_cost"] * magic7_penalty(c)
+                out[i] = w["block"] * blocked - w["stuck"] * own - w["kill_cost"] * self.table.tile_weight[c]
             elif kind == DRAW:
                 out[i] = 0.0
             else:  # PASS

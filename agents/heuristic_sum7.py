@@ -28,7 +28,8 @@ import numpy as np
 
 from domino_envs.tiles import TILE_A, TILE_B
 
-from .actions import PASS, action_table
+from domino_envs.actions import PASS
+from domino_envs.errors import ConfigError
 
 
 class Sum7Heuristic:
@@ -39,10 +40,10 @@ class Sum7Heuristic:
     def __init__(self, game, seed: int | None = None, end: float = 3.0, close: float = 1.0, pips: float = 1.0,
                  follow: float = 2.0, open: float = 6.0, wait: float = -6.0, force: float = 8.0,
                  go_out: float = 1000.0):
-        if type(game).__name__ != "Sum7Game":
-            raise ValueError(f"{game.name}: Sum7Heuristic plays sum7_v0 only")
+        if game.heuristic != "sum7":
+            raise ConfigError(f"{game.name}: Sum7Heuristic plays sum7_v0 only (engines whose heuristic is 'sum7')")
         self.game = game
-        self.table = action_table(game)
+        self.table = game.action_table()
         self.n = game.num_players
         self.w = dict(end=end, close=close, pips=pips, follow=follow, open=open, wait=wait, force=force,
                       go_out=go_out)

@@ -41,7 +41,7 @@ from domino_envs.dispatch import game_id, mask_one, specialize, step_one
 from domino_envs.rng import rng_below, rng_next, seed_from_generator
 from domino_envs.sampling import checked_sample
 
-from .actions import action_table, greedy_scores
+from .actions import greedy_scores
 
 ROLLOUTS = {"random": 0, "greedy": 1}
 MAX_ROLLOUT_STEPS = 2000
@@ -158,7 +158,7 @@ class PIMCAgent:
         self.n = int(n)
         self.rollout = rollout
         self.epsilon = float(epsilon)
-        self._weight = greedy_scores(action_table(game))
+        self._weight = greedy_scores(game.action_table())
         self._rng = np.random.default_rng(seed)
         self._samples: np.ndarray | None = None
         self._base = np.zeros(game.num_players, dtype=np.int64)

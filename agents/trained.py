@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from domino_envs.errors import CheckpointError, DominoError
+from domino_envs.errors import CheckpointError
 from domino_envs.version import __version__
 
 FORMAT = "domino-envs-policy/1"

@@ -12,7 +12,9 @@ a state is copying a row. Every row starts with the same header, read directly b
     H_REWARD  MAX_SEATS slots: each seat's reward from the last step, in units of 1/reward_scale
 
 A game subclass supplies compiled single-row kernels plus Python-side pieces (config, observation
-pieces, deals, rendering, action names); this base class turns them into the public methods:
+pieces, deals, rendering, action names, and what the layers above ask of a game: its action table,
+its table description for pictures, its heuristic family and its docs page; docs/adding_a_game.md
+lists them all); this base class turns them into the public methods:
 
     _reset_kernel(s, seed, p)          deal a new episode from an int64 seed, advance to a decision
     _step_kernel(s, a, p) -> code      OK / ERR_OVER / ERR_RANGE / ERR_ILLEGAL; the state is left
@@ -257,6 +259,15 @@ class Game:
 
     name: ClassVar[str] = "game"
     reward_scale: ClassVar[float] = 1.0  # rewards in the header are integers / reward_scale
+    # what the layers above ask of a game, named here rather than switched on the class name:
+    # heuristic: the family of its rule-based heuristic, "family" or "family:variant"; the agents
+    # find it as domino_agents.heuristic_<family>.<Family>Heuristic (None: the game has none)
+    heuristic: ClassVar[str | None] = None
+    # docs_page: its page under docs/games/, the full text of its rules, actions and observation
+    # (the module docstring summarises it); spec_prefix: the prefix of its ambiguity ids in the
+    # rules spec (D for D-1, M7 for M7-4), which the docstring and the page both list
+    docs_page: ClassVar[str | None] = None
+    spec_prefix: ClassVar[str | None] = None
 
     # set by subclasses -------------------------------------------------------------------
     slots: ClassVar[Slots]  # the row's slot table (slots.py): state_size, slot_ranges, slot_map
@@ -278,6 +289,18 @@ class Game:
         raise NotImplementedError
 
     def describe_action(self, action: int) -> str:
+        raise NotImplementedError
+
+    def action_table(self):
+        """The meaning of every action id as arrays (actions.ActionTable: kind, tile, arm, weight
+        shed), built from the game's action encoding alone; what rule-based agents read."""
+        raise NotImplementedError
+
+    def describe_table(self, state: np.ndarray, table, face_up: list[bool]) -> None:
+        """Fill in what a picture of `state` shows (table.py): each seat's count, its lines
+        (score, chips, notes) and its tiles where face_up[seat], the facts line (`table.info`) and
+        the play on the felt (`table.play`: a LinePlay, RowsPlay or None). pictures.describe has
+        made the seats, the title and the footer; the state is checked."""
         raise NotImplementedError
 
     def obs_high(self) -> float:

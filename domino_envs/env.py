@@ -15,6 +15,9 @@ decision, is atomic, and takes seeds None or 0..2**64-1.
 """
 from __future__ import annotations
 
+import importlib.abc
+import importlib.util
+import sys
 import warnings
 
 import numpy as np
@@ -24,6 +27,7 @@ from pettingzoo import AECEnv
 
 from .core import (ERR_RANGE, H_DONE, H_REWARD, H_TRUNC, H_TURN, ConfigError, DealError, DominoError, Game,
                    IllegalActionError)
+from . import registry
 from .registry import make_game
 from .fronts import RENDER_MODES, check_front_options, deal_to_decision, episode_stream
 from .rng import mix_seed
@@ -260,3 +264,31 @@ def env_factory(name: str):
 
     env.__doc__ = f"The {name} PettingZoo AEC environment. Keys: the game's config plus {list(ENV_KEYS)}."
     return env, env
+
+
+class _EnvModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """``domino_envs.<name>`` for every registered name (``from domino_envs import draw_v0``;
+    ``draw_v0.env(**config)``, PettingZoo's import style): a module holding that env's `env` and
+    `raw_env`, made from the registry line when first imported, so a game needs no module file
+    for it. Asked last (after the package's own files), and only for registered names."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        package, _, name = fullname.rpartition(".")
+        if package == __package__ and name in registry.GAMES:
+            return importlib.util.spec_from_loader(fullname, self)
+        return None
+
+    def create_module(self, spec):
+        return None  # the default module object
+
+    def exec_module(self, module):
+        name = module.__name__.rpartition(".")[2]
+        page = registry.engine_class(name).docs_page
+        module.__doc__ = (f"The {registry.title(name)} ({name}) as a PettingZoo AEC environment: env(**config) "
+                          f"takes the game's config keys and {list(ENV_KEYS)}. Rules, actions, observation: "
+                          + (f"docs/games/{page}." if page else f"{registry.GAMES[name].module}."))
+        module.env, module.raw_env = env_factory(name)
+
+
+if not any(isinstance(f, _EnvModules) for f in sys.meta_path):
+    sys.meta_path.append(_EnvModules())

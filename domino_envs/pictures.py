@@ -16,6 +16,10 @@ Layout algorithm: each arm lays its tiles in play order straight on while they f
 touching another tile, else snakes back (a corner tile, then the other way), the spinner's four arms
 each bending to its own side; the largest tile size whose layout fits is used, centred.
 
+What a game's picture shows is the engine's own description (`Game.describe_table`, filling in
+the plain data of table.py), so this module draws every game without a branch on which one it is:
+a line of dominoes, Magic-7's suit rows (its seats' tiles then drawn as cards), or an empty felt.
+
 Pillow is imported only inside the drawing functions (never by ``import domino_envs``, the vector
 env or training); without it a drawing call raises `PillowMissingError`. The ``domino render``
 command, which plays agents to a position first, is domino_training/render.py.
@@ -23,12 +27,14 @@ command, which plays agents to a position first, is domino_training/render.py.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from .core import H_DONE, H_HAND, H_TURN
+from .core import H_DONE, H_TURN
 from .errors import ConfigError, PillowMissingError
+from .registry import title
+from .table import LinePlay, RowsPlay, Seat, Table  # noqa: F401 - what describe returns, importable from here too
 
 WIDTH, HEIGHT = 1024, 720  # every picture has this size (pixels)
 _SS = 2  # drawn at twice the size, then downsampled: smooth pips and edges
@@ -51,10 +57,6 @@ _MUTED = (170, 200, 180)
 _JOKER = (122, 60, 170)
 _SHADOW = (10, 40, 24)
 
-_TITLES = {"draw_v0": "Draw Game", "block_v0": "Block Game", "seven_toed_pete_v0": "Seven-Toed Pete",
-           "racehorse_v0": "Racehorse", "sum7_v0": "Sum 7", "magic7_v0": "Magic-7"}
-
-
 def _pil():
     try:
         from PIL import Image, ImageDraw, ImageFont
@@ -66,46 +68,6 @@ def _pil():
 
 
 # ------------------------------------------------------------------------------ what a table shows
-@dataclass
-class Seat:
-    label: str
-    count: int  # tiles held (Magic-7: live tiles)
-    lines: list[str]  # score, chips, notes
-    to_act: bool = False
-    viewer: bool = False
-    tiles: list | None = None  # face up: dominoes (a, b) or Magic-7 card ids; None: face down
-    killed: int = 0  # Magic-7
-    killed_tiles: list | None = None  # face up (own hand or full table)
-
-
-@dataclass
-class LinePlay:
-    center: tuple[int, int]
-    moves: list[tuple[int, int, int]]  # (arm, inner pip, outer pip) in play order after the centre
-    branches: dict[int, tuple[int, int, int]] = field(default_factory=dict)  # arm -> (host arm, index, 0|1)
-    open_arms: set[int] = field(default_factory=set)
-    closed_arms: set[int] = field(default_factory=set)  # closed by a rule (Sum 7's zero traps)
-
-
-@dataclass
-class RowsPlay:  # Magic-7
-    rows: list[tuple[int, int]]  # (low, high) rank per suit, (0, 0) while the 7 is not out
-    on_joker: set[int]  # card ids lying on a joker
-    waiting: dict[tuple[int, int], int]  # (suit, 0 low | 1 high) -> target card of an unfilled joker
-
-
-@dataclass
-class Table:
-    name: str
-    title: str
-    info: list[str]
-    seats: list[Seat]
-    bottom: int  # seat drawn at the bottom of the picture
-    play: LinePlay | RowsPlay | None
-    footer: str = ""
-    max_pip: int = 6
-
-
 def _viewer_arg(game, viewer):
     """None (spectator), "full" or a seat number, checked."""
     if viewer is None or viewer == "full":
@@ -118,124 +80,24 @@ def _viewer_arg(game, viewer):
 
 
 def describe(game, state: np.ndarray, viewer=None) -> Table:
-    """What the picture of `state` shows, from `viewer`'s side (a seat, "full" or None)."""
+    """What the picture of `state` shows, from `viewer`'s side (a seat, "full" or None): the seats,
+    title and footer made here, the rest filled in by the engine (`Game.describe_table`)."""
     viewer = _viewer_arg(game, viewer)
     game._check_state(state)
     s = state
     n = game.num_players
-    over = bool(s[H_DONE])
-    turn = -1 if over else int(s[H_TURN])
+    turn = -1 if s[H_DONE] else int(s[H_TURN])
     face_up = [viewer == "full" or viewer == k for k in range(n)]
     seats = [Seat(f"Seat {k}", 0, [], to_act=(k == turn), viewer=(viewer == k)) for k in range(n)]
     footer = " ".join(line for line in game.render(s, 0).splitlines() if line.startswith("over:"))
-    number = int(s[H_HAND]) + (0 if over else 1)
-    info: list[str] = []
-    kind = type(game).__name__
-    max_pip = getattr(game.config, "max_pip", 6)
-    if kind == "Magic7Game":
-        from .games.magic7 import card_id
-
-        info.append(f"game {number}/{game.config.num_games}")
-        info.append(f"pile {len(game.pile(s))}")
-        pen = game.penalties(s)
-        for k, seat in enumerate(seats):
-            live = [card_id(c) for c in game.hand(s, k)]  # a joker is 'JK' (id 52: both jokers look alike)
-            dead = [card_id(c) for c in game.killed(s, k)]
-            seat.count, seat.killed = len(live), len(dead)
-            seat.lines.append(f"penalty {pen[k]}")
-            if face_up[k]:
-                seat.tiles, seat.killed_tiles = live, dead
-        waiting = {}
-        for (suit, end), target in game.covered(s).items():
-            waiting[("CDHS".index(suit), 0 if end == "low" else 1)] = card_id(target)
-        play = RowsPlay(game.rows(s), {card_id(c) for c in game.joker_cards(s)}, waiting)
-        title = f"{_TITLES.get(game.name, game.name)}"
-        return Table(game.name, title, info, seats, _bottom(viewer), play, footer)
-    hands = [game.hand(s, k) for k in range(n)]
-    for k, seat in enumerate(seats):
-        seat.count = len(hands[k])
-        if face_up[k]:
-            seat.tiles = hands[k]
-    info.append(f"hand {number}")
-    if kind == "Sum7Game":
-        play = _sum7_play(game, s)
-        info.append(f"market {len(game.market(s))}")
-        req = game.required(s)
-        if game.placements(s):
-            info.append(", ".join(f"{side} " + ("closed" if r is None else f"needs {r}")
-                                  for side, r in zip(("left", "right"), req)))
-        info.append("zero traps live" if game.traps_live(s) else "zero traps not yet")
-        if game.config.match:
-            for seat, sc in zip(seats, game.scores(s)):
-                seat.lines.append(f"score {sc:g}")
-    else:
-        play = _line_play(game, s)
-        if kind == "DrawGame":
-            if game.config.drawing:
-                info.append(f"boneyard {len(game.boneyard(s))}")
-            for seat, sc in zip(seats, game.scores(s)):
-                seat.lines.append(f"score {sc}")
-        elif kind == "PeteGame":
-            info.append(f"count {game.count(s)}")
-            for k, (seat, c) in enumerate(zip(seats, game.chips(s))):
-                seat.lines.append(f"chips {c}")
-                if game.leader(s) == k:
-                    seat.lines.append("led")
-            if game.extra_turn(s) and turn >= 0:
-                seats[turn].lines.append("extra turn")
-        elif kind == "RacehorseGame":
-            info.append(f"boneyard {len(game.boneyard(s))}")
-            if play is not None:
-                info.append(f"count {game.count(s)}")
-            for k, (seat, sc, washed) in enumerate(zip(seats, game.scores(s), game.washed_up(s))):
-                seat.lines.append(f"score {sc}")
-                if washed:
-                    seat.lines.append("washed up")
-            if game.setter(s) >= 0 and not over:
-                seats[game.setter(s)].lines.append("sets")
-    title = _TITLES.get(game.name, game.name)
-    return Table(game.name, title, info, seats, _bottom(viewer), play, footer, max_pip)
+    table = Table(game.name, title(game.name), [], seats, _bottom(viewer), None, footer)
+    game.describe_table(s, table, face_up)
+    return table
 
 
 def _bottom(viewer) -> int:
     """The seat drawn at the bottom: the viewer, else seat 0."""
     return viewer if isinstance(viewer, int) else 0
-
-
-def _line_play(game, s) -> LinePlay | None:
-    """The Draw / Pete / Racehorse layout: arms in play order (game.line), tiles per arm (game.layout)."""
-    view = game.layout(s)
-    order = game.line(s)
-    if view["center"] < 0:
-        return None
-    from .tiles import TILE_A, TILE_B
-
-    c = view["center"]
-    used = {a: 0 for a in view["arms"]}
-    moves = []
-    for _, arm in order[1:]:
-        inner, outer = view["arms"][arm][used[arm]]
-        used[arm] += 1
-        moves.append((arm, int(inner), int(outer)))
-    branches = {}
-    for _, host, idx, first in view["spinners"]:
-        branches[first] = (host, idx, 0)
-        branches[first + 1] = (host, idx, 1)
-    if hasattr(game, "open_ends"):
-        open_arms = set(game.open_ends(s))
-    else:
-        open_arms = {0, 1}
-    return LinePlay((int(TILE_A[c]), int(TILE_B[c])), moves, branches, open_arms)
-
-
-def _sum7_play(game, s) -> LinePlay | None:
-    line = game.line(s)
-    if not line:
-        return None
-    req = game.required(s)
-    a, b, _ = line[0]
-    return LinePlay((a, b), [(arm, i, o) for i, o, arm in line[1:]], {},
-                    {k for k in (0, 1) if req[k] is not None}, {k for k in (0, 1) if req[k] is None})
 
 
 # ------------------------------------------------------------------------------ laying the line out
@@ -756,7 +618,7 @@ def draw_table(table: Table) -> np.ndarray:
     """The picture of a described table (`describe`), uint8 HEIGHT x WIDTH x 3."""
     p = _Painter()
     S = _SS
-    magic7 = isinstance(table.play, RowsPlay) or table.name == "magic7_v0"
+    magic7 = isinstance(table.play, RowsPlay)  # Magic-7's tiles are cards, its felt the suit rows
     # wood rim and felt
     p.d.rounded_rectangle((6 * S, 6 * S, (WIDTH - 6) * S, (HEIGHT - 6) * S), 30 * S, fill=_WOOD)
     p.d.rounded_rectangle((16 * S, 52 * S, (WIDTH - 16) * S, (HEIGHT - 14) * S), 24 * S, fill=_FELT,

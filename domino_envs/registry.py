@@ -1,18 +1,34 @@
-"""Registered games: one line per environment name (module, engine class, config defaults)."""
+"""Registered games: one line per environment name, the one place a game is named outside its engine.
+
+Everything the layers above need to know of a game comes from its line here or from its engine
+class (core.Game: its action table, its table description for pictures, its heuristic family, its
+docs page): the vector env's compiled dispatch, the pictures, the agents, the golden tests and the
+docs test all derive their lists from `GAMES`. Adding a game: docs/adding_a_game.md.
+"""
 from __future__ import annotations
 
 import importlib
+from typing import NamedTuple
 
 from .core import ConfigError, Game, build_config
 
-# name -> (module, engine class, config defaults that differ from the engine's Config)
-GAMES: dict[str, tuple[str, str, dict]] = {
-    "draw_v0": ("domino_envs.games.draw", "DrawGame", {}),
-    "block_v0": ("domino_envs.games.draw", "DrawGame", {"drawing": False, "first_seat": 0}),
-    "sum7_v0": ("domino_envs.games.sum7", "Sum7Game", {}),
-    "seven_toed_pete_v0": ("domino_envs.games.pete", "PeteGame", {}),
-    "racehorse_v0": ("domino_envs.games.racehorse", "RacehorseGame", {}),
-    "magic7_v0": ("domino_envs.games.magic7", "Magic7Game", {}),
+
+class GameEntry(NamedTuple):
+    """One registered environment: where its engine is, how its config differs, what it is called."""
+
+    module: str  # the engine's module, importable
+    engine: str  # the engine class in it (a core.Game subclass)
+    defaults: dict  # config defaults that differ from the engine's Config
+    title: str  # the game's name as a person reads it (pictures' title)
+
+
+GAMES: dict[str, GameEntry] = {
+    "draw_v0": GameEntry("domino_envs.games.draw", "DrawGame", {}, "Draw Game"),
+    "block_v0": GameEntry("domino_envs.games.draw", "DrawGame", {"drawing": False, "first_seat": 0}, "Block Game"),
+    "sum7_v0": GameEntry("domino_envs.games.sum7", "Sum7Game", {}, "Sum 7"),
+    "seven_toed_pete_v0": GameEntry("domino_envs.games.pete", "PeteGame", {}, "Seven-Toed Pete"),
+    "racehorse_v0": GameEntry("domino_envs.games.racehorse", "RacehorseGame", {}, "Racehorse"),
+    "magic7_v0": GameEntry("domino_envs.games.magic7", "Magic7Game", {}, "Magic-7"),
 }
 
 
@@ -20,13 +36,34 @@ def game_names() -> list[str]:
     return sorted(GAMES)
 
 
-def make_game(name: str, **config) -> Game:
-    """The rules engine of a registered game, bound to a config (unknown keys rejected)."""
+def engine_class(name: str) -> type[Game]:
+    """The engine class of a registered game (ConfigError naming the registered games if none)."""
     if name not in GAMES:
         raise ConfigError(f"unknown game {name!r}; registered games: {game_names()}")
-    module, cls_name, defaults = GAMES[name]
-    cls = getattr(importlib.import_module(module), cls_name)
-    return cls(build_config(cls.Config, name, defaults, config), name=name)
+    entry = GAMES[name]
+    return getattr(importlib.import_module(entry.module), entry.engine)
+
+
+def engine_classes() -> list[type[Game]]:
+    """Every registered engine class once, in registry order."""
+    out: list[type[Game]] = []
+    for name in GAMES:
+        cls = engine_class(name)
+        if cls not in out:
+            out.append(cls)
+    return out
+
+
+def title(name: str) -> str:
+    """The title of a registered game; any other name (an engine built by hand) is its own title."""
+    entry = GAMES.get(name)
+    return entry.title if entry is not None else name
+
+
+def make_game(name: str, **config) -> Game:
+    """The rules engine of a registered game, bound to a config (unknown keys rejected)."""
+    cls = engine_class(name)
+    return cls(build_config(cls.Config, name, GAMES[name].defaults, config), name=name)
 
 
 def resolve_game(game, config: dict, front: str) -> Game:

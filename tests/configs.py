@@ -1,9 +1,12 @@
 """Every (environment, config) the generic tests run: API, properties, leakage, bad input.
 
 A new game adds its configurations here (every flag value at least once) and the generic tests
-cover it at once. `GAMES_UNDER_TEST` lists the names that must appear.
+cover it at once. A registered env listed nowhere here still runs in its default config (added
+from registry.GAMES below), so no registered game goes untested.
 """
 from __future__ import annotations
+
+from domino_envs.registry import GAMES
 
 CONFIGS: list[tuple[str, dict]] = [
     # Draw Game: 2-4 players, double-six and double-nine, match mode, fixed first seat
@@ -55,6 +58,7 @@ CONFIGS: list[tuple[str, dict]] = [
     ("magic7_v0", {"num_players": 3, "num_games": 3}),
     ("magic7_v0", {"num_players": 6, "num_games": 2, "first_seat": 5}),
 ]
+CONFIGS += [(name, {}) for name in GAMES if name not in {n for n, _ in CONFIGS}]
 
 
 def config_id(name: str, kwargs: dict) -> str:

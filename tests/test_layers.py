@@ -19,7 +19,8 @@ PACKAGES = {"domino_envs": "domino_envs", "domino_agents": "agents", "domino_tra
 LAYER = {"domino_envs": 0, "domino_agents": 1, "domino_training": 2}
 # the rules engine: what the game modules and their shared helpers may import (no front, no renderer)
 ENGINE = {"domino_envs.core", "domino_envs.errors", "domino_envs.tiles", "domino_envs.layout", "domino_envs.rng",
-          "domino_envs.sampling", "domino_envs.slots", "domino_envs.version", "domino_envs.games"}
+          "domino_envs.sampling", "domino_envs.slots", "domino_envs.version", "domino_envs.games",
+          "domino_envs.actions", "domino_envs.table"}  # the action table and the table description: pure data
 
 
 def project_modules() -> dict[str, Path]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from domino_agents.actions import action_table, greedy_scores
+from domino_agents.actions import greedy_scores
 from domino_agents.trained import mlp_logits
 
 
@@ -55,7 +55,7 @@ class GreedyBatch:
     name = "greedy"
 
     def __init__(self, game):
-        self.score = greedy_scores(action_table(game))
+        self.score = greedy_scores(game.action_table())
 
     def act_batch(self, obs, masks, rng):
         legal = masks != 0

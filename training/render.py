@@ -16,7 +16,7 @@ from domino_envs.core import H_DONE, H_TURN
 from domino_envs.errors import ConfigError
 from domino_envs.fronts import deal_to_decision
 from domino_envs.pictures import HEIGHT, WIDTH, picture, save_gif, save_png
-from domino_envs.registry import config_from_pairs, make_game
+from domino_envs.registry import config_from_pairs, game_names, make_game
 from domino_envs.replay import load
 from domino_envs.rng import mix_seed
 
@@ -127,7 +127,10 @@ def _run(argv: list[str]) -> int:
 
 
 # ------------------------------------------------------------------------------ pictures for the docs
-DOCS_POSITIONS = {  # env -> (config, seed, decisions, agent): a mid-game position showing the game's features
+# env -> (config, seed, decisions, agent): a mid-game position showing the game's features; an env
+# not listed gets DEFAULT_DOCS_POSITION
+DEFAULT_DOCS_POSITION = ({}, 0, 8, "greedy")
+DOCS_POSITIONS = {
     "draw_v0": ({}, 3, 12, "greedy"),
     "block_v0": ({"num_players": 4}, 1, 8, "greedy"),
     "seven_toed_pete_v0": ({}, 0, 8, "greedy"),
@@ -138,10 +141,12 @@ DOCS_POSITIONS = {  # env -> (config, seed, decisions, agent): a mid-game positi
 
 
 def write_docs(directory) -> list[str]:
-    """One mid-game PNG per env, ``<directory>/<env>.png`` (seat 0's view), for the README and docs."""
+    """One mid-game PNG per registered env, ``<directory>/<env>.png`` (seat 0's view), for the README
+    and docs."""
     os.makedirs(directory, exist_ok=True)
     paths = []
-    for name, (config, seed, moves, agent) in DOCS_POSITIONS.items():
+    for name in [*DOCS_POSITIONS, *(n for n in game_names() if n not in DOCS_POSITIONS)]:
+        config, seed, moves, agent = DOCS_POSITIONS.get(name, DEFAULT_DOCS_POSITION)
         game = make_game(name, **config)
         state, _ = play_position(game, seed, moves, agent)
         path = os.path.join(directory, f"{name}.png")

@@ -1,60 +1,40 @@
 """The Draw Game (`draw_v0`) and the Block Game (`block_v0`): one engine, drawing on or off.
 
-Rules (rules-spec section 1, seed 002):
-- Double-six (28 tiles) or double-nine (55, ``max_pip=9``); 2-4 players. Deal (D-1): double-six
-  7/5/5 for 2/3/4 players, double-nine 9/7/7 (``hand_size`` overrides); the rest is the boneyard.
-- First seat: random (seeded) in hand 1 (``first_seat`` fixes it); in a match, whoever placed the
-  last tile of the previous hand (D-5).
-- The opener plays any tile. One line, two ends, no spinner: a double lies in line and opens only
-  two sides (D-6).
-- A seat that can match an end must play (tile and end); its turn ends. Otherwise it draws one
-  tile at a time until one is playable and must play it; with the boneyard empty it passes.
-  There is no reserve: the boneyard can be drawn to the last tile (D-2).
-- The hand ends when a seat goes out, or nobody can play and the boneyard is empty (blocked).
-- Scoring (D-3): the seat that went out, or in a block the unique lowest pip total, scores the sum
-  of all opponents' pips. A tie for lowest in a block scores nothing (D-4).
-- Match mode (``match=True``): hands are played until a seat's score reaches ``target`` (default
-  100) at the end of a hand, as one episode; ``max_hands`` (default 1000) truncates a match that
-  somehow never gets there.
-- Block Game (``drawing=False``): undealt tiles stay out of play and a seat that cannot play
-  passes; ``first_seat`` defaults to 0. Everything else is the same.
+The full text - every rule and its ruling, the config, actions, observation, rewards, deals - is
+docs/games/draw.md (rules-spec section 1, seed 002). This docstring is its summary, which
+tests/test_docs.py keeps in step with it.
 
-Forced steps (a draw sequence, a pass, the only legal placement) are taken by the engine; agents
-see only real decisions. Draws and passes show up in the observation as the numbers a seat
-showed it lacks (`voids`) and the count of tiles it drew.
+Rules in brief (D-1..D-5 are the spec's ids, D-6 this engine's):
+- Double-six (28 tiles) or double-nine (55, ``max_pip=9``), 2-4 players. D-1 hands of 7/5/5 for
+  2/3/4 players (double-nine 9/7/7); the rest is the boneyard. The opener (random in hand 1, or
+  ``first_seat``; D-5 in a match whoever placed the previous hand's last tile) leads any tile.
+- D-6 one line with two ends, no spinner: a double lies in line.
+- A seat that can match an end must play; one that cannot draws until it can and plays that tile
+  (D-2 no reserve: to the boneyard's last tile), or passes with the boneyard empty. The Block Game
+  (``drawing=False``) leaves the undealt tiles out of play: a seat that cannot play passes.
+- D-3 the seat that went out, or in a block the unique lowest pip total, scores the sum of all
+  opponents' pips; D-4 a tie for lowest in a block scores nothing. ``match=True`` plays hands to
+  ``target`` as one episode. Rewards are zero-sum: losers pay the winner their pips.
+- Forced steps (draws, passes, a lone legal action) are the engine's; agents see decisions only.
 
-Rewards (zero-sum): when a hand ends every loser pays the winner the pips it holds, so the
-winner's reward is its score under D-3 and a loser's is minus its pips; a tied block pays nothing.
+Actions: ``Discrete(2 * n_tiles)``, action ``tile * 2 + end`` (tile ids: tiles.py):
+    tile * 2 + 0   play the tile on the left end (the lead too)
+    tile * 2 + 1   play it on the right end (offered only while the two ends show different pips)
 
-Action encoding: ``Discrete(2 * n_tiles)``; action ``tile * 2 + end`` puts tile id ``tile``
-(see tiles.py: id of (a, b), a <= b, is b*(b+1)/2 + a) on end 0 (left) or 1 (right). The lead
-is ``tile * 2 + 0``. While both ends show the same pip only end 0 is offered (the mask's end-1
-entries are 0 and stepping one is an illegal action): the right-end placement would give the
-same game mirrored, since these rules read only the open pips and the hands, never which end or
-a double's position. A tile that fits only through such a pair is thus one action, and auto-played
-when it is the seat's only one. ``encode_action(a, b, end)`` and ``describe_action(id)`` convert.
+Observation (float32, seat-relative; n = num_players, T = tiles, P = max_pip + 1):
+    hand         (T,)       my tiles
+    played_by    (n, T)     the tiles seat r placed
+    ends         (2, P)     pip at the left / right end
+    hand_sizes   (n,)       tiles held
+    boneyard     (1,)       tiles left to draw
+    voids        (n, P)     numbers seat r showed it lacks
+    drawn        (n,)       tiles drawn this hand
+    scores       (n,)       match scores
+    to_move      (n,)       seat to act
+    just_drew    (1,)       the seat to act drew: it must play the tile it drew
 
-Observation (float32 vector, seat-relative: index 0 is the observing seat, r is r seats later):
-    hand         (n_tiles,)               1 where the tile is in my hand
-    played_by    (n_players, n_tiles)     1 where relative seat r placed the tile
-    ends         (2, max_pip + 1)         one-hot pip of the left / right open end (zeros if empty)
-    hand_sizes   (n_players,)             tiles held
-    boneyard     (1,)                     tiles left to draw
-    voids        (n_players, max_pip + 1) numbers the seat showed it lacks (drew or passed on
-                                          them, and has not drawn unseen tiles since)
-    drawn        (n_players,)             tiles drawn this hand
-    scores       (n_players,)             match scores
-    to_move      (n_players,)             one-hot relative seat to act (zeros once over)
-    just_drew    (1,)                     1 if the seat to act drew this turn: it holds exactly one
-                                          playable tile (the last drawn), which it must play
-
-Deal format (``reset(options={"deal": ...})``, ``Game.set_deal``; the one format of every game,
-core.py): ``{"hands": [[(a, b), ...] one list per seat], "stock":
-[(a, b), ...] the boneyard in draw order, "first": seat to lead}``. Hands may have any non-empty
-size; tiles named nowhere are out of play; "first" defaults to ``first_seat`` or 0. The Block
-Game takes no stock (an empty list at most). A deal starts a new episode (hand 1 of a match).
-``deal_of(state)`` reads the deal of the hand in play back in this format, also after forced moves;
-replays (domino_envs/replay.py) record it.
+Deal format (``set_deal``; the page's "Deals"): ``{"hands": [[(a, b), ...] per seat], "stock":
+[(a, b), ...] the boneyard in draw order, "first": seat to lead}``.
 """
 from __future__ import annotations
 
@@ -65,17 +45,18 @@ from numba import njit
 
 from ..core import (
     check_deal_keys, deal_first, deal_hands, deal_stock, deal_tile_ids,
-    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER, OK, ConfigError,
-    DealError, Game, MAX_HANDS, StateError, MAX_TARGET, check_bool, check_choice, check_int, step_begin, step_gate,
+    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER, OK, DealError, Game, MAX_HANDS, StateError, MAX_TARGET, check_bool, check_choice, check_int, step_begin, step_gate,
 )
 from ..layout import (
     SPIN_NONE, lay_arm_end, lay_block, lay_problem, lay_history, lay_init, lay_line_fill_mask, lay_line_fits,
     lay_line_open_pips, lay_line_single_action, lay_place_line, lay_placed, lay_playable,
     render_line,
 )
+from ..actions import ActionTable, tile_arm_table
 from ..rng import rng_below
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
 from ..slots import ObsLayout, Slots
+from ..table import Table, hand_number, line_play
 from ..tiles import (
     MAX_TILES, PIP_MASK, TILE_A, TILE_B, mask_pips, num_tiles, pips_to_tiles, popcount, stream_bits,
     stream_end, tile_id, tile_name,
@@ -498,6 +479,10 @@ def _sample_kernel(s, p, v, seed):
 class DrawGame(Game, kernels=globals()):
     """Draw Game / Block Game engine bound to one config."""
 
+    heuristic = "line"  # domino_agents.heuristic_line.LineHeuristic
+    docs_page = "draw.md"
+    spec_prefix = "D"
+
     Config = DrawConfig
     state_size = STATE_SIZE
     slots = ROW
@@ -537,6 +522,25 @@ class DrawGame(Game, kernels=globals()):
         if end == 0:
             return f"play {tile_name(t)} on the left end (or lead it)"
         return f"play {tile_name(t)} on the right end"
+
+    def action_table(self) -> ActionTable:
+        """Action ``tile * 2 + end`` places tile id ``tile`` on end 0 or 1 (core.Game.action_table)."""
+        return tile_arm_table("line", self.n_tiles, 2, self.num_actions)
+
+    # ---- pictures (core.Game.describe_table)
+    def describe_table(self, state: np.ndarray, table: Table, face_up: list[bool]) -> None:
+        s = state
+        for k, seat in enumerate(table.seats):
+            hand = self.hand(s, k)
+            seat.count = len(hand)
+            if face_up[k]:
+                seat.tiles = hand
+            seat.lines.append(f"score {self.scores(s)[k]}")
+        table.info.append(f"hand {hand_number(s)}")
+        if self.config.drawing:
+            table.info.append(f"boneyard {len(self.boneyard(s))}")
+        table.play = line_play(self.layout(s), self.line(s), {0, 1})
+        table.max_pip = self.config.max_pip
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:

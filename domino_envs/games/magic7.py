@@ -1,127 +1,56 @@
 """Magic-7 (`magic7_v0`): the Poker Domino game of four suit rows grown from the 7s.
 
-Rules (rules-spec section 5, seed 000). Ids M7-1..M7-9 name the resolutions; M7-2, 3, 4, 6 and 7
-come from the spec, M7-1, 5, 8 and 9 are defined here.
+The full text - every rule and its ruling, the config, actions, observation, rewards, deals and
+the engine's notes on hidden information and sample_hidden - is docs/games/magic7.md
+(rules-spec section 5, seed 000). This docstring is its summary, which tests/test_docs.py keeps
+in step with it.
 
-- Set: 54 tiles, the 52 cards (4 suits x ranks A=1..K=13) and 2 jokers. Tile ids:
-  ``card = suit * 13 + (rank - 1)`` with suits 0 clubs (C), 1 diamonds (D), 2 hearts (H),
-  3 spades (S), so 0 = AC, 6 = 7C, 12 = KC, 13 = AD ... 51 = KS; 52 and 53 are the jokers.
-  A hand is an int64 bitmask over these ids (bit 53 is the highest used).
-- 2-6 players (default 4). Deal: 2p 25 each (pile 4), 3p 16 (6), 4p 12 (6), 5p 9 (9), 6p 8 (6).
-  The undealt tiles are the pile, drawn from in shuffled order.
-- M7-1 (sevens and turn order): at setup every 7 in a hand is put face up by its holder and starts
-  its suit's row (``played_by`` shows who). A 7 in the pile stays there; whoever draws it places
-  it at once as that draw's placement. So a 7 is never held, killed, nor a joker's target. Play
-  passes to seat (i+1) mod n (the seed's "counter clockwise").
-- Rows grow from the 7 down to A and up to K, one rank at a time; A is next to 2 only (M7: A is
-  never next to K). A row whose 7 is not out takes nothing.
-- Starter (M7-7): random (seeded) in game 1 (``first_seat`` fixes it); later games: the seat that
-  went out; if nobody did, the lowest penalty of that game, ties going to the first tied seat in
-  turn order counted from that game's starter (starter included).
-- Playable card: a card one rank below a row's lowest or one above its highest, on a row whose 7
-  is out, at an end not covered by an unfilled joker. Jokers never count as playable (M7-3).
-- A turn is exactly one of:
-  1. play a playable card;
-  2. play a joker on the empty slot next to a row end (M7-4, M7-5). Its target card (that suit and
-     rank) is placed on the joker at once, out of turn, by whoever holds it live - the joker player
-     included. A killed target: the joker is wasted and covers that end for good. A target in the
-     pile: the end stays covered until someone draws it, and the drawer places it at once. Either
-     way the turn then passes to the joker player's successor (M7-4);
-  3. draw one tile - only with no playable card and a non-empty pile. A drawn card that is
-     playable, a drawn 7, or a drawn pending joker target is placed at once; anything else (a
-     joker too) is kept; the turn ends either way (M7-6);
-  4. kill one live tile face down - only with no playable card and an empty pile (M7-9);
-  5. pass - only when holding no live tiles (always forced).
-- M7-5 (jokers): a joker may be played whenever its slot exists - with or without a playable
-  card, whatever the pile holds. A slot exists at an end of a row whose 7 is out, below a low end
-  above A or above a high end below K, when that end is not already covered by an unfilled
-  joker. The two jokers are identical: the joker played is the lowest joker id held. Once its
-  target lies on it the joker is filled and the end moves on past the target. The joker move
-  completes (its target placed or the end covered) before the end is checked: if the joker was
-  the player's last tile, that player went out (even if the target's holder also emptied their
-  hand, which then scores 0 too); otherwise a holder whose last tile was the target went out.
-- M7-9 (kills): with no playable card and an empty pile a seat must kill one of its live tiles
-  (it may play a joker instead, if it holds one with a slot). Any live tile may be killed, a joker
-  too ("kill a joker" is one action: the two jokers are alike). A killed tile is dead for good: it
-  stays in the hand for scoring, so its row can never grow past it (a kill can block a row), and
-  a joker aimed at it is wasted (M7-4).
-- M7-8 (the end): the game ends at once when any seat holds no tiles at all, live or killed
-  (checked after every placement, an out-of-turn target placement included: that holder went
-  out); otherwise when no seat holds a live tile. The pass of a seat with only killed tiles is
-  forced, as is any other lone legal action (the engine takes it).
-- Penalty (Table-1): A=1, 2..10 face value, J=11, Q=12, K=13, joker=20, for every tile left in hand,
-  killed ones included; the seat that went out holds nothing and scores 0. Table-1's A=1 wins
-  over the strategy note's "Ace of Spades ... 15 points" (M7-2). Lowest total wins.
-- Match: ``num_games`` games (default 1) are one episode; penalties add up.
+Rules in brief (M7-2, M7-3, M7-4, M7-6 and M7-7 are the spec's ids; M7-1, M7-5, M7-8 and M7-9
+this engine's):
+- 54 tiles: 52 cards (card id ``suit * 13 + rank - 1``, suits C D H S) and 2 jokers (52, 53);
+  2-6 players (deal 25/16/12/9/8 each), the rest is the pile. M7-1 every 7 goes face up at once
+  and starts its suit's row; rows grow one rank at a time towards A and K.
+- M7-7 the starter is random in game 1 (or ``first_seat``), then the seat that went out (else the
+  lowest penalty). A turn is one of: play a playable card (M7-3: a joker never is one); M7-5 play
+  a joker on the slot next to a row end, M7-4 its target card then placed at once by its live
+  holder; M7-6 draw (no playable card, pile not empty); M7-9 kill a live tile (no playable card,
+  pile empty); pass (no live tiles, forced).
+- M7-8 the game ends when a seat holds no tiles, else when nobody holds a live tile. Table-1
+  penalties for every tile left (killed ones too): A=1 (M7-2), 2..10, J=11, Q=12, K=13, joker 20;
+  lowest wins. Rewards: mean penalty minus one's own. ``num_games`` games are one episode.
+- Forced steps (every lone legal action) are the engine's.
 
-Hidden information: opponents' live tiles, which tiles anyone killed (only the counts are shown),
-the pile's contents, and whether an unfilled joker's target is killed or in the pile (no flag is
-shown; note the rules themselves let a careful player infer it: kills need an empty pile, so while
-the pile is non-empty an unfilled target is in it, and once the pile is empty it must be killed).
-Public: rows, jokers and who played what, live/killed counts, pile size, draws, penalties, and
-the cards a seat's live hand is known to lack (``lacks``: a seat that drew or killed had no
-playable card then; a kept draw resets it, since the kept tile is unseen - a relaxation that keeps
-every current constraint but drops "at most one of the earlier lacks came back"). Tiles a
-hand-set deal leaves out (``set_deal``) are out of play and known to all.
-
-``sample_hidden`` redeals opponents' live tiles, every opponent's killed tiles and the pile with
-``deal_consistent``: each live hand keeps its count and avoids its seat's lacks, the 7s (never
-held) and unfilled joker targets (never live); the i-th killed tile avoids what its seat was known
-to lack at that kill, the targets pending then and the 7s (so a wasted target goes to a kill made
-before its joker); the pile keeps its size and is reshuffled. An opponent stopped at a decision is
-resampled until it has two or more legal actions. Jokers are relabelled canonically (they are
-alike), and consumed pile slots are blanked, so the sample depends only on the seat's information.
-
-Rewards (zero-sum, at the end of each game): seat k gets ``mean(penalties) - penalty_k``, i.e.
-``sum(penalties) - n * penalty_k`` in integer units with ``reward_scale = n`` (num_players).
-Over a match the rewards add up to ``mean(totals) - total_k``.
-
-Action encoding: ``Discrete(115)``, fixed for every player count.
-
-    id         action
-    0..51      play card id c (suit * 13 + rank - 1)
-    52..59     play a joker on slot 52 + 2 * suit + end (end 0: below the low end, 1: above the
-               high end). The slot is named by its row end, not by suit x rank: at most 8 slots
-               exist at any time and the rank is implied by the end, so no id is ever unusable
-               because of the rank.
-    60         draw one tile from the pile
+Actions: ``Discrete(115)``, the same for every player count:
+    0..51      play card id c
+    52..59     play a joker on slot 52 + 2 * suit + end (end 0: below the low end, 1: above the high)
+    60         draw one tile
     61..112    kill card id c = action - 61
     113        kill a joker
-    114        pass (only with no live tiles; the engine always takes it)
+    114        pass (forced)
 
-``encode_action("play", "9H")``, ``encode_action("joker", "H", "low")``, ``encode_action("draw")``,
-``encode_action("kill", "3C")`` / ``("kill", "JK")``, ``encode_action("pass")``;
-``describe_action(id)`` gives the meaning.
-
-Observation (float32 vector, seat-relative: r = 0 is the observing seat, r seats later after):
-
+Observation (float32, seat-relative per-seat pieces; n = num_players):
     hand            (4, 13)    my live cards (suit, rank - 1)
     hand_jokers     (1,)       my live jokers
     killed          (4, 13)    my killed cards
     killed_jokers   (1,)       my killed jokers
-    rows            (4, 13)    1 where a card lies in the rows
-    row_ends        (4, 2)     lowest and highest rank of each row (0, 0 while its 7 is not out)
-    jokers          (4, 13)    1 where a joker lies (filled or not)
-    covered         (4, 2)     1 where a row end (low, high) is covered by an unfilled joker
-    played_by       (n, 52)    1 where relative seat r placed the card (7s at setup included)
-    jokers_played   (n,)       jokers played by relative seat r
+    rows            (4, 13)    cards lying in the rows
+    row_ends        (4, 2)     lowest and highest rank of each row
+    jokers          (4, 13)    where a joker lies
+    covered         (4, 2)     row ends covered by an unfilled joker
+    played_by       (n, 52)    the cards seat r placed
+    jokers_played   (n,)       jokers seat r played
     live_counts     (n,)       live tiles held
     killed_counts   (n,)       killed tiles held
     drawn           (n,)       tiles drawn this game
-    lacks           (n, 52)    cards relative seat r's live hand is known to lack
+    lacks           (n, 52)    cards seat r's live hand is known to lack
     pile            (1,)       tiles left in the pile
-    penalties       (n,)       penalty totals of the finished games of the match
+    penalties       (n,)       penalty totals of the finished games
     last_penalties  (n,)       penalties of the last finished game
     games_played    (1,)       games finished so far
-    to_move         (n,)       one-hot relative seat to act (zeros once over)
+    to_move         (n,)       seat to act
 
-Deal format (``reset(options={"deal": ...})``, ``Game.set_deal``; the one format of every game,
-core.py): ``{"hands": [[card, ...] one list per seat], "stock":
-[card, ...] the pile in draw order, "first": starter}``. Cards by name ('7H', '10S', 'QC', 'JK'
-for a joker; 'JK' twice is both jokers) or id 0..53; tiles named nowhere are out of play (and
-known to all); 7s in hands go out at once (M7-1). "first" defaults to ``first_seat`` or 0.
-``deal_of(state)`` reads the deal of the hand in play back in this format (jokers as ids 52, 53),
-also after forced moves; replays (domino_envs/replay.py) record it.
+Deal format (``set_deal``; the page's "Deals"): ``{"hands": [[card, ...] per seat], "stock":
+[card, ...] the pile in draw order, "first": starter}``, cards by name ('7H', 'JK') or id.
 """
 from __future__ import annotations
 
@@ -135,9 +64,11 @@ from ..core import (
     ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TURN, HEADER, MAX_SEATS, OK, DealError,
     Game, StateError, check_int, step_begin, step_gate,
 )
+from ..actions import DRAW, JOKER, KILL, PASS, ActionTable, empty_columns
 from ..rng import rng_below, rng_shuffle
 from ..sampling import deal_consistent, shuffle_and_deal
 from ..slots import ObsLayout, Slots
+from ..table import RowsPlay, Table, hand_number
 from ..tiles import lowest_bit, popcount, stream_bits, stream_end
 
 MAX_PLAYERS = 6
@@ -928,6 +859,10 @@ def _mask_names(mask: int) -> list[str]:
 class Magic7Game(Game, kernels=globals()):
     """Magic-7 engine bound to one config (see the module docstring for rules and encodings)."""
 
+    heuristic = "magic7"  # domino_agents.heuristic_magic7.Magic7Heuristic
+    docs_page = "magic7.md"
+    spec_prefix = "M7"
+
     Config = Magic7Config
     state_size = STATE_SIZE
     slots = ROW
@@ -997,6 +932,40 @@ class Magic7Game(Game, kernels=globals()):
         if a == A_KILL_JOKER:
             return "kill a joker"
         return "pass"
+
+    def action_table(self) -> ActionTable:
+        """Play a card (0..51), a joker on a slot (52..59), draw (60), kill a card (61..112) or a
+        joker (113), pass (114); a card or joker sheds its Table-1 penalty (core.Game.action_table)."""
+        kind, tile, arm, weight = empty_columns(NUM_ACTIONS)
+        penalty = PENALTY[:JOKER0 + 1].astype(np.float64)  # card ids, then 52: a joker (either)
+        tile[:N_CARDS] = np.arange(N_CARDS)
+        weight[:N_CARDS] = penalty[:N_CARDS]
+        kind[A_JOKER:A_DRAW] = JOKER
+        tile[A_JOKER:A_DRAW] = JOKER0
+        arm[A_JOKER:A_DRAW] = np.arange(A_DRAW - A_JOKER)  # 2 * suit + end
+        weight[A_JOKER:A_DRAW] = penalty[JOKER0]
+        kind[A_DRAW] = DRAW
+        kind[A_KILL:A_PASS] = KILL
+        tile[A_KILL:A_PASS] = np.arange(N_CARDS + 1)  # the cards, then A_KILL_JOKER: a joker
+        kind[A_PASS] = PASS
+        return ActionTable("magic7", 0, kind, tile, arm, weight, penalty)
+
+    # ---- pictures (core.Game.describe_table)
+    def describe_table(self, state: np.ndarray, table: Table, face_up: list[bool]) -> None:
+        s = state
+        pen = self.penalties(s)
+        for k, seat in enumerate(table.seats):
+            live = [card_id(c) for c in self.hand(s, k)]  # a joker is 'JK' (id 52: both jokers look alike)
+            dead = [card_id(c) for c in self.killed(s, k)]
+            seat.count, seat.killed = len(live), len(dead)
+            seat.lines.append(f"penalty {pen[k]}")
+            if face_up[k]:
+                seat.tiles, seat.killed_tiles = live, dead
+        table.info += [f"game {hand_number(s)}/{self.config.num_games}", f"pile {len(self.pile(s))}"]
+        waiting = {}
+        for (suit, end), target in self.covered(s).items():
+            waiting[(SUITS.index(suit), 0 if end == "low" else 1)] = card_id(target)
+        table.play = RowsPlay(self.rows(s), {card_id(c) for c in self.joker_cards(s)}, waiting)
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:

@@ -1,94 +1,49 @@
-"""Seven-Toed Pete (`seven_toed_pete_v0`): the chips game of the Fives family (rules-spec section 2,
-seed 001, pagat's East-Coast version).
+"""Seven-Toed Pete (`seven_toed_pete_v0`): the chips game of the Fives family.
 
-Rules (every ambiguity has an id; P-2..P-5 are the spec's, P-1, P-6, P-7 are defined here):
-- Double-six (28 tiles), exactly 4 players, 7 tiles each: every tile is dealt, there is no boneyard,
-  and nobody ever draws. A seat that cannot play passes.
-- P-5 Lead duty: the designated leader is random (seeded; ``first_leader`` fixes it) in hand 1 and
-  moves one seat on from the previous hand's *designated* leader in each later hand. The leader must
-  lead a double or a scoring tile [0-5] [1-4] [2-3] [4-6] [5-5]; a seat without one passes the duty
-  to the next seat (with all 28 tiles dealt some seat always has one). Passing the duty is public:
-  that seat holds no double and no scoring tile (the observation's ``no_lead``).
-- P-1 The lead is a play like any other: a lone lead tile counts all its pips (a double both halves),
-  so leading [0-5] [1-4] [2-3] (count 5), [4-6] or [5-5] (count 10) is a scoring play and the leader
-  plays again at once; leading any other double is not (0-0 counts 0, see P-3).
-- Layout: one line with two arms (left 0, right 1). The first double played (lead or later) is the
-  only spinner; its two sides must both be covered before its two ends (the branch arms 2 "up" and
-  3 "down") take tiles. Later doubles lie crosswise in the line (their end counts both halves) but
-  open no branches. The count is the sum of the open ends; the spinner counts 2d only while fewer
-  than two of its sides are covered, after that only its branches' ends count (an empty branch adds
-  nothing). This logic is the shared ``domino_envs.layout`` (SPIN_FIRST, 4 arms).
-- Must play if able (any tile on any open arm it fits), else pass.
-- P-3 A scoring play is a placement after which the count is > 0 and a multiple of 5; it gives the
-  same seat another turn, again and again while it keeps scoring.
-- P-2 ``double_extra_turn`` (default False): a double placed (the lead included) also gives one more
-  turn. A double that also scores gives one extra turn, not two.
-- P-6 An extra turn the seat cannot use (nothing fits) is an ordinary pass: the seat shows it lacks
-  every open number (``voids``) and play moves on to the next seat still holding tiles.
-- P-4 A seat that places its last tile has dominoed (even with a scoring play: there is nothing
-  left to play the extra turn with) and leaves the turn order; the others play on, in seat order
-  skipping dominoed seats, until nobody holding tiles can play (or nobody holds tiles). That is the
-  end of the hand.
-- P-7 Chips: at the end of the hand every seat that dominoed takes one chip; if nobody dominoed,
-  every seat with the lowest pip total left in hand takes one chip (ties all take one). Match mode
-  (``match=True``) plays hands until some seat holds ``chips_to_win`` (default 5) chips at the end
-  of a hand, as one episode; the seats with the most chips then win (ties share). Every hand gives at
-  least one chip, so a match lasts at most 4*(chips_to_win - 1) + 1 hands (no truncation needed).
-  Single hand by default (``match=False``).
+The full text - every rule and its ruling, the config, actions, observation, rewards, deals - is
+docs/games/seven_toed_pete.md (rules-spec section 2, seed 001, pagat's East-Coast version). This
+docstring is its summary, which tests/test_docs.py keeps in step with it.
 
-Forced steps are taken by the engine and never shown to agents as decisions: a pass, the duty
-passing on, and a placement that is the seat's only legal action. Agents see only real decisions
-(>= 2 legal actions). An extra turn is the same seat acting again: ``H_TURN`` stays on it (so the
-env's ``agent_selection`` stays), and the observation's ``extra_turn`` says so.
+Rules in brief (P-2..P-5 are the spec's ids, P-1, P-6, P-7 this engine's):
+- Double-six, exactly 4 players, 7 tiles each: everything is dealt, nobody draws, a seat that
+  cannot play passes. P-5 the designated leader (random in hand 1, or ``first_leader``; then one
+  seat on each hand) must lead a double or a scoring tile, else the duty passes on (public).
+- The first double played is the only spinner: its branches (arms 2, 3) open once both its sides
+  are covered. The count is the sum of the open ends; P-1 a lone lead counts all its pips.
+- P-3 a placement after which the count is a positive multiple of 5 gives another turn, again and
+  again; P-2 with ``double_extra_turn`` a double does too (once). P-6 an extra turn that cannot be
+  used is an ordinary pass.
+- P-4 a seat that places its last tile has dominoed and leaves the turn order; the hand ends when
+  nobody holding tiles can play. P-7 each dominoed seat takes a chip (nobody: the lowest pip
+  totals); ``match=True`` plays to ``chips_to_win``. Rewards: chips won minus the table's average.
+- Forced steps (passes, the duty passing on, a lone legal action) are the engine's.
 
-Rewards (zero-sum, ``reward_scale = 4``, integer quarter-chips): when a hand ends with w chip
-winners (1 <= w <= 4), each winner gets (4 - w)/4 and every other seat -w/4, i.e. each seat gets
-the chips it won this hand minus the table's average. A match's return is a seat's chips minus the
-average chips (w = 4 pays nothing). Nothing is paid before a hand ends.
+Actions: ``Discrete(28 * 4)``, action ``tile * 4 + arm`` (tile ids: tiles.py):
+    arm 0   left end of the line (the lead too)
+    arm 1   right end of the line
+    arm 2   the spinner's "up" branch
+    arm 3   the spinner's "down" branch
 
-Action encoding: ``Discrete(28 * 4)``; action ``tile * 4 + arm`` places tile id ``tile`` (tiles.py:
-(a, b), a <= b, has id b*(b+1)/2 + a) on arm ``arm``:
-    arm 0  left end of the line (the lead is always tile*4 + 0)
-    arm 1  right end of the line
-    arm 2  the spinner's first branch ("up"), open once both spinner sides are covered
-    arm 3  the spinner's second branch ("down"), same
-Arms that are not open are masked. A tile that fits *twin* arms (layout.py: same end pip, same
-crosswise-double flag, both counted or both empty branches, both line arms or both branches) is
-offered on the lowest of them only, and stepping it on another is an illegal action: the
-placements give the same game mirrored (e.g. either side of an uncovered centre double, the two
-empty branches, two plain line ends showing the same pip). Same-pip arms that are not twins keep
-both actions, as they are different plays: a crosswise double's end counts 2e and a plain end e,
-so the count after the play (P-3's extra turn) differs; an empty branch counts nothing while a
-line end counts; and covering the uncovered side of the centre double (flagged) opens the
-spinner's branches and drops its 2d from the count. ``encode_action(a, b, arm)`` and
-``describe_action(id)`` convert.
-
-Observation (float32 vector, seat-relative: index 0 is the observing seat, r is r seats later):
-    hand          (28,)      1 where the tile is in my hand
-    played_by     (4, 28)    1 where relative seat r placed the tile
-    arm_ends      (4, 7)     one-hot pip of each open arm's end (arm order as in the actions;
-                             zeros for an arm that is not open)
-    arm_tiles     (4,)       tiles on each arm (the first tile and the spinner lead are on none)
-    arm_double    (4,)       1 where an open arm ends in a double lying crosswise
-    spinner       (7,)       one-hot pip of the spinner (zeros until a double is out)
-    branches_open (1,)       1 once both spinner sides are covered
-    count         (1,)       the count (sum of the open ends, as scored)
+Observation (float32, seat-relative; the same sizes for every config):
+    hand          (28,)      my tiles
+    played_by     (4, 28)    the tiles seat r placed
+    arm_ends      (4, 7)     pip at each open arm's end
+    arm_tiles     (4,)       tiles on each arm
+    arm_double    (4,)       an open arm ends in a crosswise double
+    spinner       (7,)       pip of the spinner
+    branches_open (1,)       both spinner sides covered
+    count         (1,)       the count
     hand_sizes    (4,)       tiles held
-    voids         (4, 7)     numbers the seat showed it lacks by passing (permanent: no drawing)
-    no_lead       (4,)       1 if the seat passed the lead duty (holds no double, no scoring tile)
-    dominoed      (4,)       1 if the seat has played its last tile this hand
-    chips         (4,)       chips won (match total)
-    leader        (4,)       one-hot seat that led this hand, or holds the duty before the lead
-    to_move       (4,)       one-hot seat to act (zeros once over)
-    extra_turn    (1,)       1 if the seat to act is playing an extra turn it just earned
+    voids         (4, 7)     numbers seat r showed it lacks
+    no_lead       (4,)       seat r passed the lead duty
+    dominoed      (4,)       seat r played its last tile
+    chips         (4,)       chips won
+    leader        (4,)       seat that led (or holds the duty)
+    to_move       (4,)       seat to act
+    extra_turn    (1,)       the seat to act plays an extra turn
 
-Deal format (``reset(options={"deal": ...})``, ``Game.set_deal``; the one format of every game,
-core.py): ``{"hands": [[(a, b), ...] x 4], "first": designated
-leader, "chips": [4 ints]}``. The hands hold all 28 tiles between them (sizes may differ, each
->= 1): there is no stock ("stock" may only be empty). "first" defaults to ``first_leader`` or 0;
-"chips" (match mode only, each 0..chips_to_win-1) are the chips already held.
-``deal_of(state)`` reads the deal of the hand in play back in this format, also after forced moves;
-replays (domino_envs/replay.py) record it.
+Deal format (``set_deal``; the page's "Deals"): ``{"hands": [[(a, b), ...] x 4], "first":
+designated leader, "chips": [4 ints]}``.
 """
 from __future__ import annotations
 
@@ -99,7 +54,7 @@ from numba import njit
 
 from ..core import (
     check_deal_keys, deal_first, deal_hands, deal_stock, deal_tile_ids,
-    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER, OK, ConfigError,
+    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TURN, HEADER, OK, ConfigError,
     DealError, Game, StateError, check_bool, check_int, is_int, step_begin, step_gate,
 )
 from ..layout import (
@@ -107,9 +62,11 @@ from ..layout import (
     lay_fill_mask, lay_history, lay_history_entry, lay_init, lay_num_arms, lay_open_pips, lay_place,
     lay_block, lay_offered_arm, lay_placed, lay_playable, lay_problem, lay_single_action, render_cross,
 )
+from ..actions import ActionTable, tile_arm_table
 from ..rng import rng_below
 from ..sampling import deal_consistent, mask_to_array, shuffle_and_deal
 from ..slots import ObsLayout, Slots
+from ..table import Table, hand_number, line_play
 from ..tiles import (
     PIP_MASK, TILE_A, TILE_B, mask_pips, popcount, stream_bits, stream_end, tile_id, tile_name,
 )
@@ -542,6 +499,10 @@ def _sample_kernel(s, p, v, seed):
 class PeteGame(Game, kernels=globals()):
     """Seven-Toed Pete engine bound to one config (rules: module docstring)."""
 
+    heuristic = "fives:pete"  # domino_agents.heuristic_fives.FivesHeuristic, Pete's weights
+    docs_page = "seven_toed_pete.md"
+    spec_prefix = "P"
+
     Config = PeteConfig
     state_size = STATE_SIZE
     slots = ROW
@@ -591,6 +552,26 @@ class PeteGame(Game, kernels=globals()):
         where = {0: "the left end (arm 0; also the lead)", 1: "the right end (arm 1)",
                  2: "the spinner's up branch (arm 2)", 3: "the spinner's down branch (arm 3)"}[arm]
         return f"play {tile_name(t)} on {where}"
+
+    def action_table(self) -> ActionTable:
+        """Action ``tile * 4 + arm`` places tile id ``tile`` on arm 0..3 (core.Game.action_table)."""
+        return tile_arm_table("line", NT, NARMS, self.num_actions)
+
+    # ---- pictures (core.Game.describe_table)
+    def describe_table(self, state: np.ndarray, table: Table, face_up: list[bool]) -> None:
+        s = state
+        for k, seat in enumerate(table.seats):
+            hand = self.hand(s, k)
+            seat.count = len(hand)
+            if face_up[k]:
+                seat.tiles = hand
+            seat.lines.append(f"chips {self.chips(s)[k]}")
+            if self.leader(s) == k:
+                seat.lines.append("led")
+            if seat.to_act and self.extra_turn(s):
+                seat.lines.append("extra turn")
+        table.info += [f"hand {hand_number(s)}", f"count {self.count(s)}"]
+        table.play = line_play(self.layout(s), self.line(s), self.open_ends(s))
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:

@@ -1,128 +1,56 @@
-"""Racehorse (`racehorse_v0`): Seven-Toed Pete, points version, a.k.a. Seven Go (rules-spec
-section 3, seed 004, Puremco's rules).
+"""Racehorse (`racehorse_v0`): Seven-Toed Pete, points version, a.k.a. Seven Go.
 
-Rules (T-2..T-10 are the spec's ids, T-1, T-11 and T-12 are defined here):
-- T-1 Deal and sides: double-six (28 tiles), 2-4 players, 7 tiles each; the rest is the boneyard
-  (14 / 7 / 0 tiles for 2 / 3 / 4 players). With ``teams=True`` (4 players only) seats 0 & 2 play
-  against 1 & 3: every point either partner wins is the team's, both partners show the team score,
-  and a team's pip total is both partners' pips. "Side" below means a seat, or a team with teams.
-- Score tiles: 6-4, 5-5, 5-0, 4-1, 3-2. A *special* tile is a double or a score tile.
-- T-5 Setter: random (seeded; ``first_setter`` fixes it) in hand 1; each later hand the duty starts
-  one seat after the previous hand's *nominal* setter (whoever actually set). The seat with the
-  duty must set a special tile (any one it holds). Without one: with 4 players the duty passes to
-  the next seat; with 2-3 players it draws one tile at a time until it draws a special tile (which
-  it then holds as its only special tile and must set), and with the boneyard empty the duty passes
-  on. Passing the duty, or drawing for it, is public: the seat holds no special tile (``no_special``).
-- T-4 Layout: ``spinner="none"`` (default: one line, doubles in line, they count both halves while
-  at an end), ``"first_double"`` (the first double played, the set included, is the one spinner) or
-  ``"all_doubles"`` (every double is a spinner). A spinner's branches take tiles once both its sides
-  are covered. This is the shared ``domino_envs.layout`` (SPIN_NONE / SPIN_FIRST / SPIN_ALL).
-- Count: after every placement (the set included) the sum of the open ends is computed (a lone set
-  tile counts all its pips, a double at an end both halves, a spinner 2d until both its sides are
-  covered, then only its branch ends). If it is a positive multiple of 5 the placer's side scores
-  count / 5 points at once.
-- T-2 The *tile* obliges another play, not the score: placing a special tile (double or score tile)
-  obliges the same seat to play again at once; a placement that merely makes the count score does
-  not (the seed's "if he scores or plays a double" is read as "plays a score tile or a double").
-- T-3 The set is a placement like any other: it is counted, and since it is always a special tile
-  the setter must play again at once. Obligations chain without limit. An obliged play follows the
-  normal-turn rules (must play if able, any tile on any open arm). If the seat cannot make it:
-  4 players -> its turn ends (it shows it lacks every open number); 2-3 players -> it draws until
-  it draws a playable tile and must play that tile (a drawn special tile obliges again), and if the
-  boneyard runs out (or down to the reserve, T-6) its turn ends.
-- T-7 Play is compulsory: a seat that can play must (no voluntary drawing or passing). A seat that
-  cannot play draws (2-3 players) one tile at a time until one is playable and must play it; with
-  4 players, or with nothing left to draw, it passes.
-- T-6 Last tile special, the reserve: with 2-3 players a seat whose last tile was special has an
-  empty hand and is obliged to play again, so it draws until a playable tile comes, but must leave
-  the *reserve* in the boneyard: 2 tiles with 2 players, 1 with 3. The reserve binds every draw
-  made from an empty hand (that is the only way to draw with one) and no other draw: the setter's
-  draw, a normal turn's draw and an obliged play's draw with tiles in hand may take the boneyard to
-  its last tile (the seed lists "last tiles may not be drawn" only as a variation). A seat that
-  stops at the reserve keeps what it drew (unplayable tiles) and its turn ends; one that drew
-  nothing holds no tiles, has not gone out, and is *washed up* like a 4-player seat (the boneyard
-  never grows, so it could never draw again). With 4 players a seat whose last tile is special is
-  washed up at once: no more turns, it has not gone out. The others play on.
-- Going out: playing a last tile that is neither a double nor a score tile (a "proper domino").
-  The hand ends on a proper domino, or in a block: no seat that still has turns can play or draw
-  (a seat with tiles may draw while the boneyard has any tile; the reserve only binds empty hands).
-- T-11 End of hand: every side's pip total is computed (a team's is both partners' hands; the seat
-  that went out holds 0). The side with the unique lowest total among the *eligible* sides wins and
-  scores the sum of all other sides' totals (T-8). This holds after a domino too: with teams the
-  team of the seat that went out wins only if its total (its partner's pips) is lowest.
-- T-9 A washed-up seat alone cannot win: a side is eligible only if it has a member that is not
-  washed up (a washed-up seat without teams is never eligible; a team with one washed-up partner is,
-  with the other partner's pips as its total). Washed-up seats hold 0 pips, so they pay nothing.
-- T-10 A tie for the lowest total among eligible sides scores nothing.
-- T-8 Award: ``award="per_pip"`` (default) 1 point per pip; ``"per_five"``: the total is rounded to
-  the nearest multiple of 5 (..2 down, ..3 up) and scores 1 point per 5 pips, as the count does.
-- T-12 Match: single hand by default. ``match=True`` plays hands (setter rotating, T-5) as one
-  episode until a side's score reaches ``target`` (default 61); the match ends the moment it is
-  reached, in the middle of a hand if a count does it (the hand is not finished or awarded).
-  ``max_hands`` (default 1000) truncates a match that never gets there.
+The full text - every rule and its ruling, the config, actions, observation, rewards, deals - is
+docs/games/racehorse.md (rules-spec section 3, seed 004, Puremco's rules). This docstring is its
+summary, which tests/test_docs.py keeps in step with it.
 
-Forced steps are taken by the engine: draws, passes, the duty passing on, and any placement that is
-the seat's only legal action. Agents see only real decisions (>= 2 legal actions). An obliged extra
-play is the same seat acting again: ``H_TURN`` (the env's ``agent_selection``) stays on it, and the
-observation's ``extra_play`` says so. A forced placement is public (the seat was never asked), so
-the engine records what it proves: a forced play shows the seat had no other playable tile (voids
-of every open number), a forced set shows it held no other special tile.
+Rules in brief (T-2..T-10 are the spec's ids, T-1, T-11 and T-12 this engine's):
+- T-1 double-six, 2-4 players, 7 tiles each, the rest is the boneyard; ``teams=True`` (4 players)
+  pits seats 0 & 2 against 1 & 3. Score tiles 6-4, 5-5, 5-0, 4-1, 3-2; a double or a score tile
+  is *special*.
+- T-5 the seat with the set duty (random in hand 1, or ``first_setter``; then rotating) sets a
+  special tile; without one it draws for one (2-3 players) or passes the duty on.
+- T-4 ``spinner``: none (default), the first double, or every double.
+- After every placement a count (sum of the open ends) that is a positive multiple of 5 scores
+  count / 5 points for the placer's side. T-2 a special tile obliges another play, not a score;
+  T-3 the set is a placement like any other. T-7 play is compulsory: a seat that cannot play draws
+  (2-3 players) until it can, or passes.
+- T-6 a seat whose last tile was special draws but leaves the reserve (2 tiles with 2 players, 1
+  with 3) or, with 4 players, is washed up. Going out takes a last tile that is not special.
+- T-11 at the end of the hand the unique lowest pip total among the eligible sides (T-9: not a
+  washed-up seat alone) scores the other sides' totals; T-10 a tie scores nothing; T-8 ``award``
+  per pip or per five. T-12 ``match=True`` ends the moment a side reaches ``target``.
+- Rewards are zero-sum, per step, as points are won. Forced steps (draws, passes, the duty passing
+  on, a lone legal action) are the engine's.
 
-Rewards (zero-sum, ``reward_scale = 6``, points as they are won): when a side scores k points,
-without teams the scorer gets +k and every other seat -k/(n-1); with teams both partners get +k
-and both opponents -k. A seat's return is its side's points minus the average of the other
-sides' points. Points won during ``reset`` / ``set_deal`` (forced plays before the first decision,
-e.g. a forced set that scores) are paid with the first step's rewards; if the whole hand was forced
-and the game is over at reset they stay in the header's rewards, which the env reports at reset.
+Actions: ``Discrete(28 * num_arms)``, action ``tile * A + arm`` with A = num_arms (2, 4 or 16 by
+``spinner``) and tile ids of tiles.py:
+    arm 0            left end of the line (the set too)
+    arm 1            right end of the line
+    arm 2k+2, 2k+3   the (k+1)-th spinner's "up" and "down" branch
 
-Action encoding: ``Discrete(28 * A)`` with A arms: A = 2 (``spinner="none"``), 4
-(``"first_double"``), 16 (``"all_doubles"``: 2 line arms + 2 per spinner, 7 doubles). Action
-``tile * A + arm`` places tile id ``tile`` (tiles.py: (a, b), a <= b, has id b*(b+1)/2 + a) on arm:
-    arm 0          left end of the line; the set is always tile * A + 0
-    arm 1          right end of the line
-    arm 2k+2, 2k+3 the (k+1)-th spinner's first ("up") and second ("down") branch, open once both
-                   of its sides are covered (spinners numbered in the order they were placed)
-Arms that are not open are masked. A tile that fits *twin* arms (layout.py: same end pip, same
-crosswise-double flag, both counted or both empty branches, both line arms or both branches) is
-offered on the lowest of them only, and stepping it on another is an illegal action: the
-placements give the same game mirrored (e.g. either side of an uncovered centre double, a
-spinner's two empty branches, two plain ends showing the same pip). Same-pip arms that are not
-twins keep both actions, as they are different plays: a crosswise double's end counts 2e and a
-plain end e, so the count after the play (the points scored) differs; an empty branch counts
-nothing while a line end counts; and covering the uncovered side of a spinner (its flagged end)
-opens its branches and drops its 2d from the count. ``encode_action(a, b, arm)`` and
-``describe_action(id)`` convert.
-
-Observation (float32 vector, seat-relative: index 0 is the observing seat, r is r seats later):
-    hand         (28,)      1 where the tile is in my hand
-    played_by    (n, 28)    1 where relative seat r placed the tile
-    arm_ends     (A, 7)     one-hot pip of each open arm's end (zeros for an arm not open)
-    arm_tiles    (A,)       tiles on each arm (the set tile is on none)
-    arm_double   (A,)       1 where an open arm ends in a double lying crosswise
-    count        (1,)       the count (sum of the open ends, as scored)
+Observation (float32, seat-relative; n = num_players, A = num_arms):
+    hand         (28,)      my tiles
+    played_by    (n, 28)    the tiles seat r placed
+    arm_ends     (A, 7)     pip at each open arm's end
+    arm_tiles    (A,)       tiles on each arm
+    arm_double   (A,)       an open arm ends in a crosswise double
+    count        (1,)       the count
     hand_sizes   (n,)       tiles held
-    boneyard     (1,)       tiles left to draw (the reserve, T-6, is part of it)
-    voids        (n, 7)     numbers the seat showed it lacks (passed, drew, or was forced on them,
-                            and has not drawn unseen tiles since)
-    no_special   (n,)       1 if the seat showed it holds no double and no score tile
+    boneyard     (1,)       tiles left to draw
+    voids        (n, 7)     numbers seat r showed it lacks
+    no_special   (n,)       seat r showed it holds no special tile
     drawn        (n,)       tiles drawn this hand
-    washed_up    (n,)       1 if the seat is washed up (no tiles, no more turns, has not gone out)
-    scores       (n,)       match scores (a team's score on both partners)
-    to_move      (n,)       one-hot seat to act (zeros once over)
-    setter       (n,)       one-hot seat holding the set duty (zeros once the set is down)
-    extra_play   (1,)       1 if the seat to act is making an obliged extra play (T-2, T-3)
-    just_drew    (1,)       1 if the seat to act just drew: it holds exactly one playable tile (the
-                            last drawn), which it must play
+    washed_up    (n,)       seat r is washed up
+    scores       (n,)       match scores
+    to_move      (n,)       seat to act
+    setter       (n,)       seat holding the set duty
+    extra_play   (1,)       the seat to act makes an obliged extra play
+    just_drew    (1,)       the seat to act drew: it must play the tile it drew
 
-Deal format (``reset(options={"deal": ...})``, ``Game.set_deal``; the one format of every game,
-core.py): ``{"hands": [[(a, b), ...] one list per seat], "stock":
+Deal format (``set_deal``; the page's "Deals"): ``{"hands": [[(a, b), ...] per seat], "stock":
 [(a, b), ...] the boneyard in draw order, "first": seat holding the set duty, "scores": [points
-per seat]}``. Hands may have any non-empty size; tiles named nowhere are out of play; 4 players
-have no stock. "first" defaults to ``first_setter`` or 0. "scores" (default zeros) are points
-already won, each 0..target-1 (a side at the target has won; this keeps every observation within
-``obs_high``), partners equal with teams.
-``deal_of(state)`` reads the deal of the hand in play back in this format (a later hand of a match:
-without its scores), also after forced moves; replays (domino_envs/replay.py) record it.
+per seat]}``.
 """
 from __future__ import annotations
 
@@ -142,9 +70,11 @@ from ..layout import (
     lay_fill_mask, lay_history, lay_init, lay_num_arms, lay_obs_arms, lay_open_pips, lay_place,
     lay_block, lay_offered_arm, lay_placed, lay_playable, lay_problem, lay_single_action, render_cross,
 )
+from ..actions import ActionTable, tile_arm_table
 from ..rng import rng_below
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
 from ..slots import ObsLayout, Slots
+from ..table import Table, hand_number, line_play
 from ..tiles import (
     TILE_A, TILE_B, expand_bits, mask_pips, pips_to_tiles, popcount, tile_id, tile_name,
 )
@@ -755,6 +685,10 @@ def _sample_kernel(s, p, v, seed):
 class RacehorseGame(Game, kernels=globals()):
     """Racehorse engine bound to one config."""
 
+    heuristic = "fives:racehorse"  # domino_agents.heuristic_fives.FivesHeuristic, Racehorse's weights
+    docs_page = "racehorse.md"
+    spec_prefix = "T"
+
     Config = RacehorseConfig
     state_size = STATE_SIZE
     slots = ROW
@@ -810,6 +744,29 @@ class RacehorseGame(Game, kernels=globals()):
             return f"out of range (0..{self.num_actions - 1})"
         t, arm = divmod(int(action), self.num_arms)
         return f"play {tile_name(t)} on the {self.arm_name(arm)}"
+
+    def action_table(self) -> ActionTable:
+        """Action ``tile * num_arms + arm`` places tile id ``tile`` on that arm (core.Game.action_table)."""
+        return tile_arm_table("line", N_TILES, self.num_arms, self.num_actions)
+
+    # ---- pictures (core.Game.describe_table)
+    def describe_table(self, state: np.ndarray, table: Table, face_up: list[bool]) -> None:
+        s = state
+        setter = self.setter(s) if not s[H_DONE] else -1
+        for k, seat in enumerate(table.seats):
+            hand = self.hand(s, k)
+            seat.count = len(hand)
+            if face_up[k]:
+                seat.tiles = hand
+            seat.lines.append(f"score {self.scores(s)[k]}")
+            if self.washed_up(s)[k]:
+                seat.lines.append("washed up")
+            if setter == k:
+                seat.lines.append("sets")
+        table.info += [f"hand {hand_number(s)}", f"boneyard {len(self.boneyard(s))}"]
+        table.play = line_play(self.layout(s), self.line(s), self.open_ends(s))
+        if table.play is not None:
+            table.info.append(f"count {self.count(s)}")
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:

@@ -1,105 +1,49 @@
 """Domino Sum 7 (`sum7_v0`): required numbers that sum to seven, zero traps, and waiting.
 
-Rules (rules-spec section 4, seed 003, a proposed house variant; ids S-1..S-12):
-- S-1 Deal: double-six (28 tiles), 2-4 players, 7 tiles each (``deal="standard"``) or 7/6/5 for
-  2/3/4 players (``deal="seven_up"``). The rest is the market (4 players standard: no market).
-- S-2 Starter: the holder of the highest double among 1-1..6-6 must lead it (0-0 never leads). The
-  lead is the hand's 1st placement, made by the engine (it is forced); play then passes to the
-  starter's next seat. This applies to every hand, including each hand of a match.
-- S-3 No double 1-1..6-6 dealt: the holder of the heaviest zero-free tile leads it. Tie-break
-  between equal weights: the tile with the higher high half (3-6 beats 4-5: the order runs 5-6, 4-6, 3-6,
-  4-5, 2-6, 3-5, 1-6, 2-5, 3-4, ...), so exactly one tile leads. Both starter rules are public information: at the
-  deal no seat held a tile ranked above the lead (S-2: a higher double; S-3: any double 1-1..6-6 or
-  a heavier/tie-winning zero-free tile); the observation shows it in ``lacks``.
-- Required numbers: the lead (a, b) lies with a on side 0 (left) and b on side 1 (right); an open
-  side showing e requires 7 - e. A tile goes on a side only if its touching half is 7 - e; its other
-  half becomes that side's new end. The other side is unchanged (seed examples: with 5 and 3
-  required, 5-2 on the 5 keeps 5 required; 3-1 on the 3 makes 6 required).
-- S-4 Zero tiles (a 0 on either half) may be placed only from the 7th placement of the hand on
-  (the lead is placement 1, so once 6 tiles lie in the line). "Traps are live" from then on.
-- S-5 x-0 (x = 1..6) goes on a side requiring x: the x touches, the 0 faces out and closes the side.
-- S-6 0-0 may be placed on any open side, whatever it requires, and closes it.
-- S-7 ``zero_rule``: "trap" (default) is S-4..S-6 exactly. "strict": as "trap" but 0-0 has no
-  wildcard use - it can never be placed (it stays in its holder's hand: 0 pips, but that seat can
-  never go out while holding it). "wild": as "trap" but zero tiles (x-0 and 0-0) are live from the
-  start (from the 2nd placement; the lead is never a zero tile).
-- S-8 Turn: a seat with at least one legal placement places one tile OR waits (the pass action).
-  A seat with none draws from the market one tile at a time until it draws a placeable one, which it
-  must place at once (no waiting; it picks the side if the tile fits both); the other drawn tiles
-  are kept. With the market empty (or emptied by the draws) it passes.
-- S-9 Drawing is only ever forced: a seat holding a placement may not draw; the market can be drawn
-  to its last tile. A seat that draws (or is forced to pass) shows it held no placeable tile for the
-  requirements and trap state of that moment; these "lacks" are public (the ``lacks`` piece) until
-  the seat keeps an unseen drawn tile (then only the latest ones are known). A wait shows nothing
-  the observation tracks (a seat that waited had a placement, which is not recorded).
-- S-10 The hand ends at once when: both sides are closed; a tile is placed on the last open side
-  (after one side closed, any placement on the other ends the hand); a seat places its last tile; or
-  every seat passes once in succession (n consecutive passes: waits and forced passes both count,
-  any placement resets the run; a draw that ends in a placement is a placement).
-- S-11 Score: each seat's remaining pips; fewest wins; every seat tied for fewest is a winner.
-  Rewards (zero-sum, at the end of a hand): every loser pays its own remaining pips, and the winners
-  share the total equally; if all seats tie nobody pays. Integer units of 1/12 point in the state
-  (``reward_scale = 12``), so shares by 2 or 3 winners are exact.
-- S-12 Match mode (``match=True``, ``target`` default 100, ``max_hands`` default 1000): hands are
-  played as one episode; a seat's match score is the sum of its hand rewards (points won minus points
-  paid). The match ends after the first hand where some seat's score reaches ``target``; the highest
-  score leads, and the episode return of each seat IS its match score. ``max_hands`` truncates a
-  match that somehow never gets there. Unlike Draw's D-5 the next hand's starter is chosen by S-2/S-3
-  again (the rules name the starter by the tiles, not by the last hand).
+The full text - every rule and its ruling, the config, actions, observation, rewards, deals and
+the engine's notes on the layout and on sample_hidden - is docs/games/sum7.md (rules-spec
+section 4, seed 003, a proposed house variant). This docstring is its summary, which
+tests/test_docs.py keeps in step with it.
 
-Forced steps (the lead, draws, forced passes, and a just-drawn tile that is one action: it fits
-one side, or two sides showing the same pip) are taken by the engine; agents see only real
-decisions. With waiting allowed a seat holding a
-placement always has >= 2 actions, so only post-draw placements and passes are ever forced.
+Rules in brief (S-1..S-8 and S-10 are the spec's ids, S-9, S-11 and S-12 this engine's):
+- S-1 double-six, 2-4 players, 7 tiles each (``deal="seven_up"``: 7/6/5); the rest is the market.
+- S-2 the holder of the highest double 1-1..6-6 leads it (the engine plays the lead); S-3 with no
+  such double, the heaviest zero-free tile leads.
+- An open side showing e requires 7 - e: a tile goes there with its 7 - e half touching.
+- S-4 zero tiles are placeable from the 7th placement on; S-5 x-0 goes on a side requiring x and
+  closes it; S-6 0-0 goes on any open side and closes it; S-7 ``zero_rule`` strict / wild vary this.
+- S-8 a seat with a placement places or waits (the pass action); one without draws until it can
+  place and must; S-9 drawing is only ever forced and public (``lacks``).
+- S-10 the hand ends at once when the line is closed, a seat goes out, or every seat passes in a
+  row. S-11 fewest pips win: losers pay their pips, shared by the winners. S-12 ``match=True``
+  plays hands until a match score reaches ``target``.
+- Forced steps (the lead, draws, forced passes, a just-drawn tile with one placement) are the
+  engine's; with waiting allowed no other decision is forced.
 
-The line lives in the shared layout (layout.py, no spinner): the arms store the pip each side
-*shows*; the sum-7 rule is applied here (a side showing e takes a tile with a 7 - e) and the tile
-is laid with ``lay_place_touching`` (the touching half is named, not matched) and a trap closes
-its arm with ``lay_close_arm``.
+Actions: ``Discrete(57)``, the same for every config (tile ids: tiles.py):
+    tile * 2 + 0   place the tile on side 0 (left)
+    tile * 2 + 1   place it on side 1 (right; offered only while the open sides show different pips)
+    56             pass: wait (S-8), or the forced pass
 
-sample_hidden redeals every unseen tile so that opponents avoid their public ``lacks``, the seat
-to act (if another seat) keeps a real decision (a just-drawn tile that fits both sides and
-nothing else placeable, or at least one placeable tile), and the market gets the rest. It is a
-sound relaxation, not the full posterior: "this seat waited, so it held a placement then" and
-"at most k of its tiles can be ones it drew after its lacks were recorded" are not enforced.
-
-Action encoding: ``Discrete(57)``. Action ``tile * 2 + side`` (0..55) places tile id ``tile``
-(tiles.py: id of (a, b), a <= b, is b*(b+1)/2 + a) on side 0 (left) or 1 (right); action 56
-(``PASS``) waits / passes. While both sides are open and show the same pip only side 0 is offered
-(the mask's side-1 entries are 0 and stepping one is an illegal action): both sides then require
-the same number, and a tile on side 1 gives the same game mirrored (x-0 and 0-0 close the side
-they go on and leave the other showing that pip either way; S-4's placement count, S-10's ending
-and the pass run do not depend on the side). A tile fitting two open sides that show different
-pips (0-0, or a tile holding both required numbers) stays a choice of two actions.
-``encode_action(a, b, side)`` / ``encode_action("pass")`` and ``describe_action(id)`` convert.
-
-Observation (float32 vector, seat-relative: index 0 is the observing seat, r is r seats later):
-    hand         (28,)      1 where the tile is in my hand
-    played_by    (n, 28)    1 where relative seat r placed the tile (the lead included)
-    required     (2, 6)     one-hot required number 1..6 (column k = number k + 1) of side 0 / 1;
-                            zeros on a closed side
-    closed       (2,)       1 where the side is closed (by a zero trap)
-    traps_live   (1,)       1 if zero tiles may be placed now (S-4, S-7)
+Observation (float32, seat-relative; n = num_players):
+    hand         (28,)      my tiles
+    played_by    (n, 28)    the tiles seat r placed
+    required     (2, 6)     number required on side 0 / 1
+    closed       (2,)       side closed by a zero trap
+    traps_live   (1,)       zero tiles placeable now
     placements   (1,)       tiles in the line
     hand_sizes   (n,)       tiles held
     market       (1,)       tiles left in the market
-    lacks        (n, 28)    tiles the seat showed it does not hold (S-2/S-3 at the deal, S-9)
+    lacks        (n, 28)    tiles seat r showed it does not hold
     drawn        (n,)       tiles drawn this hand
-    passes       (1,)       passes in a row (S-10: the hand ends when it reaches n)
-    won          (n,)       points received this match (single hand: this hand)
-    paid         (n,)       points paid this match; won - paid is the match score (S-12)
-    to_move      (n,)       one-hot relative seat to act (zeros once over)
-    just_drew    (1,)       1 if the seat to act drew this turn: it holds exactly one placeable
-                            tile (the last drawn), which it must place (no waiting)
+    passes       (1,)       passes in a row
+    won          (n,)       points received this match
+    paid         (n,)       points paid this match
+    to_move      (n,)       seat to act
+    just_drew    (1,)       the seat to act drew: it must place the tile it drew
 
-Deal format (``reset(options={"deal": ...})``, ``Game.set_deal``; the one format of every game,
-core.py): ``{"hands": [[(a, b), ...] one list per seat], "stock":
-[(a, b), ...] the market in draw order}``. Hands may have any non-empty size. The deal names every
-one of the 28 tiles (the market is all that is not in a hand; a tile left out is a DealError
-listing the missing tiles, rather than a market order the caller did not choose). There is no
-"first": the starter and the lead follow S-2/S-3.
-``deal_of(state)`` reads the deal of the hand in play back in this format, also after forced moves;
-replays (domino_envs/replay.py) record it.
+Deal format (``set_deal``; the page's "Deals"): ``{"hands": [[(a, b), ...] per seat], "stock":
+[(a, b), ...] the market in draw order}``, every tile named.
 """
 from __future__ import annotations
 
@@ -117,8 +61,10 @@ from ..layout import (
     SPIN_NONE, lay_arm_end, lay_arm_open, lay_close_arm, lay_history, lay_init, lay_place_touching,
     lay_block, lay_placed, lay_problem,
 )
+from ..actions import ActionTable, tile_arm_table
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
 from ..slots import ObsLayout, Slots
+from ..table import LinePlay, Table, hand_number
 from ..tiles import (
     PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit, mask_pips, popcount, tile_id, tile_name,
 )
@@ -635,6 +581,10 @@ def _sample_kernel(s, p, v, seed):
 class Sum7Game(Game, kernels=globals()):
     """Domino Sum 7 engine bound to one config."""
 
+    heuristic = "sum7"  # domino_agents.heuristic_sum7.Sum7Heuristic
+    docs_page = "sum7.md"
+    spec_prefix = "S"
+
     Config = Sum7Config
     state_size = STATE_SIZE
     slots = ROW
@@ -688,6 +638,33 @@ class Sum7Game(Game, kernels=globals()):
             return "pass (wait)"
         t, side = divmod(int(action), 2)
         return f"place {tile_name(t)} on the {'left' if side == 0 else 'right'} side"
+
+    def action_table(self) -> ActionTable:
+        """Action ``tile * 2 + side`` places tile id ``tile`` on a side; the last one is the pass
+        (core.Game.action_table)."""
+        return tile_arm_table("sum7", NT, 2, self.num_actions)
+
+    # ---- pictures (core.Game.describe_table)
+    def describe_table(self, state: np.ndarray, table: Table, face_up: list[bool]) -> None:
+        s = state
+        for k, seat in enumerate(table.seats):
+            hand = self.hand(s, k)
+            seat.count = len(hand)
+            if face_up[k]:
+                seat.tiles = hand
+            if self.config.match:
+                seat.lines.append(f"score {self.scores(s)[k]:g}")
+        req = self.required(s)
+        table.info += [f"hand {hand_number(s)}", f"market {len(self.market(s))}"]
+        if self.placements(s):
+            table.info.append(", ".join(f"{side} " + ("closed" if r is None else f"needs {r}")
+                                        for side, r in zip(("left", "right"), req)))
+        table.info.append("zero traps live" if self.traps_live(s) else "zero traps not yet")
+        line = self.line(s)
+        if line:
+            a, b, _ = line[0]
+            table.play = LinePlay((a, b), [(arm, i, o) for i, o, arm in line[1:]], {},
+                                  {k for k in (0, 1) if req[k] is not None}, {k for k in (0, 1) if req[k] is None})
 
     # ---- deals
     def set_deal(self, state: np.ndarray, deal: dict) -> None:

@@ -34,8 +34,9 @@ GOLDEN_DIR = Path(__file__).resolve().parent
 REGENERATE_CMD = ".venv/bin/python -m tests.golden.regenerate"
 
 # family -> (env name, config, seeds). One file per family; keep each game short (the total of
-# all transcripts must stay well under 2 MB).
-FAMILIES: dict[str, tuple[str, dict, tuple[int, ...]]] = {
+# all transcripts must stay well under 2 MB). Every registered env has at least one family: one
+# listed here, else `<env>` (its default config, seeds 0 and 1), added below from registry.GAMES.
+LISTED: dict[str, tuple[str, dict, tuple[int, ...]]] = {
     "draw_2p": ("draw_v0", {}, (0, 1, 2)),
     "draw_3p": ("draw_v0", {"num_players": 3}, (0, 1)),
     "draw_4p": ("draw_v0", {"num_players": 4}, (0, 1)),
@@ -62,6 +63,17 @@ FAMILIES: dict[str, tuple[str, dict, tuple[int, ...]]] = {
     "magic7_6p": ("magic7_v0", {"num_players": 6}, (0, 1)),
     "magic7_match": ("magic7_v0", {"num_players": 3, "num_games": 2}, (0,)),
 }
+
+
+def _families() -> dict[str, tuple[str, dict, tuple[int, ...]]]:
+    """LISTED, plus a default-config family for each registered env that LISTED does not cover."""
+    from domino_envs.registry import GAMES
+
+    covered = {env for env, _, _ in LISTED.values()}
+    return {**LISTED, **{env: (env, {}, (0, 1)) for env in GAMES if env not in covered}}
+
+
+FAMILIES = _families()
 
 _GAME_RE = re.compile(r"^== game seed=(-?\d+)$")
 _ACTION_RE = re.compile(r"^  action (-?\d+) ")
