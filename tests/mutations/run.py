@@ -231,6 +231,7 @@ def pytest_run(cwd: Path, tests: list[str]) -> tuple[int, str, list[str]]:
     """(pytest's exit status, its last line, its FAILED/ERROR summary lines: which test caught it and why)."""
     env = dict(os.environ, PYTHONPATH=str(cwd), PYTHONDONTWRITEBYTECODE="1")
     env.pop("NUMBA_CACHE_DIR", None)  # the package's own cache folder, keyed on its sources (module doc)
+    env["COLUMNS"] = "240"  # room for the reason on pytest's FAILED lines
     cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:randomly", "-p", "no:cacheprovider", *tests]
     try:
         out = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
@@ -349,7 +350,7 @@ def main(argv=None) -> int:
             results.append((m, verdict, last, time.time() - t0))
             print(f"{m.name:30} {verdict:8} {time.time() - t0:6.0f} s  {last}", flush=True)
             for line in failed:
-                print(f"    {line[:160]}", flush=True)
+                print(f"    {line[:240]}", flush=True)
     print(f"\n{'mutation':30} result    what")
     for m, verdict, _, _ in results:
         print(f"{m.name:30} {verdict:9} {m.what}")
