@@ -185,6 +185,21 @@ def test_edited_reward_names_its_step(recorded):
         tampered(recorded, edit).verify()
 
 
+def test_a_reward_moved_between_two_steps_names_the_first(recorded):
+    """The rewards of two later steps swapped (each seat's total kept, so the returns still add up):
+    verification names the earlier of the two steps."""
+    steps = recorded["steps"]
+    j = max(k for k, st in enumerate(steps) if any(st["rewards"]))
+    i = next(k for k in range(j - 1, 0, -1) if steps[k]["rewards"] != steps[j]["rewards"])
+
+    def edit(o):
+        o["steps"][i]["rewards"], o["steps"][j]["rewards"] = o["steps"][j]["rewards"], o["steps"][i]["rewards"]
+    moved = tampered(recorded, edit)
+    assert moved.computed_returns() == recorded["returns"]
+    with pytest.raises(ReplayError, match=rf"step {i} \(seat \d, action \d+\): rewards expected"):
+        moved.verify()
+
+
 def test_edited_returns(recorded):
     def edit(o):
         o["returns"][1] += 3.0

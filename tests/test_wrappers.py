@@ -197,3 +197,27 @@ def test_maskable_ppo_smoke_on_the_families_that_crashed(family):
     result = train_family(family, steps=600)
     assert result["episodes"] > 0
 
+
+
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_rotate_cycles_the_learner_through_every_seat(n):
+    """seat="rotate" (the default): episode after episode the learner moves on one seat, so every
+    n episodes it has played each seat once; the seat info names is the one whose observation the
+    env returns and whose decision it is. A fixed seat stays put."""
+    env = SingleSeatEnv("draw_v0", opponents=RandomAgent, seed=4, num_players=n)
+    rng = np.random.default_rng(0)
+    seats = []
+    for _ in range(3 * n):
+        obs, info = env.reset()
+        seat = info["seat"]
+        seats.append(seat)
+        assert env.seat == seat and env._state[H_TURN] == seat
+        np.testing.assert_array_equal(obs, env.game.observe(env._state, seat))
+        done = False
+        while not done:  # whole episodes: the rotation counts episodes, however they end
+            _, _, terminated, truncated, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            done = terminated or truncated
+    assert sorted(seats[:n]) == list(range(n))
+    assert all(b == (a + 1) % n for a, b in zip(seats, seats[1:])), seats
+    fixed = SingleSeatEnv("draw_v0", opponents=RandomAgent, seed=4, num_players=n, seat=n - 1)
+    assert {fixed.reset()[1]["seat"] for _ in range(2 * n)} == {n - 1}

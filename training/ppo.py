@@ -523,7 +523,7 @@ class Trainer:
         t0 = time.perf_counter()
         if p.anneal_lr:
             for g in self.optimizer.param_groups:
-                g["lr"] = p.lr * (1.0 - self.update / self.total_updates)
+                g["lr"] = p.lr * max(0.0, 1.0 - self.update / self.total_updates)  # 0 past the budget
         buf = self.collector.collect(self.model)
         t1 = time.perf_counter()
         stats = ppo_update(self.model, self.optimizer, buf, p, self.collector.rng, self.device)

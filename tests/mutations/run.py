@@ -1,27 +1,44 @@
-"""Plant each bug of issue 16 on a copy of the repo, one at a time, and check the tests catch it.
+"""Plant each bug of issues 16 and 21 on a copy of the repo, one at a time, and check the tests catch it.
 
-    .venv/bin/python tests/mutations/run.py            # every mutation (several minutes: each
-                                                       # copy compiles its numba kernels cold)
+    .venv/bin/python tests/mutations/run.py            # every mutation (~15 min: the first copy
+                                                       # compiles its numba kernels cold, the rest
+                                                       # reuse them; see "Where the copies go")
     .venv/bin/python -m tests.mutations.run pete_sample_hidden d5_last_winner   # some of them
     .venv/bin/python tests/mutations/run.py --list
 
-For each mutation: copy the repo (without .git, .venv, caches) to a temporary folder, apply its
+For each mutation: copy the repo (without .git, .venv, caches) to a folder of its own, apply its
 textual replacements (each anchored on a snippet that must occur exactly once: a missing or
 ambiguous anchor stops the run loudly, so an edit that moved the code shows up as an error, not as
 a silently unplanted bug), run its test selection there with pytest, and report "caught" (the
 tests failed) or "MISSED" (they passed). First the same selections run unmutated in the repo
 itself: they must pass, or "caught" would mean nothing. Exit status 1 if any mutation is missed
-or errs. Not part of the normal suite (slow); re-run it after merging changes to the mutated code.
+or errs. Not part of the normal suite (slow); re-run it after merging changes to the mutated code,
+and after any change to training (training/, and the learners' pieces in domino_envs: wrappers.py,
+replay.py): issue 21's mutations pin what decides whether the learners learn.
+
+Where the copies go: one fixed folder per checkout under the user's cache
+(``~/.cache/domino_envs/mutations/<hash of the checkout's path>/repo``, 0700, emptied before each
+mutation), so that numba's cache, which is keyed on each source file's folder path and timestamp,
+serves every copy and only what a mutation changes compiles again (minutes saved a mutation). That
+is as safe as the package's own cache: domino_envs keys its cache folder on a hash of all its
+sources (a mutation in domino_envs gets a fresh folder, so no kernel that inlines the mutated code
+is reused), a mutated file elsewhere gets a new timestamp (compiled code outside domino_envs, in
+agents/pimc.py, training/ppo.py and bench.py, inlines only its own file's and domino_envs' functions), and
+NUMBA_CACHE_DIR is dropped from the copies' environment so that the package's keyed folder is used. ``--fresh`` copies into a
+new temporary folder for each mutation instead (everything compiles cold, as before). Two runs of
+the script on one checkout at once: the second stops (the folder is locked).
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,7 +99,116 @@ MUTATIONS = [
         [("primary, secondary = (win, ret) if self.objective == \"win\" else (ret, win)",
           "primary, secondary = (-win, -ret) if self.objective == \"win\" else (-ret, -win)")],
         ["tests/test_pimc.py", "-k", "clearly"]),
+    # ---------------------------------------------------------------- issue 21: the learners
+    Mutation(
+        "win_reward_last_actor_only", "a game's end pays its win reward only to the seat that acted last",
+        "training/ppo.py",
+        [("            _, _, _, rewards, terminated, truncated, _ = venv.step(actions)\n",
+          "            acted = seats.copy()\n"
+          "            _, _, _, rewards, terminated, truncated, _ = venv.step(actions)\n"),
+         ("                self._end_games(buf, ended, win_mode)\n",
+          "                self._end_games(buf, ended, win_mode, acted[ended])\n"),
+         ("    def _end_games(self, buf: Buffer, ended: np.ndarray, win_mode: bool) -> None:\n",
+          "    def _end_games(self, buf: Buffer, ended: np.ndarray, win_mode: bool, acted=None) -> None:\n"),
+         ("            self.chains.add_rewards(buf, (shares - 1.0 / self.n).astype(np.float32), ended)\n",
+          "            pay = (shares - 1.0 / self.n).astype(np.float32)\n"
+          "            if acted is not None:\n"
+          "                pay *= np.arange(self.n)[None, :] == acted[:, None]\n"
+          "            self.chains.add_rewards(buf, pay, ended)\n")],
+        ["tests/test_learners.py", "-k", "final_transition"]),
+    Mutation(
+        "ties_paid_as_wins", "a tie at the top pays every tied seat a full win (no longer zero-sum)",
+        "training/ppo.py",
+        [("        shares = winners / winners.sum(axis=1, keepdims=True)\n",
+          "        shares = winners.astype(np.float64)\n")],
+        ["tests/test_learners.py", "-k", "ties or final_transition"]),
+    Mutation(
+        "logp_over_all_actions", "the sampler's log-probability normalised over all actions, not the legal ones",
+        "training/opponents.py",
+        [("    logp_all = z - zmax - np.log(np.exp(z - zmax).sum(axis=1, keepdims=True))\n",
+          "    lmax = logits.max(axis=1, keepdims=True)\n"
+          "    logp_all = logits - lmax - np.log(np.exp(logits - lmax).sum(axis=1, keepdims=True))\n")],
+        ["tests/test_learners.py", "-k", "log_prob"]),
+    Mutation(
+        "ent_coef_wrong_field", "ppo_update reads the entropy coefficient from a field that does not exist (a default)",
+        "training/ppo.py",
+        [("            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss\n",
+          "            loss = pg_loss - getattr(cfg, \"entropy_coef\", 0.01) * entropy + cfg.vf_coef * v_loss\n")],
+        ["tests/test_learners.py", "-k", "coef"]),
+    Mutation(
+        "vf_coef_ignored", "the value loss weighted 0.5 whatever ppo.vf_coef says",
+        "training/ppo.py",
+        [("            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss\n",
+          "            loss = pg_loss - cfg.ent_coef * entropy + 0.5 * v_loss\n")],
+        ["tests/test_learners.py", "-k", "coef"]),
+    Mutation(
+        "lr_anneal_in_env_steps", "learning-rate annealing counts env steps against a number of updates",
+        "training/ppo.py",
+        [("max(0.0, 1.0 - self.update / self.total_updates)", "max(0.0, 1.0 - self.env_steps / self.total_updates)")],
+        ["tests/test_learners.py", "-k", "lr_schedule"]),
+    Mutation(
+        "lr_below_zero", "the annealed learning rate goes negative past the budget (gradient ascent)",
+        "training/ppo.py",
+        [("max(0.0, 1.0 - self.update / self.total_updates)", "(1.0 - self.update / self.total_updates)")],
+        ["tests/test_learners.py", "-k", "lr_schedule"]),
+    Mutation(
+        "pool_weight_dropped", "the pool's greedy weight silently 0 (the weights listed by hand, one forgotten)",
+        "training/ppo.py",
+        [("        w = np.array([getattr(cfg.opponents, k) for k in POOL_KINDS], dtype=np.float64)\n",
+          "        o = cfg.opponents\n"
+          "        w = np.array([o.self_play, o.snapshot, o.random, 0.0, o.heuristic], dtype=np.float64)\n")],
+        ["tests/test_learners.py", "-k", "pool_weights"]),
+    Mutation(
+        "heuristic_games_self_play", "games drawn for the heuristic are played as self-play",
+        "training/ppo.py",
+        [("        codes[kinds == 2], codes[kinds == 3], codes[kinds == 4] = RANDOM, GREEDY, HEURISTIC\n",
+          "        codes[kinds == 2], codes[kinds == 3] = RANDOM, GREEDY\n")],
+        ["tests/test_learners.py", "-k", "pool_weights or heuristic"]),
+    Mutation(
+        "snapshots_never_added", "no snapshot is ever added to the pool",
+        "training/ppo.py",
+        [("        if self.update % self.cfg.opponents.snapshot_every == 0:\n"
+          "            self.collector.add_snapshot(self.model.actor_layers())\n", "")],
+        ["tests/test_learners.py", "-k", "snapshot"]),
+    Mutation(
+        "snapshots_not_restored", "a resumed run's snapshots are not restored (only their count)",
+        "training/ppo.py",
+        [("        self.snapshots, self.snapshot_count = snapshots, count\n", "        self.snapshot_count = count\n")],
+        ["tests/test_learners.py", "-k", "resume and snapshot"]),
+    Mutation(
+        "demos_obs_shifted", "demonstrations pair each action and mask with the next observation",
+        "training/imitate.py",
+        [("        obs_out.append(obs.copy())\n", ""),
+         ("        obs, masks, seats, rewards, term, trunc, _ = venv.step(actions)\n",
+          "        obs, masks, seats, rewards, term, trunc, _ = venv.step(actions)\n        obs_out.append(obs.copy())\n")],
+        ["tests/test_learners.py", "-k", "demonstrations"]),
+    Mutation(
+        "resume_keeps_logged_rows", "a resumed run keeps the log rows written after its checkpoint (logged twice)",
+        "training/train.py",
+        [("    log.truncate_after(trainer.update)\n", "")],
+        ["tests/test_learners.py", "-k", "log_row"]),
+    Mutation(
+        "sb3_export_value_net", "the SB3 actor exported to policy.npz from the value net (same widths)",
+        "training/sb3.py",
+        [("policy.mlp_extractor.policy_net if isinstance", "policy.mlp_extractor.value_net if isinstance")],
+        ["tests/test_learners.py", "-k", "sb3_actor"]),
+    Mutation(
+        "single_seat_no_rotation", "SingleSeatEnv's seat='rotate' keeps the learner in seat 0",
+        "domino_envs/wrappers.py",
+        [("        seat = episode % n if self.seat_mode == \"rotate\" else self.seat\n",
+          "        seat = 0 if self.seat_mode == \"rotate\" else self.seat\n")],
+        ["tests/test_wrappers.py", "-k", "rotate"]),
+    Mutation(
+        "replay_step_rewards_unchecked", "replay verification checks the returns but not each step's rewards",
+        "domino_envs/replay.py",
+        [("            if len(st.rewards) != n or rewards != st.rewards:\n", "            if len(st.rewards) != n:\n")],
+        ["tests/test_replay.py", "-k", "moved"]),
 ]
+
+
+@contextmanager
+def _nothing():
+    yield
 
 
 def _ignore(folder, names):
@@ -101,15 +227,19 @@ def apply(mutation: Mutation, root: Path) -> None:
     path.write_text(src)
 
 
-def pytest_run(cwd: Path, tests: list[str]) -> tuple[int, str]:
+def pytest_run(cwd: Path, tests: list[str]) -> tuple[int, str, list[str]]:
+    """(pytest's exit status, its last line, its FAILED/ERROR summary lines: which test caught it and why)."""
     env = dict(os.environ, PYTHONPATH=str(cwd), PYTHONDONTWRITEBYTECODE="1")
+    env.pop("NUMBA_CACHE_DIR", None)  # the package's own cache folder, keyed on its sources (module doc)
+    env["COLUMNS"] = "240"  # room for the reason on pytest's FAILED lines
     cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:randomly", "-p", "no:cacheprovider", *tests]
     try:
         out = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        return -1, f"timed out after {TIMEOUT_S} s"
+        return -1, f"timed out after {TIMEOUT_S} s", []
     lines = (out.stdout + out.stderr).strip().splitlines()
-    return out.returncode, lines[-1] if lines else ""
+    failed = [line for line in lines if line.startswith(("FAILED ", "ERROR "))]
+    return out.returncode, lines[-1] if lines else "", failed
 
 
 def lay_installed_names(copy: Path) -> None:
@@ -131,15 +261,72 @@ def check_imports_from(cwd: Path) -> None:
         raise SystemExit(f"the copy at {cwd} is not what Python imports: {out.stdout}{out.stderr}")
 
 
+def work_folder() -> Path:
+    """The folder the copies are made in (module doc): under the user's cache, private to this user
+    (the checks of the package's numba cache folder), named for this checkout."""
+    from domino_envs._numba_cache import _unusable
+
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "domino_envs" / "mutations"
+    folder = base / hashlib.sha1(str(ROOT).encode()).hexdigest()[:12]
+    problem = _unusable(folder)
+    if problem:
+        raise SystemExit(f"the mutation folder {folder} {problem}; pass --fresh to use temporary folders")
+    return folder
+
+
+@contextmanager
+def locked(folder: Path):
+    """Hold `folder`'s lock for the run: a second run of the script on this checkout stops."""
+    try:
+        import fcntl
+    except ImportError:  # no POSIX locks here: nothing to hold
+        yield
+        return
+    with open(folder / "lock", "w") as fh:
+        try:
+            fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise SystemExit(f"another run of the mutation script holds {folder}; wait for it or pass --fresh") from None
+        yield
+
+
+@contextmanager
+def mutated_copy(mutation: Mutation, folder: Path | None):
+    """The repo copied (in `folder`, or a new temporary folder when None), `mutation` planted, the
+    installed names laid out and checked; removed afterwards."""
+    if folder is None:
+        with tempfile.TemporaryDirectory(prefix=f"mut-{mutation.name}-") as tmp:
+            copy = Path(tmp) / "repo"
+            _make_copy(mutation, copy)
+            yield copy
+        return
+    copy = folder / "repo"
+    shutil.rmtree(copy, ignore_errors=True)
+    try:
+        _make_copy(mutation, copy)
+        yield copy
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+def _make_copy(mutation: Mutation, copy: Path) -> None:
+    shutil.copytree(ROOT, copy, ignore=_ignore)  # copy2: timestamps kept, so numba's cache matches
+    apply(mutation, copy)
+    lay_installed_names(copy)
+    check_imports_from(copy)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("names", nargs="*", help="mutations to run (default: all)")
     ap.add_argument("--list", action="store_true", help="list the mutations and exit")
     ap.add_argument("--no-baseline", action="store_true", help="skip the unmutated run")
+    ap.add_argument("--fresh", action="store_true",
+                    help="copy each mutation into a new temporary folder (everything compiles cold)")
     args = ap.parse_args(argv)
     if args.list:
         for m in MUTATIONS:
-            print(f"{m.name:28} {m.what}")
+            print(f"{m.name:30} {m.what}")
         return 0
     known = {m.name: m for m in MUTATIONS}
     unknown = [n for n in args.names if n not in known]
@@ -148,26 +335,25 @@ def main(argv=None) -> int:
     chosen = [known[n] for n in args.names] if args.names else MUTATIONS
     if not args.no_baseline:
         for m in chosen:
-            code, last = pytest_run(ROOT, m.tests)
+            code, last, _ = pytest_run(ROOT, m.tests)
             if code != 0:
                 raise SystemExit(f"baseline: {m.name}'s tests fail on the unmutated repo ({last}); fix that first")
         print("baseline: every selection passes unmutated", flush=True)
+    folder = None if args.fresh else work_folder()
     results = []
-    for m in chosen:
-        t0 = time.time()
-        with tempfile.TemporaryDirectory(prefix=f"mut-{m.name}-") as tmp:
-            copy = Path(tmp) / "repo"
-            shutil.copytree(ROOT, copy, ignore=_ignore)
-            apply(m, copy)
-            lay_installed_names(copy)
-            check_imports_from(copy)
-            code, last = pytest_run(copy, m.tests)
-        verdict = {0: "MISSED", 1: "caught"}.get(code, f"ERROR (pytest exit {code})")
-        results.append((m, verdict, last, time.time() - t0))
-        print(f"{m.name:28} {verdict:8} {time.time() - t0:6.0f} s  {last}", flush=True)
-    print("\nmutation                     result    what")
+    with locked(folder) if folder is not None else _nothing():
+        for m in chosen:
+            t0 = time.time()
+            with mutated_copy(m, folder) as copy:
+                code, last, failed = pytest_run(copy, m.tests)
+            verdict = {0: "MISSED", 1: "caught"}.get(code, f"ERROR (pytest exit {code})")
+            results.append((m, verdict, last, time.time() - t0))
+            print(f"{m.name:30} {verdict:8} {time.time() - t0:6.0f} s  {last}", flush=True)
+            for line in failed:
+                print(f"    {line[:240]}", flush=True)
+    print(f"\n{'mutation':30} result    what")
     for m, verdict, _, _ in results:
-        print(f"{m.name:28} {verdict:9} {m.what}")
+        print(f"{m.name:30} {verdict:9} {m.what}")
     return 0 if all(v == "caught" for _, v, _, _ in results) else 1
 
 
