@@ -31,7 +31,7 @@ $(RLLIB_STAMP): pyproject.toml Makefile
 
 test-rllib: $(RLLIB_STAMP)
 	@$(RLLIB_PY) -c "import ray; print('ray', ray.__version__, 'in $(RLLIB_VENV)')"
-	$(RLLIB_PY) -m pytest -q tests/test_rllib.py
+	$(RLLIB_PY) -m pytest -q tests/learners/test_rllib.py
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 -q tests

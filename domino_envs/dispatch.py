@@ -22,7 +22,7 @@ the Draw Game's loops. It is kept for the kernels these overloads inline, the on
 leaves of tiles.py, rng.py and layout.py, the deal (shuffle, layout init) and a few hot game
 helpers with one or two call sites.
 Other helpers are `njit(_nrt=False)`: they allocate nothing, so a call out of line passes the
-state row without atomic reference counting (~20 ns a call otherwise; tests/test_vector.py checks
+state row without atomic reference counting (~20 ns a call otherwise; tests/fronts/test_vector.py checks
 every game function but the allocating search and test kernels). Call each overload at one site
 per loop.
 
@@ -95,7 +95,7 @@ def specialize(loop, gid: int, *args):
     signature = (types.literal(gid),) + tuple(typeof(a) for a in args)
     with warnings.catch_warnings():
         # numba's SSA pass flags variables of kernels inlined several levels deep (an internal
-        # check, its message says); tests/test_vector.py checks the compiled loops' results
+        # check, its message says); tests/fronts/test_vector.py checks the compiled loops' results
         warnings.simplefilter("ignore", NumbaIRAssumptionWarning)
         return loop.compile(signature)
 

@@ -82,3 +82,26 @@ def run_snippet(code: str, where: str) -> dict:
     namespace: dict = {"__name__": "__doc_snippet__"}
     exec(compile(code, where, "exec"), namespace)
     return namespace
+
+
+def deal_state(game, hands, stock=(), first=0):
+    """A state dealt by hand: `hands` per seat, `stock` (boneyard / market / pile, in draw order),
+    `first` (the first seat, Pete's leader). The one place that knows each game's deal dict."""
+    state = game.new_state()
+    game.reset(state, 0)
+    family = game.name.split("_")[0]
+    stock = list(stock)
+    if family in ("draw", "block", "racehorse"):
+        deal = {"hands": hands, "stock": stock, "first": first}
+    elif family == "sum7":  # a Sum 7 deal names every tile: the rest go to the stock in id order
+        named = {(min(t), max(t)) for h in hands for t in h} | {(min(t), max(t)) for t in stock}
+        rest = [(a, b) for b in range(7) for a in range(b + 1) if (a, b) not in named]
+        deal = {"hands": hands, "stock": stock + rest}
+    elif family == "seven":
+        deal = {"hands": hands, "first": first}
+    elif family == "magic7":
+        deal = {"hands": hands, "stock": stock, "first": first}
+    else:
+        raise AssertionError(f"deal_state does not know {game.name}")
+    game.set_deal(state, deal)
+    return state

@@ -4,7 +4,7 @@ Issue 13's acceptance run. Each family trains ``sb3_contrib.MaskablePPO("MlpPoli
 n_steps=512, batch_size=128, seed=0)`` against random opponents for ``--steps`` steps and reports
 the episodes seen and the seconds taken; any exception fails the run (exit status 1, the family
 and the error printed). Not a CI test (too slow at full size); CI runs a tiny budget on two
-families (tests/test_wrappers.py).
+families (tests/fronts/test_wrappers.py).
 
     python -m domino_training.check_maskable --steps 50000            # the acceptance run
     python -m domino_training.check_maskable --steps 3000 --only block_4p sum7_wild_4p

@@ -2,7 +2,7 @@
 
 The full text - every rule and its ruling, the config, actions, observation, rewards, deals - is
 docs/games/draw.md (rules-spec section 1, seed 002). This docstring is its summary, which
-tests/test_docs.py keeps in step with it.
+tests/docs/test_docs.py keeps in step with it.
 
 Rules in brief (D-1..D-5 are the spec's ids, D-6 this engine's):
 - Double-six (28 tiles) or double-nine (55, ``max_pip=9``), 2-4 players. D-1 hands of 7/5/5 for

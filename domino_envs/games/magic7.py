@@ -2,7 +2,7 @@
 
 The full text - every rule and its ruling, the config, actions, observation, rewards, deals and
 the engine's notes on hidden information and sample_hidden - is docs/games/magic7.md
-(rules-spec section 5, seed 000). This docstring is its summary, which tests/test_docs.py keeps
+(rules-spec section 5, seed 000). This docstring is its summary, which tests/docs/test_docs.py keeps
 in step with it.
 
 Rules in brief (M7-2, M7-3, M7-4, M7-6 and M7-7 are the spec's ids; M7-1, M7-5, M7-8 and M7-9

@@ -2,7 +2,7 @@
 
 The full text - every rule and its ruling, the config, actions, observation, rewards, deals - is
 docs/games/seven_toed_pete.md (rules-spec section 2, seed 001, pagat's East-Coast version). This
-docstring is its summary, which tests/test_docs.py keeps in step with it.
+docstring is its summary, which tests/docs/test_docs.py keeps in step with it.
 
 Rules in brief (P-2..P-5 are the spec's ids, P-1, P-6, P-7 this engine's):
 - Double-six, exactly 4 players, 7 tiles each: everything is dealt, nobody draws, a seat that

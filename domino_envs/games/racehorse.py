@@ -2,7 +2,7 @@
 
 The full text - every rule and its ruling, the config, actions, observation, rewards, deals - is
 docs/games/racehorse.md (rules-spec section 3, seed 004, Puremco's rules). This docstring is its
-summary, which tests/test_docs.py keeps in step with it.
+summary, which tests/docs/test_docs.py keeps in step with it.
 
 Rules in brief (T-2..T-10 are the spec's ids, T-1, T-11 and T-12 this engine's):
 - T-1 double-six, 2-4 players, 7 tiles each, the rest is the boneyard; ``teams=True`` (4 players)

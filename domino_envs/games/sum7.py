@@ -3,7 +3,7 @@
 The full text - every rule and its ruling, the config, actions, observation, rewards, deals and
 the engine's notes on the layout and on sample_hidden - is docs/games/sum7.md (rules-spec
 section 4, seed 003, a proposed house variant). This docstring is its summary, which
-tests/test_docs.py keeps in step with it.
+tests/docs/test_docs.py keeps in step with it.
 
 Rules in brief (S-1..S-8 and S-10 are the spec's ids, S-9, S-11 and S-12 this engine's):
 - S-1 double-six, 2-4 players, 7 tiles each (``deal="seven_up"``: 7/6/5); the rest is the market.

@@ -1,4 +1,4 @@
-"""Golden playthroughs: committed transcripts of seeded games that `tests/test_golden.py` replays.
+"""Golden playthroughs: committed transcripts of seeded games that `tests/games/test_golden.py` replays.
 
 Each env and main config family has one transcript, ``tests/golden/<family>.txt``, of a few games
 played through the PettingZoo AEC env (``domino_envs.make(env, render_mode="ansi", **config)``,

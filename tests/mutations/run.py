@@ -61,44 +61,44 @@ MUTATIONS = [
         "domino_envs/games/pete.py",
         [("        allowed[j] = unseen & ~forbid\n",
           "        allowed[j] = s[HANDS + j] if j == (v + 1) % NP else unseen & ~forbid\n")],
-        ["tests/test_sampling.py", "-k", "pete"]),
+        ["tests/engine/test_sampling.py", "-k", "pete"]),
     Mutation(
         "matchup_rotation_deal", "run_matchup plays a different deal in each seat rotation",
         "training/evaluate.py",
         [("totals = play_hand(game, state, seats, engine_seed, agent_seeds, recorder=recorder)",
           "totals = play_hand(game, state, seats, mix_seed(engine_seed, k), agent_seeds, recorder=recorder)")],
-        ["tests/test_bite.py", "tests/test_evaluate.py", "-k", "matchup or rotation or evaluate or deal"]),
+        ["tests/agents/test_matchup_rotation.py", "tests/agents/test_evaluate.py", "-k", "matchup or rotation or evaluate or deal"]),
     Mutation(
         "d5_last_winner", "D-5 read as 'the last hand's winner leads'",
         "domino_envs/games/draw.py",
         [("        first = s[LAST_PLACER]\n",
           "        first = s[LAST_WINNER] if s[LAST_WINNER] >= 0 else s[LAST_PLACER]\n")],
-        ["tests/test_bite.py", "tests/games/test_draw.py", "-k", "d5"]),
+        ["tests/games/test_draw_regressions.py", "tests/games/test_draw.py", "-k", "d5"]),
     Mutation(
         "draw_voids_never_reset", "Draw voids never reset after kept draws",
         "domino_envs/games/draw.py",
         [("s[VOID + seat] = ends if kept > 0 else (s[VOID + seat] | ends)",
           "s[VOID + seat] = s[VOID + seat] | ends")],
-        ["tests/test_bite.py", "-k", "voids"]),
+        ["tests/games/test_draw_regressions.py", "-k", "voids"]),
     Mutation(
         "draw_obs_absolute_seats", "Draw/Block played_by and voids in absolute seats",
         "domino_envs/games/draw.py",
         [("s[PLAYED_MASK + (v + r if v + r < n else v + r - n)]", "s[PLAYED_MASK + r]"),
          ("s[VOID + (v + r if v + r < n else v + r - n)]", "s[VOID + r]")],
-        ["tests/test_bite.py", "-k", "seat_relative"]),
+        ["tests/games/test_draw_regressions.py", "-k", "seat_relative"]),
     Mutation(
         "vector_finals_after_reset", "the vector env copies final_states after the auto-reset",
         "domino_envs/vector.py",
         [("            if not _reset_to_decision(g, s, next_seed(s, H_RNG), p):\n"
           "                return n_final, i, NO_DECISION\n", ""),
          ("        if done:\n", "        if done:\n            _reset_to_decision(g, s, next_seed(s, H_RNG), p)\n")],
-        ["tests/test_bite.py", "-k", "final_states and draw"]),
+        ["tests/fronts/test_vector_final_states.py", "-k", "final_states and draw"]),
     Mutation(
         "pimc_worst_action", "PIMC picks the worst action",
         "agents/pimc.py",
         [("primary, secondary = (win, ret) if self.objective == \"win\" else (ret, win)",
           "primary, secondary = (-win, -ret) if self.objective == \"win\" else (-ret, -win)")],
-        ["tests/test_pimc.py", "-k", "clearly"]),
+        ["tests/agents/test_pimc.py", "-k", "clearly"]),
     # ---------------------------------------------------------------- issue 21: the learners
     Mutation(
         "win_reward_last_actor_only", "a game's end pays its win reward only to the seat that acted last",
@@ -115,94 +115,94 @@ MUTATIONS = [
           "            if acted is not None:\n"
           "                pay *= np.arange(self.n)[None, :] == acted[:, None]\n"
           "            self.chains.add_rewards(buf, pay, ended)\n")],
-        ["tests/test_learners.py", "-k", "final_transition"]),
+        ["tests/learners/test_learners.py", "-k", "final_transition"]),
     Mutation(
         "ties_paid_as_wins", "a tie at the top pays every tied seat a full win (no longer zero-sum)",
         "training/ppo.py",
         [("        shares = winners / winners.sum(axis=1, keepdims=True)\n",
           "        shares = winners.astype(np.float64)\n")],
-        ["tests/test_learners.py", "-k", "ties or final_transition"]),
+        ["tests/learners/test_learners.py", "-k", "ties or final_transition"]),
     Mutation(
         "logp_over_all_actions", "the sampler's log-probability normalised over all actions, not the legal ones",
         "training/opponents.py",
         [("    logp_all = z - zmax - np.log(np.exp(z - zmax).sum(axis=1, keepdims=True))\n",
           "    lmax = logits.max(axis=1, keepdims=True)\n"
           "    logp_all = logits - lmax - np.log(np.exp(logits - lmax).sum(axis=1, keepdims=True))\n")],
-        ["tests/test_learners.py", "-k", "log_prob"]),
+        ["tests/learners/test_learners.py", "-k", "log_prob"]),
     Mutation(
         "ent_coef_wrong_field", "ppo_update reads the entropy coefficient from a field that does not exist (a default)",
         "training/ppo.py",
         [("            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss\n",
           "            loss = pg_loss - getattr(cfg, \"entropy_coef\", 0.01) * entropy + cfg.vf_coef * v_loss\n")],
-        ["tests/test_learners.py", "-k", "coef"]),
+        ["tests/learners/test_learners.py", "-k", "coef"]),
     Mutation(
         "vf_coef_ignored", "the value loss weighted 0.5 whatever ppo.vf_coef says",
         "training/ppo.py",
         [("            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss\n",
           "            loss = pg_loss - cfg.ent_coef * entropy + 0.5 * v_loss\n")],
-        ["tests/test_learners.py", "-k", "coef"]),
+        ["tests/learners/test_learners.py", "-k", "coef"]),
     Mutation(
         "lr_anneal_in_env_steps", "learning-rate annealing counts env steps against a number of updates",
         "training/ppo.py",
         [("max(0.0, 1.0 - self.update / self.total_updates)", "max(0.0, 1.0 - self.env_steps / self.total_updates)")],
-        ["tests/test_learners.py", "-k", "lr_schedule"]),
+        ["tests/learners/test_learners.py", "-k", "lr_schedule"]),
     Mutation(
         "lr_below_zero", "the annealed learning rate goes negative past the budget (gradient ascent)",
         "training/ppo.py",
         [("max(0.0, 1.0 - self.update / self.total_updates)", "(1.0 - self.update / self.total_updates)")],
-        ["tests/test_learners.py", "-k", "lr_schedule"]),
+        ["tests/learners/test_learners.py", "-k", "lr_schedule"]),
     Mutation(
         "pool_weight_dropped", "the pool's greedy weight silently 0 (the weights listed by hand, one forgotten)",
         "training/ppo.py",
         [("        w = np.array([getattr(cfg.opponents, k) for k in POOL_KINDS], dtype=np.float64)\n",
           "        o = cfg.opponents\n"
           "        w = np.array([o.self_play, o.snapshot, o.random, 0.0, o.heuristic], dtype=np.float64)\n")],
-        ["tests/test_learners.py", "-k", "pool_weights"]),
+        ["tests/learners/test_learners.py", "-k", "pool_weights"]),
     Mutation(
         "heuristic_games_self_play", "games drawn for the heuristic are played as self-play",
         "training/ppo.py",
         [("        codes[kinds == 2], codes[kinds == 3], codes[kinds == 4] = RANDOM, GREEDY, HEURISTIC\n",
           "        codes[kinds == 2], codes[kinds == 3] = RANDOM, GREEDY\n")],
-        ["tests/test_learners.py", "-k", "pool_weights or heuristic"]),
+        ["tests/learners/test_learners.py", "-k", "pool_weights or heuristic"]),
     Mutation(
         "snapshots_never_added", "no snapshot is ever added to the pool",
         "training/ppo.py",
         [("        if self.update % self.cfg.opponents.snapshot_every == 0:\n"
           "            self.collector.add_snapshot(self.model.actor_layers())\n", "")],
-        ["tests/test_learners.py", "-k", "snapshot"]),
+        ["tests/learners/test_learners.py", "-k", "snapshot"]),
     Mutation(
         "snapshots_not_restored", "a resumed run's snapshots are not restored (only their count)",
         "training/ppo.py",
         [("        self.snapshots, self.snapshot_count = snapshots, count\n", "        self.snapshot_count = count\n")],
-        ["tests/test_learners.py", "-k", "resume and snapshot"]),
+        ["tests/learners/test_learners.py", "-k", "resume and snapshot"]),
     Mutation(
         "demos_obs_shifted", "demonstrations pair each action and mask with the next observation",
         "training/imitate.py",
         [("        obs_out.append(obs.copy())\n", ""),
          ("        obs, masks, seats, rewards, term, trunc, _ = venv.step(actions)\n",
           "        obs, masks, seats, rewards, term, trunc, _ = venv.step(actions)\n        obs_out.append(obs.copy())\n")],
-        ["tests/test_learners.py", "-k", "demonstrations"]),
+        ["tests/learners/test_learners.py", "-k", "demonstrations"]),
     Mutation(
         "resume_keeps_logged_rows", "a resumed run keeps the log rows written after its checkpoint (logged twice)",
         "training/train.py",
         [("    log.truncate_after(trainer.update)\n", "")],
-        ["tests/test_learners.py", "-k", "log_row"]),
+        ["tests/learners/test_learners.py", "-k", "log_row"]),
     Mutation(
         "sb3_export_value_net", "the SB3 actor exported to policy.npz from the value net (same widths)",
         "training/sb3.py",
         [("policy.mlp_extractor.policy_net if isinstance", "policy.mlp_extractor.value_net if isinstance")],
-        ["tests/test_learners.py", "-k", "sb3_actor"]),
+        ["tests/learners/test_learners.py", "-k", "sb3_actor"]),
     Mutation(
         "single_seat_no_rotation", "SingleSeatEnv's seat='rotate' keeps the learner in seat 0",
         "domino_envs/wrappers.py",
         [("        seat = episode % n if self.seat_mode == \"rotate\" else self.seat\n",
           "        seat = 0 if self.seat_mode == \"rotate\" else self.seat\n")],
-        ["tests/test_wrappers.py", "-k", "rotate"]),
+        ["tests/fronts/test_wrappers.py", "-k", "rotate"]),
     Mutation(
         "replay_step_rewards_unchecked", "replay verification checks the returns but not each step's rewards",
         "domino_envs/replay.py",
         [("            if len(st.rewards) != n or rewards != st.rewards:\n", "            if len(st.rewards) != n:\n")],
-        ["tests/test_replay.py", "-k", "moved"]),
+        ["tests/fronts/test_replay.py", "-k", "moved"]),
 ]
 
 

@@ -8,7 +8,7 @@ import pytest
 import domino_envs
 from domino_training.configs import load, make_from_file
 
-CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs"
+CONFIG_DIR = Path(__file__).resolve().parents[2] / "configs"
 
 
 def test_every_registered_game_has_a_config_file():

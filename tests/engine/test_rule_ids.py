@@ -1,6 +1,6 @@
 """Every rule id a game names is cited in a comment where its engine implements it.
 
-The ids are those of the rules spec for the game (tests/test_docs.py: SPEC_IDS) and every further
+The ids are those of the rules spec for the game (tests/docs/test_docs.py: SPEC_IDS) and every further
 id the game module's docstring defines (ranges like T-2..T-10 written out). Each must appear, as
 itself (not inside a range), in a ``#`` comment of the module's code, so that grepping an id from
 the spec lands on the code that carries it out.
@@ -14,7 +14,7 @@ import tokenize
 
 import pytest
 
-from tests.test_docs import GAME_PAGES, SPEC_IDS, expand_ids
+from tests.docs.test_docs import GAME_PAGES, SPEC_IDS, expand_ids
 
 EXTRA = {"magic7": ["Table-1"]}  # the spec's penalty table, named like an id
 

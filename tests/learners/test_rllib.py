@@ -153,7 +153,7 @@ def test_cli_refuses_a_bad_game_config_before_starting_ray(capsys):
 
 
 # ------------------------------------------------------------------------- the README's commands
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 README_SHRINK = {"--iterations": "1", "--deals": "4"}  # the only values the README run changes
 README_TRAIN_SIZES = ["--num-cpus", "2", "--train-batch", "200", "--minibatch", "100", "--epochs", "1", "--hidden", "32"]
 OUR_NAMES = ("MaskedActorCritic", "domino", "rllib_module", "rllib_train", "rllib_agent")

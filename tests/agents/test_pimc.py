@@ -8,7 +8,7 @@ import pytest
 from domino_agents.pimc import PIMCAgent
 from domino_envs import make_game
 from domino_envs.core import H_TURN
-from tests.test_bite import deal_state
+from tests.helpers import deal_state
 
 
 def _lead_position():

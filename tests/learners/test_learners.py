@@ -13,7 +13,7 @@ of the repo and checks the tests named there catch it.
 - imitation and resume: demonstrations line up observation, mask and action; a resume after a kill
   writes each update's log row once;
 - the SB3 actor's export plays the same actions as the torch policy, without sb3-contrib.
-(Seat rotation of SingleSeatEnv: tests/test_wrappers.py; a reward moved in a replay: test_replay.py.)
+(Seat rotation of SingleSeatEnv: tests/fronts/test_wrappers.py; a reward moved in a replay: test_replay.py.)
 """
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from domino_training.network import masked_log_probs
 from domino_training.opponents import HeuristicBatch, sample_actions
 from domino_training.ppo import GREEDY, HEURISTIC, LEARNER, POOL_KINDS, RANDOM, SNAPSHOT0, Trainer, ppo_update
 from domino_training.train import CsvLog, train_ppo
-from tests.test_training import tiny_run
+from tests.learners.test_training import tiny_run
 
 SELF_PLAY = ["opponents.self_play=1.0", "opponents.snapshot=0", "opponents.random=0", "opponents.greedy=0",
              "opponents.heuristic=0"]

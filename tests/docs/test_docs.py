@@ -35,7 +35,7 @@ import domino_envs
 from domino_envs import registry
 from tests.helpers import fenced_blocks, run_snippet
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 # The ambiguity ids the project's rules spec resolves, per game page (copied from the spec, ranges
 # written out as ids); each game module's docstring names these and the game's own further ids.

@@ -18,7 +18,7 @@ from domino_envs import make_game
 from domino_training.play import Session, main as play_main
 from domino_envs.replay import load
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 class Terminal(io.StringIO):

@@ -27,11 +27,11 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 OURS = ("domino_envs", "domino_agents", "domino_training")
 COPY_IGNORE = shutil.ignore_patterns(".git", ".venv*", "build", "dist", "*.egg-info", "runs", "__pycache__",
                                      ".pytest_cache", ".hypothesis", "tests")
-# tests/test_training.py's tiny budget: a few seconds of training once the kernels are compiled
+# tests/learners/test_training.py's tiny budget: a few seconds of training once the kernels are compiled
 TINY = ["ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=32", "ppo.epochs=2", "network.hidden=[16]",
         "budget.env_steps=256", "budget.checkpoint_every=1", "imitation.decisions=0", "eval.every_updates=0",
         "eval.final_deals=0"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import domino_envs
 from tests.helpers import fenced_blocks, run_snippet
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def test_readme_usage_example_runs():

@@ -163,7 +163,7 @@ def test_readme_gymnasium_example_runs():
 
     from tests.helpers import fenced_blocks, run_snippet
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     (block,) = [b for b in fenced_blocks(readme) if 'gymnasium.make("domino_envs/' in b]
     env = run_snippet(block, "README.md")["env"]
     assert env.spec.id == "domino_envs/draw-v0" and env.unwrapped.game.num_players == 3

@@ -165,7 +165,7 @@ def test_greedy_and_heuristic_beat_random_on_draw():
 def test_rllib_agent_refuses_what_is_not_a_checkpoint_of_this_game(tmp_path):
     """rllib:checkpoint=DIR without its domino_policy.json, with a corrupt or foreign one, or for
     another game: a CheckpointError naming the problem before ray or torch are imported (the
-    checkpoint round trip itself runs in tests/test_rllib.py, with the extra)."""
+    checkpoint round trip itself runs in tests/learners/test_rllib.py, with the extra)."""
     import json
 
     from domino_agents.rllib_agent import META_FILE, META_FORMAT

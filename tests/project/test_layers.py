@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # installed package name -> repo folder (pyproject.toml's package-dir)
 PACKAGES = {"domino_envs": "domino_envs", "domino_agents": "agents", "domino_training": "training"}
 LAYER = {"domino_envs": 0, "domino_agents": 1, "domino_training": 2}
