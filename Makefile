@@ -34,6 +34,7 @@ test-rllib: $(RLLIB_STAMP)
 	$(RLLIB_PY) -m pytest -q tests/learners/test_rllib.py
 
 test: $(STAMP)
+	$(PY) -m ruff check .
 	$(PY) -m pytest -n 2 -q tests
 
 demo: $(STAMP)

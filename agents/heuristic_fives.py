@@ -29,9 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from domino_envs.tiles import TILE_A, TILE_B
-
 from domino_envs.errors import ConfigError
+from domino_envs.tiles import TILE_A, TILE_B
 
 SCORE_TILES = {(6, 4), (5, 5), (5, 0), (4, 1), (3, 2)}
 PETE_DEFAULTS = dict(go_out=1000.0, score=30.0, points=0.0, special=0.0, setup=2.0, open=4.0, pips=0.3,
@@ -49,7 +48,7 @@ class Layout:
         self.ends, self.tiles, self.dbl, self.open, self.count, self.empty = ends, tiles, dbl, open_, count, empty
 
     @classmethod
-    def from_obs(cls, o) -> "Layout":
+    def from_obs(cls, o) -> Layout:
         arm_ends = o["arm_ends"]
         open_ = arm_ends.sum(axis=1) > 0.5
         ends = np.where(open_, arm_ends.argmax(axis=1), -1)
@@ -66,7 +65,7 @@ class Layout:
             return 0 if self.tiles[1 - k] == 0 else 2 * e
         return e
 
-    def place(self, t: int, k: int) -> tuple[int, "Layout"] | None:
+    def place(self, t: int, k: int) -> tuple[int, Layout] | None:
         """(count after, layout after) for tile t on arm k; None if it does not fit."""
         a, b = int(TILE_A[t]), int(TILE_B[t])
         if self.empty:

@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from domino_envs.tiles import TILE_A, TILE_B
-
 from domino_envs.errors import ConfigError
+from domino_envs.tiles import TILE_A, TILE_B
 
 
 class LineHeuristic:

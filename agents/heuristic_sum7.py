@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from domino_envs.tiles import TILE_A, TILE_B
-
 from domino_envs.actions import PASS
 from domino_envs.errors import ConfigError
+from domino_envs.tiles import TILE_A, TILE_B
 
 
 class Sum7Heuristic:

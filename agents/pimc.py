@@ -12,7 +12,8 @@ measured with far less noise than independent rollouts would give.
 
 Information boundary: the harness calls ``observe_state(state, seat, returns)`` right before each
 decision of an agent that declares ``searches = True`` (`returns`: each seat's episode return so
-far, public in every game; without it PIMC counts from zero, exact only before any reward). That hook immediately turns the live state into N
+far, public in every game; without it PIMC counts from zero, exact only before any reward). That hook
+immediately turns the live state into N
 ``sample_hidden`` draws and keeps only those; the agent never reads the state in any other way,
 and its choice is therefore a function of (observation, mask, public information, seed) - the
 tests check it gives the same choice when handed a resampled state of the same seat.
@@ -31,7 +32,6 @@ domino_envs/dispatch.py (compiled once per game and cached on disk). A new game 
 dispatch entry.
 """
 from __future__ import annotations
-
 
 import numpy as np
 from numba import literally, njit

@@ -37,6 +37,7 @@ class RLlibAgent(SampledAgent):
         check_meta(read_description(info, META_FORMAT, where), game, where)
         try:
             import torch
+
             from .rllib_module import load_module
         except ImportError as err:
             raise CheckpointError(f"{where}: the rllib extra is not installed ({err}); "

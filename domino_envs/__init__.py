@@ -11,13 +11,21 @@ from ._numba_cache import configure as _configure_numba_cache
 
 _configure_numba_cache()
 
-from .env import DominoEnv, make_env as make  # noqa: E402
+from .env import DominoEnv  # noqa: E402
+from .env import make_env as make
 from .errors import (  # noqa: E402
-    CheckpointError, ConfigError, DealError, DominoError, IllegalActionError, ReplayError, SamplingError, StateError,
+    CheckpointError,
+    ConfigError,
+    DealError,
+    DominoError,
+    IllegalActionError,
+    ReplayError,
+    SamplingError,
+    StateError,
 )
+from .gym_ids import register as _register_gym_ids  # noqa: E402
 from .registry import game_names, make_game  # noqa: E402
 from .version import __version__  # noqa: E402
-from .gym_ids import register as _register_gym_ids  # noqa: E402
 
 _register_gym_ids()  # strings only: nothing is built or compiled before gymnasium.make
 

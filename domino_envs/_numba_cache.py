@@ -24,8 +24,8 @@ from __future__ import annotations
 import atexit
 import hashlib
 import os
-import stat
 import shutil
+import stat
 import tempfile
 import time
 import warnings

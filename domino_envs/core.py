@@ -54,7 +54,12 @@ import numpy as np
 from numba import njit
 
 from .errors import (  # noqa: F401 - the engine contract's errors, importable from here too
-    ConfigError, DealError, DominoError, IllegalActionError, SamplingError, StateError,
+    ConfigError,
+    DealError,
+    DominoError,
+    IllegalActionError,
+    SamplingError,
+    StateError,
 )
 from .rng import seed_from_generator
 from .slots import Slots

@@ -42,8 +42,8 @@ from numba.core import types
 from numba.core.errors import NumbaIRAssumptionWarning
 from numba.extending import overload
 
-from .core import DominoError
 from . import registry
+from .core import DominoError
 
 _PACKAGE = __name__.rpartition(".")[0] + "."
 # the package's engines: index = dispatch id, loops cached on disk

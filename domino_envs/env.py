@@ -25,11 +25,21 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from .core import (ERR_RANGE, H_DONE, H_REWARD, H_TRUNC, H_TURN, ConfigError, DealError, DominoError, Game,
-                   IllegalActionError)
 from . import registry
-from .registry import make_game
+from .core import (
+    ERR_RANGE,
+    H_DONE,
+    H_REWARD,
+    H_TRUNC,
+    H_TURN,
+    ConfigError,
+    DealError,
+    DominoError,
+    Game,
+    IllegalActionError,
+)
 from .fronts import RENDER_MODES, check_front_options, deal_to_decision, episode_stream
+from .registry import make_game
 from .rng import mix_seed
 
 ENV_KEYS = ("render_mode", "illegal_action", "illegal_reward")
@@ -95,7 +105,7 @@ class DominoEnv(AECEnv, EzPickle):
                 raise ConfigError(f"{self.game.name}: options={options!r} must be a dict such as {{'deal': ...}}")
             unknown = set(options) - {"deal"}
             if unknown:  # PettingZoo's api_test passes arbitrary options: warn, do not fail
-                warnings.warn(f"{self.game.name}: ignored unknown reset option(s) {sorted(unknown)}; known: ['deal']")
+                warnings.warn(f"{self.game.name}: ignored unknown reset option(s) {sorted(unknown)}; known: ['deal']", stacklevel=2)
             deal = options.get("deal")
         new = self._scratch
         if deal is None:

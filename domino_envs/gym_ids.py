@@ -52,7 +52,8 @@ def gym_ids() -> dict[str, str]:
 def register() -> None:
     """Register every id with gymnasium (once: ids already there are left alone, so a second call or
     a reload does not trigger gymnasium's "overriding environment" warning)."""
-    from gymnasium.envs.registration import register as gym_register, registry
+    from gymnasium.envs.registration import register as gym_register
+    from gymnasium.envs.registration import registry
 
     for name, env_id in gym_ids().items():
         if env_id not in registry:

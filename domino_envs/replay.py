@@ -46,8 +46,8 @@ A malformed line (bad JSON, a missing or ill-typed key) is a `ReplayError` namin
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import numpy as np
 
@@ -112,7 +112,7 @@ class Replay:
         return json.dumps(self.to_json(), separators=(",", ":"))
 
     @classmethod
-    def from_json(cls, obj, where: str = "replay") -> "Replay":
+    def from_json(cls, obj, where: str = "replay") -> Replay:
         """A Replay from one decoded line; ReplayError naming `where` and the key for anything
         missing or of the wrong type."""
         def bad(key, what):
@@ -232,7 +232,7 @@ class Replay:
         """Replay the whole game (see `positions`), then check it is over with the recorded
         returns; returns the final row. ReplayError naming the first thing that does not match."""
         row = None
-        for row in self.positions():
+        for row in self.positions():  # noqa: B007 - each position is checked as it is made; the last one is kept
             pass
         if not row[H_DONE]:
             raise self._error(f"step {len(self.steps)}: the game goes on (seat {int(row[H_TURN])} to act) but "

@@ -1,4 +1,5 @@
-"""Dealing tiles: the shuffled deal at reset, and redealing unseen tiles consistently with what a seat knows (the core of every `sample_hidden`).
+"""Dealing tiles: the shuffled deal at reset, and redealing unseen tiles consistently with what a seat
+knows (the core of every `sample_hidden`).
 
 A seat that cannot see some tiles knows how many sit in each hidden place (each opponent's hand,
 the boneyard, out of play ...) and, from the public history, which tiles some places cannot hold

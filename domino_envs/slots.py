@@ -27,12 +27,13 @@ the named pieces, declared once as a function of the config's dimensions, give `
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Union
+from typing import Any
 
 import numpy as np
 
-Bound = Union[int, Callable[[Any], int]]
+Bound = int | Callable[[Any], int]
 
 
 def resolve(bound, game) -> int | None:
@@ -76,7 +77,7 @@ class Slots:
     """A row's slot table (see the module docstring). Offsets count from `start`; with `base`,
     from the end of the base table, whose entries come first in `entries` and the slot map."""
 
-    def __init__(self, name: str, start: int = 0, *, base: "Slots | None" = None):
+    def __init__(self, name: str, start: int = 0, *, base: Slots | None = None):
         self.name = name
         self.base = base
         if base is not None:

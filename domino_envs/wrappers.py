@@ -46,8 +46,19 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from .core import ERR_RANGE, H_DONE, H_REWARD, H_RNG, H_TRUNC, H_TURN, MAX_SEATS, ConfigError, DealError, Game, \
-    IllegalActionError
+from .core import (
+    ERR_RANGE,
+    H_DONE,
+    H_REWARD,
+    H_RNG,
+    H_TRUNC,
+    H_TURN,
+    MAX_SEATS,
+    ConfigError,
+    DealError,
+    Game,
+    IllegalActionError,
+)
 from .fronts import MAX_DEALS, RENDER_MODES, check_front_options, episode_stream, no_decision_error
 from .registry import resolve_game
 from .rng import check_seed, mix_seed, next_seed

@@ -42,7 +42,7 @@ def _aec_rate(env, seconds: float) -> float:
     deadline = time.perf_counter() + seconds
     start = time.perf_counter()
     while True:
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 env.step(None)

@@ -112,7 +112,7 @@ class Stat:
     n: int
 
     @classmethod
-    def of(cls, values, clip: tuple[float, float] | None = None) -> "Stat":
+    def of(cls, values, clip: tuple[float, float] | None = None) -> Stat:
         v = np.asarray(values, dtype=np.float64)
         n = int(v.size)
         if n == 0:
@@ -200,13 +200,13 @@ class Report:
                 f"seed {self.seed}; fair share of wins {self.fair_share:.3f}")
         lines = [head, "", "matchups (agent in each seat in turn, copies of the opponent elsewhere):"]
         nw = max([22] + [len(a) + 1 for a in self.agents])
-        fmt = "{:<%d} {:<%d} {:>7} {:>17} {:>9} {:>21} {:>7}" % (nw, nw)
+        fmt = f"{{:<{nw}}} {{:<{nw}}} {{:>7}} {{:>17}} {{:>9}} {{:>21}} {{:>7}}"
         lines.append(fmt.format("agent", "opponent", "win", "95% CI", "reward", "95% CI", "deals"))
         for f, o, w, r, d in self._rows():
             lines.append(fmt.format(f, o, f"{w.mean:.3f}", f"[{w.lo:.3f}, {w.hi:.3f}]", f"{r.mean:+.2f}",
                                     f"[{r.lo:+.2f}, {r.hi:+.2f}]", d))
         lines += ["", "per agent (pooled over its matchups):"]
-        fmt2 = "{:<%d} {:>7} {:>17} {:>9} {:>21} {:>7}" % nw
+        fmt2 = f"{{:<{nw}}} {{:>7}} {{:>17}} {{:>9}} {{:>21}} {{:>7}}"
         lines.append(fmt2.format("agent", "win", "95% CI", "reward", "95% CI", "deals"))
         for a, s in self.summary().items():
             w, r = s["win"], s["reward"]

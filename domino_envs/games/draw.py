@@ -43,23 +43,66 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ..actions import ActionTable, tile_arm_table
 from ..core import (
-    check_deal_keys, deal_first, deal_hands, deal_stock, deal_tile_ids,
-    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER, OK, DealError, Game, MAX_HANDS, StateError, MAX_TARGET, check_bool, check_choice, check_int, step_begin, step_gate,
+    ERR_ILLEGAL,
+    H_DONE,
+    H_HAND,
+    H_REWARD,
+    H_RNG,
+    H_TRUNC,
+    H_TURN,
+    HEADER,
+    MAX_HANDS,
+    MAX_TARGET,
+    OK,
+    DealError,
+    Game,
+    StateError,
+    check_bool,
+    check_choice,
+    check_deal_keys,
+    check_int,
+    deal_first,
+    deal_hands,
+    deal_stock,
+    deal_tile_ids,
+    step_begin,
+    step_gate,
 )
 from ..layout import (
-    SPIN_NONE, lay_arm_end, lay_block, lay_problem, lay_history, lay_init, lay_line_fill_mask, lay_line_fits,
-    lay_line_open_pips, lay_line_single_action, lay_place_line, lay_placed, lay_playable,
+    SPIN_NONE,
+    lay_arm_end,
+    lay_block,
+    lay_history,
+    lay_init,
+    lay_line_fill_mask,
+    lay_line_fits,
+    lay_line_open_pips,
+    lay_line_single_action,
+    lay_place_line,
+    lay_placed,
+    lay_playable,
+    lay_problem,
     render_line,
 )
-from ..actions import ActionTable, tile_arm_table
 from ..rng import rng_below
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
 from ..slots import ObsLayout, Slots
 from ..table import Table, hand_number, line_play
 from ..tiles import (
-    MAX_TILES, PIP_MASK, TILE_A, TILE_B, mask_pips, num_tiles, pips_to_tiles, popcount, stream_bits,
-    stream_end, tile_id, tile_name,
+    MAX_TILES,
+    PIP_MASK,
+    TILE_A,
+    TILE_B,
+    mask_pips,
+    num_tiles,
+    pips_to_tiles,
+    popcount,
+    stream_bits,
+    stream_end,
+    tile_id,
+    tile_name,
 )
 
 MAX_PLAYERS = 4
@@ -458,7 +501,7 @@ def _sample_kernel(s, p, v, seed):
     deck = _deck(ns)
     # fails closed: an empty row if no consistent redeal exists (sampling.py), never the true state
     dealt = False
-    for attempt in range(100_000):
+    for _attempt in range(100_000):
         if not redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, HANDS, deck, DECK_BYTES,
                               s[DECK_POS], mover if pending else -1, candidates, pool):
             if not pending:

@@ -59,12 +59,28 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..core import (
-    check_deal_keys, deal_first, deal_hands, deal_stock,
-    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TURN, HEADER, MAX_SEATS, OK, DealError,
-    Game, StateError, check_int, step_begin, step_gate,
-)
 from ..actions import DRAW, JOKER, KILL, PASS, ActionTable, empty_columns
+from ..core import (
+    ERR_ILLEGAL,
+    H_DONE,
+    H_HAND,
+    H_REWARD,
+    H_RNG,
+    H_TURN,
+    HEADER,
+    MAX_SEATS,
+    OK,
+    DealError,
+    Game,
+    StateError,
+    check_deal_keys,
+    check_int,
+    deal_first,
+    deal_hands,
+    deal_stock,
+    step_begin,
+    step_gate,
+)
 from ..rng import rng_below, rng_shuffle
 from ..sampling import deal_consistent, shuffle_and_deal
 from ..slots import ObsLayout, Slots
@@ -547,7 +563,8 @@ def _legal_set_kernel(s, p, out):
 
 @njit(cache=True)
 def _check_code(s, p):
-    """0 if fine, else the number of the broken check. Tile conservation (hands, kills, pile, rows, jokers, out of play partition the 54 tiles)
+    """0 if fine, else the number of the broken check. Tile conservation (hands, kills, pile, rows,
+    jokers, out of play partition the 54 tiles)
     and the row, joker, lack and turn invariants."""
     n = p[P_NP]
     seen = 0
@@ -788,7 +805,7 @@ def _sample_kernel(s, p, v, seed):
     pile_tiles = np.empty(N_TILES, dtype=np.int64)
     # fails closed: an empty row if no consistent redeal exists (sampling.py), never the true state
     dealt = False
-    for attempt in range(20_000):
+    for _attempt in range(20_000):
         assign = deal_consistent(tiles, nt, allowed, cap, ng, rng_arr)
         if nt > 0 and assign[0] < 0:
             break  # deal_consistent is exact: no consistent deal exists

@@ -52,23 +52,68 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ..actions import ActionTable, tile_arm_table
 from ..core import (
-    check_deal_keys, deal_first, deal_hands, deal_stock, deal_tile_ids,
-    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TURN, HEADER, OK, ConfigError,
-    DealError, Game, StateError, check_bool, check_int, is_int, step_begin, step_gate,
+    ERR_ILLEGAL,
+    H_DONE,
+    H_HAND,
+    H_REWARD,
+    H_RNG,
+    H_TURN,
+    HEADER,
+    OK,
+    ConfigError,
+    DealError,
+    Game,
+    StateError,
+    check_bool,
+    check_deal_keys,
+    check_int,
+    deal_first,
+    deal_hands,
+    deal_stock,
+    deal_tile_ids,
+    is_int,
+    step_begin,
+    step_gate,
 )
 from ..layout import (
-    SPIN_FIRST, lay_arm_double, lay_arm_end, lay_arm_len, lay_arm_open, lay_can_place, lay_count,
-    lay_fill_mask, lay_history, lay_history_entry, lay_init, lay_num_arms, lay_open_pips, lay_place,
-    lay_block, lay_offered_arm, lay_placed, lay_playable, lay_problem, lay_single_action, render_cross,
+    SPIN_FIRST,
+    lay_arm_double,
+    lay_arm_end,
+    lay_arm_len,
+    lay_arm_open,
+    lay_block,
+    lay_can_place,
+    lay_count,
+    lay_fill_mask,
+    lay_history,
+    lay_history_entry,
+    lay_init,
+    lay_num_arms,
+    lay_offered_arm,
+    lay_open_pips,
+    lay_place,
+    lay_placed,
+    lay_playable,
+    lay_problem,
+    lay_single_action,
+    render_cross,
 )
-from ..actions import ActionTable, tile_arm_table
 from ..rng import rng_below
 from ..sampling import deal_consistent, mask_to_array, shuffle_and_deal
 from ..slots import ObsLayout, Slots
 from ..table import Table, hand_number, line_play
 from ..tiles import (
-    PIP_MASK, TILE_A, TILE_B, mask_pips, popcount, stream_bits, stream_end, tile_id, tile_name,
+    PIP_MASK,
+    TILE_A,
+    TILE_B,
+    mask_pips,
+    popcount,
+    stream_bits,
+    stream_end,
+    tile_id,
+    tile_name,
 )
 
 NP = 4
@@ -476,7 +521,7 @@ def _sample_kernel(s, p, v, seed):
     mover = s[H_TURN]
     # fails closed: an empty row if no consistent redeal exists (sampling.py), never the true state
     dealt = False
-    for attempt in range(100_000):
+    for _attempt in range(100_000):
         assign = deal_consistent(tiles, k, allowed, cap, NP, rng_arr)
         if k > 0 and assign[0] < 0:
             break  # deal_consistent is exact: no consistent deal exists

@@ -59,24 +59,72 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ..actions import ActionTable, tile_arm_table
 from ..core import (
-    check_deal_keys, deal_first, deal_hands, deal_stock, deal_tile_ids, is_int,
-    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER, MAX_SEATS, OK,
-    ConfigError, DealError, Game, StateError, MAX_HANDS, MAX_TARGET, check_bool, check_choice, check_int, step_begin,
+    ERR_ILLEGAL,
+    H_DONE,
+    H_HAND,
+    H_REWARD,
+    H_RNG,
+    H_TRUNC,
+    H_TURN,
+    HEADER,
+    MAX_HANDS,
+    MAX_SEATS,
+    MAX_TARGET,
+    OK,
+    ConfigError,
+    DealError,
+    Game,
+    StateError,
+    check_bool,
+    check_choice,
+    check_deal_keys,
+    check_int,
+    deal_first,
+    deal_hands,
+    deal_stock,
+    deal_tile_ids,
+    is_int,
+    step_begin,
     step_gate,
 )
 from ..layout import (
-    SPIN_ALL, SPIN_FIRST, SPIN_NONE, lay_arm_end, lay_arm_open, lay_can_place, lay_count,
-    lay_fill_mask, lay_history, lay_init, lay_num_arms, lay_obs_arms, lay_open_pips, lay_place,
-    lay_block, lay_offered_arm, lay_placed, lay_playable, lay_problem, lay_single_action, render_cross,
+    SPIN_ALL,
+    SPIN_FIRST,
+    SPIN_NONE,
+    lay_arm_end,
+    lay_arm_open,
+    lay_block,
+    lay_can_place,
+    lay_count,
+    lay_fill_mask,
+    lay_history,
+    lay_init,
+    lay_num_arms,
+    lay_obs_arms,
+    lay_offered_arm,
+    lay_open_pips,
+    lay_place,
+    lay_placed,
+    lay_playable,
+    lay_problem,
+    lay_single_action,
+    render_cross,
 )
-from ..actions import ActionTable, tile_arm_table
 from ..rng import rng_below
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
 from ..slots import ObsLayout, Slots
 from ..table import Table, hand_number, line_play
 from ..tiles import (
-    TILE_A, TILE_B, expand_bits, mask_pips, pips_to_tiles, popcount, tile_id, tile_name,
+    TILE_A,
+    TILE_B,
+    expand_bits,
+    mask_pips,
+    pips_to_tiles,
+    popcount,
+    tile_id,
+    tile_name,
 )
 
 MAX_PLAYERS = 4
@@ -344,7 +392,7 @@ def _can_act(s, p, k, fits):
 def _next_active(s, p, seat):
     n = p[P_NP]
     k = seat
-    for i in range(n):
+    for _i in range(n):
         k = k + 1 if k + 1 < n else 0
         if s[WASHED + k] == 0:
             return k
@@ -664,7 +712,7 @@ def _sample_kernel(s, p, v, seed):
     pool = np.empty(N_TILES, dtype=np.int64)
     # fails closed: an empty row if no consistent redeal exists (sampling.py), never the true state
     dealt = False
-    for attempt in range(100_000):
+    for _attempt in range(100_000):
         if not redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, HANDS, ns, DECK, s[DECK_POS],
                               mover if pending else -1, candidates, pool):
             if not pending:

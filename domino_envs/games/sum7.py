@@ -52,21 +52,57 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from ..actions import ActionTable, tile_arm_table
 from ..core import (
-    check_deal_keys, deal_hands, deal_stock, deal_tile_ids,
-    ERR_ILLEGAL, H_DONE, H_HAND, H_REWARD, H_RNG, H_TRUNC, H_TURN, HEADER, OK, DealError,
-    Game, StateError, MAX_HANDS, MAX_TARGET, check_bool, check_choice, check_int, step_begin, step_gate,
+    ERR_ILLEGAL,
+    H_DONE,
+    H_HAND,
+    H_REWARD,
+    H_RNG,
+    H_TRUNC,
+    H_TURN,
+    HEADER,
+    MAX_HANDS,
+    MAX_TARGET,
+    OK,
+    DealError,
+    Game,
+    StateError,
+    check_bool,
+    check_choice,
+    check_deal_keys,
+    check_int,
+    deal_hands,
+    deal_stock,
+    deal_tile_ids,
+    step_begin,
+    step_gate,
 )
 from ..layout import (
-    SPIN_NONE, lay_arm_end, lay_arm_open, lay_close_arm, lay_history, lay_init, lay_place_touching,
-    lay_block, lay_placed, lay_problem,
+    SPIN_NONE,
+    lay_arm_end,
+    lay_arm_open,
+    lay_block,
+    lay_close_arm,
+    lay_history,
+    lay_init,
+    lay_place_touching,
+    lay_placed,
+    lay_problem,
 )
-from ..actions import ActionTable, tile_arm_table
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
 from ..slots import ObsLayout, Slots
 from ..table import LinePlay, Table, hand_number
 from ..tiles import (
-    PIP_MASK, TILE_A, TILE_B, expand_bits, lowest_bit, mask_pips, popcount, tile_id, tile_name,
+    PIP_MASK,
+    TILE_A,
+    TILE_B,
+    expand_bits,
+    lowest_bit,
+    mask_pips,
+    popcount,
+    tile_id,
+    tile_name,
 )
 
 MAX_PLAYERS = 4

@@ -31,7 +31,7 @@ def test_same_seed_same_deal_engine_and_env():
         assert np.array_equal(x, y)
     # the harness's deal 0 for seed 77 is exactly the env's first episode for seed 77
     game.reset(a, mix_seed(77, 0))
-    for seat, agent in enumerate(env.possible_agents):
+    for seat, _agent in enumerate(env.possible_agents):
         assert np.array_equal(game.observe(a, seat), seen[0][seat])
 
 

@@ -2,12 +2,8 @@
 the whole suite; tests/mutations/run.py plants it)."""
 from __future__ import annotations
 
-
-
 from domino_envs import make_game
 from domino_envs.core import H_TURN
-
-
 
 
 # ------------------------------------------------------------------------------ run_matchup

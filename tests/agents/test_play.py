@@ -11,12 +11,12 @@ import sys
 from pathlib import Path
 
 import numpy as np
-
 import pytest
 
 from domino_envs import make_game
-from domino_training.play import Session, main as play_main
 from domino_envs.replay import load
+from domino_training.play import Session
+from domino_training.play import main as play_main
 
 REPO = Path(__file__).resolve().parents[2]
 

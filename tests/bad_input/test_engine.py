@@ -130,7 +130,7 @@ def test_validate_names_a_corrupted_slot(name):
         with pytest.raises(StateError, match=words):
             g.validate(bad)
     # every game slot with a range: one past its top is refused, naming it
-    for label, start, count, lo, hi in g.slot_ranges():
+    for label, start, _count, lo, hi in g.slot_ranges():
         if hi >= 2 ** 62:
             continue
         bad = s.copy()

@@ -77,8 +77,10 @@ CASES = {
     "aec illegal_reward=nan": (lambda: _aec(illegal_reward=float("nan")), ConfigError, r"illegal_reward=nan must be a finite number"),
     "aec illegal_reward='x'": (lambda: _aec(illegal_reward="x"), ConfigError, r"illegal_reward='x' must be a finite number"),
     "single illegal_reward=inf": (lambda: _single(illegal_reward=float("inf")), ConfigError, r"illegal_reward=inf must be"),
-    "single illegal_action=skip": (lambda: _single(illegal_action="skip"), ConfigError, r"illegal_action='skip' is not allowed; allowed values: \['raise', 'penalize'\]"),
-    "single render_mode=rgb": (lambda: _single(render_mode="rgb"), ConfigError, r"render_mode='rgb' is not supported; allowed: \[None, 'ansi', 'human', 'rgb_array'\]"),
+    "single illegal_action=skip": (lambda: _single(illegal_action="skip"), ConfigError,
+                                   r"illegal_action='skip' is not allowed; allowed values: \['raise', 'penalize'\]"),
+    "single render_mode=rgb": (lambda: _single(render_mode="rgb"), ConfigError,
+                               r"render_mode='rgb' is not supported; allowed: \[None, 'ansi', 'human', 'rgb_array'\]"),
     "single Game + config": (lambda: SingleSeatEnv(make_game("draw_v0"), RandomAgent, num_players=3), ConfigError,
                              r"config keys \['num_players'\] given with a Game instance"),
     "single game=3": (lambda: SingleSeatEnv(3, RandomAgent), ConfigError, r"game=3 must be a registered name or a Game"),
@@ -89,7 +91,8 @@ CASES = {
                              r"no agent 'player_9'; agents are \['player_0', 'player_1'\]"),
     "single step before reset": (lambda: _single().step(0), IllegalActionError, r"reset\(\) before stepping"),
     # actions outside int64 never reach compiled code
-    "aec action 2**63": (lambda: _aec_stepped(2**63), IllegalActionError, r"action 9223372036854775808 is out of range; actions are 0\.\.55"),
+    "aec action 2**63": (lambda: _aec_stepped(2**63), IllegalActionError,
+                         r"action 9223372036854775808 is out of range; actions are 0\.\.55"),
     "aec action -2**63-1": (lambda: _aec_stepped(-2**63 - 1), IllegalActionError, r"action -9223372036854775809 is out of range"),
     "aec action 2**70": (lambda: _aec_stepped(2**70), IllegalActionError, r"action 1180591620717411303424 is out of range"),
     "single action 2**64": (lambda: _single_stepped(2**64), IllegalActionError, r"action 18446744073709551616 is out of range"),
@@ -98,7 +101,8 @@ CASES = {
     "vec actions uint64 2**63": (lambda: _vec_stepped(np.array([0, 2**63], dtype=np.uint64)), IllegalActionError,
                                  r"env 1: .*action 9223372036854775808 is out of range"),
     "vec actions 2**64 list": (lambda: _vec_stepped([0, 2**64]), IllegalActionError, r"actions must be an integer array"),
-    "vec actions float": (lambda: _vec_stepped(np.zeros(2)), IllegalActionError, r"actions must be an integer array of shape \(2,\), got float64"),
+    "vec actions float": (lambda: _vec_stepped(np.zeros(2)), IllegalActionError,
+                          r"actions must be an integer array of shape \(2,\), got float64"),
 }
 
 

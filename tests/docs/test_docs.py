@@ -343,8 +343,8 @@ def check_domino_command(argv: list[str]) -> None:
         load_run(args.config, args.game, overrides, demo=args.demo)
     elif command == "evaluate":
         from domino_agents.registry import parse_spec
-        from domino_training.evaluate import build_parser
         from domino_envs.registry import config_from_pairs
+        from domino_training.evaluate import build_parser
 
         args = build_parser().parse_args(rest)
         assert args.game in domino_envs.game_names(), args.game

@@ -54,8 +54,8 @@ def test_readme_play_watch_replay_commands_run_as_written(tmp_path, monkeypatch)
     output file exists."""
     import shlex
 
-    from domino_training.cli import main
     from domino_envs.replay import load
+    from domino_training.cli import main
 
     block = [b for b in fenced_blocks(README.read_text(), "bash", include_not_run=True) if "domino play" in b and "rllib:" not in b]
     assert len(block) == 1, "README has no play/replay block"  # the RLlib block is test_rllib's

@@ -8,9 +8,6 @@ import pytest
 
 import domino_envs
 
-
-
-
 # ------------------------------------------------------------------------------ inlining policy
 # compiled functions that may count references (plain njit): they allocate (search, sampling,
 # test kernels) or are top-level loops called from Python, never called on a step path

@@ -10,9 +10,25 @@ import numpy as np
 import pytest
 
 from domino_envs.layout import (
-    SPIN_ALL, SPIN_FIRST, SPIN_NONE, lay_arm_double, lay_arm_end, lay_arm_len, lay_arm_open, lay_arms,
-    lay_can_place, lay_count, lay_history, lay_init, lay_num_arms, lay_open_pips, lay_place, lay_placed,
-    lay_playable, lay_size, render_cross,
+    SPIN_ALL,
+    SPIN_FIRST,
+    SPIN_NONE,
+    lay_arm_double,
+    lay_arm_end,
+    lay_arm_len,
+    lay_arm_open,
+    lay_arms,
+    lay_can_place,
+    lay_count,
+    lay_history,
+    lay_init,
+    lay_num_arms,
+    lay_open_pips,
+    lay_place,
+    lay_placed,
+    lay_playable,
+    lay_size,
+    render_cross,
 )
 from domino_envs.tiles import tile_id, tiles_to_mask
 
@@ -235,8 +251,13 @@ def test_plain_line_helpers_agree_with_the_general_forms():
     pip as twins whatever their crosswise-double flags (Draw/Block read no flag), so they are
     compared with the general forms on the line with those flags cleared."""
     from domino_envs.layout import (
-        lay_fill_mask, lay_line_fill_mask, lay_line_fits, lay_line_open_pips,
-        lay_line_single_action, lay_place_line, lay_single_action,
+        lay_fill_mask,
+        lay_line_fill_mask,
+        lay_line_fits,
+        lay_line_open_pips,
+        lay_line_single_action,
+        lay_place_line,
+        lay_single_action,
     )
     rng = np.random.default_rng(7)
     nt = 55

@@ -8,8 +8,8 @@ import pytest
 
 from domino_envs import make_game
 from domino_envs.core import H_TURN
-from tests.configs import CONFIG_IDS, CONFIGS
 from domino_envs.sampling import checked_sample
+from tests.configs import CONFIG_IDS, CONFIGS
 from tests.helpers import play_to_random_point
 
 N_GAMES = 10_000
@@ -109,7 +109,7 @@ def test_env_seeding_same_and_different():
         env = domino_envs.make("draw_v0", num_players=3)
         env.reset(seed=seed)
         obs = []
-        for agent in env.agent_iter(max_iter=200):
+        for _agent in env.agent_iter(max_iter=200):
             o, _, term, trunc, _ = env.last()
             obs.append(o["observation"].copy())
             env.step(None if term or trunc else int(np.flatnonzero(o["action_mask"])[-1]))

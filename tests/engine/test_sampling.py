@@ -17,8 +17,13 @@ from domino_envs.games import pete as P
 from domino_envs.games import racehorse as R
 from domino_envs.games import sum7 as S
 from domino_envs.sampling import (
-    SamplingError, _deal_constructive, checked_sample, deal_consistent, redeal_attempt,
+    SamplingError,
+    _deal_constructive,
+    checked_sample,
+    deal_consistent,
+    redeal_attempt,
 )
+
 
 # a generous chi-square bound: the Wilson-Hilferty upper 1e-6 quantile (z = 4.75) of df degrees
 def _chi2_bound(df: int) -> float:

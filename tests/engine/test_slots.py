@@ -109,13 +109,13 @@ def test_the_header_is_declared_by_the_same_builder():
 
 
 # ------------------------------------------------------------------------------ every game's table
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _game(i: int):
     name, kwargs = CONFIGS[i]
     return make_game(name, **kwargs)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _row(i: int) -> np.ndarray:
     """A row of config i in the middle of a game (some tiles placed): valid, and read-only."""
     g = _game(i)

@@ -168,5 +168,5 @@ def test_readme_gymnasium_example_runs():
     env = run_snippet(block, "README.md")["env"]
     assert env.spec.id == "domino_envs/draw-v0" and env.unwrapped.game.num_players == 3
     assert env.reset(seed=0)[1]["action_mask"].any()
-    for name, env_id in gym_ids().items():  # the README lists every id
+    for _name, env_id in gym_ids().items():  # the README lists every id
         assert f"`{env_id}`" in readme, env_id

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image  # the `render` extra (make install installs it)
 
-from domino_envs.core import H_TURN
 from domino_envs import make, make_game, pictures
+from domino_envs.core import H_TURN
 from domino_envs.errors import PillowMissingError
 from domino_envs.pictures import HEIGHT, WIDTH, LinePlay, RowsPlay, describe, picture, save_gif
 from domino_envs.registry import config_from_pairs

@@ -14,8 +14,8 @@ from domino_agents.registry import make_agent
 from domino_envs import ReplayError, make_game
 from domino_envs.core import H_DONE, H_HAND, H_TURN
 from domino_envs.replay import Recorder, Replay, load, save
-from domino_training.replay_view import main as replay_main
 from domino_envs.rng import mix_seed
+from domino_training.replay_view import main as replay_main
 from tests.configs import CONFIGS, config_id
 
 # one config of each env, and match modes (several hands per episode)
@@ -329,7 +329,8 @@ def test_domino_replay_errors_are_one_line(tmp_path, capsys, recorded):
 
 # ------------------------------------------------------------------------------ evaluation
 def test_evaluate_saves_replays_that_verify(tmp_path):
-    from domino_training.evaluate import evaluate, main as evaluate_main
+    from domino_training.evaluate import evaluate
+    from domino_training.evaluate import main as evaluate_main
 
     path = tmp_path / "eval.jsonl"
     report = evaluate("sum7_v0", ["random", "greedy"], deals=2, seed=3, replay_path=str(path))

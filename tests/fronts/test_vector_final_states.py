@@ -2,17 +2,14 @@
 that once passed the whole suite; tests/mutations/run.py plants it)."""
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
 from domino_envs import make_game
 from domino_envs.core import H_DONE, H_REWARD
-from tests.helpers import vector_reference_rows
 from domino_envs.fronts import deal_to_decision
 from domino_envs.vector import make_vec, next_episode_seed
-
-
+from tests.helpers import vector_reference_rows
 
 
 # ------------------------------------------------------------------------------ final_states

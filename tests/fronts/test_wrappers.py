@@ -12,7 +12,6 @@ from domino_envs.core import H_TURN
 from domino_envs.rng import mix_seed
 from domino_envs.wrappers import SingleSeatEnv
 
-
 ENV_NAMES = ["block_v0", "draw_v0", "magic7_v0", "racehorse_v0", "seven_toed_pete_v0", "sum7_v0"]
 
 

@@ -25,8 +25,23 @@ import domino_envs
 from domino_envs import registry
 from domino_envs.actions import PLACE, tile_arm_table
 from domino_envs.core import (
-    ERR_ILLEGAL, H_DONE, H_REWARD, H_RNG, H_TURN, HEADER_SIZE, OK, DealError, DominoError, Game, check_choice,
-    check_deal_keys, deal_first, deal_hands, deal_tile_ids, step_begin, step_gate,
+    ERR_ILLEGAL,
+    H_DONE,
+    H_REWARD,
+    H_RNG,
+    H_TURN,
+    HEADER_SIZE,
+    OK,
+    DealError,
+    DominoError,
+    Game,
+    check_choice,
+    check_deal_keys,
+    deal_first,
+    deal_hands,
+    deal_tile_ids,
+    step_begin,
+    step_gate,
 )
 from domino_envs.rng import rng_below, rng_shuffle
 from domino_envs.table import LinePlay, hand_number

@@ -4,15 +4,12 @@ by drawing unseen tiles, and observations that are seat-relative from every seat
 run.py plants each bug on a copy and checks these catch it."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from domino_envs import make_game
 from domino_envs.core import H_DONE, H_TURN
 from domino_envs.games import draw as D
 from tests.helpers import deal_state
-
-
 
 
 def obs_of(game, state, seat):

@@ -506,7 +506,7 @@ def test_sample_hidden_puts_a_wasted_target_among_the_kills_and_keeps_kill_count
     assert game.covered(s) == {("S", "low"): "5S"}
     rng = np.random.default_rng(2)
     owners = set()
-    for i in range(200):
+    for _i in range(200):
         smp = game.sample_hidden(s, 0, rng)
         assert game.invariants_ok(smp)
         assert np.array_equal(game.observe(smp, 0), game.observe(s, 0))

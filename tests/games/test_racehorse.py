@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import domino_envs
+import domino_envs.games.racehorse as rh
 from domino_envs import make_game
 from domino_envs.core import H_HAND, H_REWARD, H_TRUNC, H_TURN, ConfigError, DealError, IllegalActionError
-import domino_envs.games.racehorse as rh
 from domino_envs.games.racehorse import SPECIAL_MASK
 from domino_envs.tiles import PIP_MASK, TILE_A, TILE_B
 

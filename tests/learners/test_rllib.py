@@ -17,8 +17,8 @@ import pytest
 pytest.importorskip("ray.rllib")
 import ray  # noqa: E402
 import torch  # noqa: E402
-from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 from ray.rllib.core.columns import Columns  # noqa: E402
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec  # noqa: E402
 from ray.tune.registry import register_env  # noqa: E402
 
 import domino_envs  # noqa: E402
