@@ -174,7 +174,7 @@ class Magic7Config:
 
 def _obs_shapes(n):
     """The observation's pieces (module docstring), declared once: `obs_pieces` (so `decode`) and
-    the offsets `_obs_kernel` writes at (OBS_AT) both come from here."""
+    the offsets `_obs_kernel` writes at (_obs_at) both come from here."""
     return [
         ("hand", (4, 13)), ("hand_jokers", (1,)), ("killed", (4, 13)), ("killed_jokers", (1,)),
         ("rows", (4, 13)), ("row_ends", (4, 2)), ("jokers", (4, 13)), ("covered", (4, 2)),
@@ -185,7 +185,9 @@ def _obs_shapes(n):
 
 
 OBS = ObsLayout(_obs_shapes, range(2, MAX_PLAYERS + 1))
-OBS_AT = OBS.at  # OBS_AT[n, piece]: first entry of the piece
+OBS_C = OBS.coef  # offsets affine in (n): see _obs_at
+if OBS_C is None:  # pragma: no cover - a shape change that breaks this shows at import
+    raise ValueError("magic7: observation offsets are no longer affine in (n); index OBS.at instead")
 (I_HAND_JOKERS, I_KILLED_JOKERS, I_ROW_ENDS, I_JPLAYED, I_LIVE, I_KILLED, I_DRAWN, I_PILE, I_PEN, I_LAST,
  I_GAMES) = (OBS.index(k) for k in (
     "hand_jokers", "killed_jokers", "row_ends", "jokers_played", "live_counts", "killed_counts", "drawn", "pile",
@@ -193,6 +195,13 @@ OBS_AT = OBS.at  # OBS_AT[n, piece]: first entry of the piece
 
 
 # ------------------------------------------------------------------------------ kernels
+@njit(cache=True, inline="always")
+def _obs_at(n, i):
+    """First observation entry of piece column i (an I_ constant) for these dimensions: OBS.at's
+    value, as folded constants times the dimensions."""
+    return OBS_C[0, i] + OBS_C[1, i] * n
+
+
 @njit(cache=True, _nrt=False)
 def _penalty(mask):
     total = 0
@@ -702,21 +711,20 @@ def _obs_kernel(s, p, v, out):
         to_move = 1 << (t if t >= 0 else t + n)
     # pile, penalties, last_penalties, games_played (zeros), to_move
     stream_end(stream_bits(st, to_move << (2 * n + 2), 3 * n + 2, out), out)
-    at = OBS_AT[n]
-    out[at[I_HAND_JOKERS]] = popcount(h & JOKER_MASK)
-    out[at[I_KILLED_JOKERS]] = popcount(kd & JOKER_MASK)
-    o_ends = at[I_ROW_ENDS]
+    out[_obs_at(n, I_HAND_JOKERS)] = popcount(h & JOKER_MASK)
+    out[_obs_at(n, I_KILLED_JOKERS)] = popcount(kd & JOKER_MASK)
+    o_ends = _obs_at(n, I_ROW_ENDS)
     for su in range(4):
         out[o_ends + 2 * su] = s[LO + su]
         out[o_ends + 1 + 2 * su] = s[HI + su]
-    o_jplayed = at[I_JPLAYED]
-    o_live = at[I_LIVE]
-    o_killed = at[I_KILLED]
-    o_drawn = at[I_DRAWN]
-    o_pen = at[I_PEN]
-    o_last = at[I_LAST]
-    out[np.uint64(at[I_PILE])] = s[PILE_END] - s[PILE_POS]
-    out[np.uint64(at[I_GAMES])] = s[H_HAND]
+    o_jplayed = _obs_at(n, I_JPLAYED)
+    o_live = _obs_at(n, I_LIVE)
+    o_killed = _obs_at(n, I_KILLED)
+    o_drawn = _obs_at(n, I_DRAWN)
+    o_pen = _obs_at(n, I_PEN)
+    o_last = _obs_at(n, I_LAST)
+    out[np.uint64(_obs_at(n, I_PILE))] = s[PILE_END] - s[PILE_POS]
+    out[np.uint64(_obs_at(n, I_GAMES))] = s[H_HAND]
     for r in range(n):
         j = v + r if v + r < n else v + r - n
         out[np.uint64(o_jplayed + r)] = s[JPLAYED + j]

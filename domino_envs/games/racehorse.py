@@ -213,7 +213,7 @@ class RacehorseConfig:
 
 def _obs_shapes(n, arms):
     """The observation's pieces (module docstring), declared once: `obs_pieces` (so `decode`) and
-    the offsets `_obs_kernel` writes at (OBS_AT) both come from here."""
+    the offsets `_obs_kernel` writes at (_obs_at) both come from here."""
     return [
         ("hand", (N_TILES,)), ("played_by", (n, N_TILES)), ("arm_ends", (arms, NP1)),
         ("arm_tiles", (arms,)), ("arm_double", (arms,)), ("count", (1,)), ("hand_sizes", (n,)),
@@ -224,7 +224,9 @@ def _obs_shapes(n, arms):
 
 
 OBS = ObsLayout(_obs_shapes, range(2, MAX_PLAYERS + 1), sorted(SPIN_ARMS.values()))
-OBS_AT = OBS.at  # OBS_AT[n, arms, piece]: first entry of the piece
+OBS_C = OBS.coef  # offsets affine in (n, arms): see _obs_at
+if OBS_C is None:  # pragma: no cover - a shape change that breaks this shows at import
+    raise ValueError("racehorse: observation offsets are no longer affine in (n, arms); index OBS.at instead")
 (I_PLAYED_BY, I_ARM_ENDS, I_COUNT, I_SIZES, I_BONEYARD, I_VOIDS, I_NOSPEC, I_DRAWN, I_WASHED, I_SCORES,
  I_TO_MOVE, I_SETTER, I_EXTRA, I_JUST_DREW) = (OBS.index(k) for k in (
     "played_by", "arm_ends", "count", "hand_sizes", "boneyard", "voids", "no_special", "drawn", "washed_up",
@@ -232,6 +234,13 @@ OBS_AT = OBS.at  # OBS_AT[n, arms, piece]: first entry of the piece
 
 
 # ------------------------------------------------------------------------------ kernels
+@njit(cache=True, inline="always")
+def _obs_at(n, arms, i):
+    """First observation entry of piece column i (an I_ constant) for these dimensions: OBS.at's
+    value, as folded constants times the dimensions."""
+    return OBS_C[0, i] + OBS_C[1, i] * n + OBS_C[2, i] * arms
+
+
 @njit(cache=True, _nrt=False)
 def _is_special(t):
     return (SPECIAL_MASK >> t) & 1 == 1
@@ -658,19 +667,18 @@ def _obs_kernel(s, p, v, out):
     n = p[P_NP]
     A = p[P_ARMS]
     expand_bits(s[HANDS + v], out, 0, N_TILES)
-    at = OBS_AT[n, A]
-    lay_obs_arms(s, LAY, A, NP1, out, at[I_ARM_ENDS])  # arm_ends, arm_tiles, arm_double
-    out[at[I_COUNT]] = s[COUNT]
-    o_played = at[I_PLAYED_BY]
-    o_sizes = at[I_SIZES]
-    out[at[I_BONEYARD]] = _boneyard(s)
-    o_voids = at[I_VOIDS]
-    o_nospec = at[I_NOSPEC]
-    o_drawn = at[I_DRAWN]
-    o_washed = at[I_WASHED]
-    o_scores = at[I_SCORES]
-    o_to_move = at[I_TO_MOVE]
-    o_setter = at[I_SETTER]
+    lay_obs_arms(s, LAY, A, NP1, out, _obs_at(n, A, I_ARM_ENDS))  # arm_ends, arm_tiles, arm_double
+    out[_obs_at(n, A, I_COUNT)] = s[COUNT]
+    o_played = _obs_at(n, A, I_PLAYED_BY)
+    o_sizes = _obs_at(n, A, I_SIZES)
+    out[_obs_at(n, A, I_BONEYARD)] = _boneyard(s)
+    o_voids = _obs_at(n, A, I_VOIDS)
+    o_nospec = _obs_at(n, A, I_NOSPEC)
+    o_drawn = _obs_at(n, A, I_DRAWN)
+    o_washed = _obs_at(n, A, I_WASHED)
+    o_scores = _obs_at(n, A, I_SCORES)
+    o_to_move = _obs_at(n, A, I_TO_MOVE)
+    o_setter = _obs_at(n, A, I_SETTER)
     live = s[H_DONE] == 0
     turn = s[H_TURN] if live else -1
     duty = s[DUTY] if live else -1
@@ -686,8 +694,8 @@ def _obs_kernel(s, p, v, out):
         out[o_to_move + r] = 1 if j == turn else 0
         out[o_setter + r] = 1 if j == duty else 0
         j = j + 1 if j + 1 < n else 0
-    out[at[I_EXTRA]] = s[EXTRA]
-    out[at[I_JUST_DREW]] = s[JUST_DREW]
+    out[_obs_at(n, A, I_EXTRA)] = s[EXTRA]
+    out[_obs_at(n, A, I_JUST_DREW)] = s[JUST_DREW]
 
 
 @njit(cache=True)

@@ -189,7 +189,7 @@ class Sum7Config:
 
 def _obs_shapes(n):
     """The observation's pieces (module docstring), declared once: `obs_pieces` (so `decode`) and
-    the offsets `_obs_kernel` writes at (OBS_AT) both come from here."""
+    the offsets `_obs_kernel` writes at (_obs_at) both come from here."""
     return [
         ("hand", (NT,)), ("played_by", (n, NT)), ("required", (2, 6)), ("closed", (2,)),
         ("traps_live", (1,)), ("placements", (1,)), ("hand_sizes", (n,)), ("market", (1,)),
@@ -199,7 +199,9 @@ def _obs_shapes(n):
 
 
 OBS = ObsLayout(_obs_shapes, range(2, MAX_PLAYERS + 1))
-OBS_AT = OBS.at  # OBS_AT[n, piece]: first entry of the piece
+OBS_C = OBS.coef  # offsets affine in (n): see _obs_at
+if OBS_C is None:  # pragma: no cover - a shape change that breaks this shows at import
+    raise ValueError("sum7: observation offsets are no longer affine in (n); index OBS.at instead")
 (I_PLAYED_BY, I_REQUIRED, I_CLOSED, I_TRAPS, I_PLACEMENTS, I_SIZES, I_MARKET, I_LACKS, I_DRAWN, I_PASSES,
  I_WON, I_PAID, I_TO_MOVE, I_JUST_DREW) = (OBS.index(k) for k in (
     "played_by", "required", "closed", "traps_live", "placements", "hand_sizes", "market", "lacks", "drawn",
@@ -207,6 +209,13 @@ OBS_AT = OBS.at  # OBS_AT[n, piece]: first entry of the piece
 
 
 # ------------------------------------------------------------------------------ kernels
+@njit(cache=True, inline="always")
+def _obs_at(n, i):
+    """First observation entry of piece column i (an I_ constant) for these dimensions: OBS.at's
+    value, as folded constants times the dimensions."""
+    return OBS_C[0, i] + OBS_C[1, i] * n
+
+
 @njit(cache=True, inline="always")
 def _live(s, p):
     """Whether zero tiles may be placed now (S-4, S-7)."""
@@ -538,26 +547,25 @@ def _obs_kernel(s, p, v, out):
     """Every slot written once (no clearing pass); bitmask pieces expanded bit by bit by tiles.expand_bits (one vectorizable loop)."""
     n = p[P_NP]
     expand_bits(s[HANDS + v], out, 0, NT)
-    at = OBS_AT[n]
-    o_req = at[I_REQUIRED]
-    o_closed = at[I_CLOSED]
+    o_req = _obs_at(n, I_REQUIRED)
+    o_closed = _obs_at(n, I_CLOSED)
     placed = lay_placed(s, LAY)
     for side in range(2):
         op = placed > 0 and lay_arm_open(s, LAY, side)
         # an open side showing e requires 7 - e: column 6 - e (ends of open sides are 1..6)
         expand_bits((1 << (SEVEN - 1 - lay_arm_end(s, LAY, side))) if op else 0, out, o_req + side * 6, 6)
         out[o_closed + side] = 1 if placed > 0 and not op else 0
-    out[at[I_TRAPS]] = 1 if _live(s, p) else 0
-    out[at[I_PLACEMENTS]] = placed
-    o_played = at[I_PLAYED_BY]
-    o_sizes = at[I_SIZES]
-    out[at[I_MARKET]] = NT - s[DECK_POS]
-    o_lacks = at[I_LACKS]
-    o_drawn = at[I_DRAWN]
-    out[at[I_PASSES]] = s[PASSES]
-    o_won = at[I_WON]
-    o_paid = at[I_PAID]
-    o_to_move = at[I_TO_MOVE]
+    out[_obs_at(n, I_TRAPS)] = 1 if _live(s, p) else 0
+    out[_obs_at(n, I_PLACEMENTS)] = placed
+    o_played = _obs_at(n, I_PLAYED_BY)
+    o_sizes = _obs_at(n, I_SIZES)
+    out[_obs_at(n, I_MARKET)] = NT - s[DECK_POS]
+    o_lacks = _obs_at(n, I_LACKS)
+    o_drawn = _obs_at(n, I_DRAWN)
+    out[_obs_at(n, I_PASSES)] = s[PASSES]
+    o_won = _obs_at(n, I_WON)
+    o_paid = _obs_at(n, I_PAID)
+    o_to_move = _obs_at(n, I_TO_MOVE)
     turn = s[H_TURN] if s[H_DONE] == 0 else -1
     j = v
     for r in range(n):
@@ -569,7 +577,7 @@ def _obs_kernel(s, p, v, out):
         out[o_paid + r] = s[PAID + j] / UNIT
         out[o_to_move + r] = 1 if j == turn else 0
         j = j + 1 if j + 1 < n else 0
-    out[at[I_JUST_DREW]] = s[JUST_DREW]
+    out[_obs_at(n, I_JUST_DREW)] = s[JUST_DREW]
 
 
 @njit(cache=True)

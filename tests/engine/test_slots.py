@@ -5,8 +5,9 @@
   the layout block's inner entries included), the slot map prints every entry;
 - validate refuses a value just outside each declared range, for every range-checked entry of
   every config (parametrized over the tables, so a new slot is covered without touching this file);
-- the observation tables: the kernels' offsets (ObsLayout.at) are the pieces' offsets, and every
-  observation kernel writes every entry of the declared size (a NaN-filled buffer comes back full).
+- the observation tables: the kernels' offsets (ObsLayout.at, or its affine form coef) are the
+  pieces' offsets, and every observation kernel writes every entry of the declared size (a
+  NaN-filled buffer comes back full).
 """
 from __future__ import annotations
 
@@ -244,6 +245,32 @@ def test_the_kernels_offset_table_is_the_pieces_offsets(module):
             assert obs.at[dims + (k,)] == o
             o += int(np.prod(shape))
         assert obs.at[dims + (obs.size_index,)] == o
+
+
+def test_affine_offsets_are_found_where_they_exist_and_only_there():
+    lin = ObsLayout(lambda n: [("a", (n,)), ("b", (n, 3)), ("c", (1,))], range(2, 5))
+    assert lin.coef.tolist() == [[0, 0, 0, 1], [0, 1, 4, 4]]  # b at n, c at 4n, size 4n + 1
+    two = ObsLayout(lambda n, k: [("a", (k,)), ("b", (n,)), ("c", (2,))], (2, 3), (2, 4, 16))
+    for n in (2, 3):
+        for k in (2, 4, 16):
+            assert np.array_equal(two.coef[0] + two.coef[1] * n + two.coef[2] * k, two.at[n, k])
+    assert ObsLayout(lambda n: [("a", (n, n)), ("b", (1,))], range(2, 5)).coef is None
+    assert ObsLayout(lambda n, k: [("a", (n, k)), ("b", (1,))], (2, 3), (2, 4)).coef is None
+
+
+@pytest.mark.parametrize("module", GAME_MODULES)
+def test_the_kernels_affine_offsets_are_the_table(module):
+    """Sum 7, Magic-7 and Racehorse kernels compute offsets from OBS.coef: it must give OBS.at."""
+    import itertools
+
+    obs = importlib.import_module(f"domino_envs.games.{module}").OBS
+    if module in ("sum7", "magic7", "racehorse"):
+        assert obs.coef is not None
+    if obs.coef is None:
+        return
+    for dims in itertools.product(*obs.grid):
+        got = obs.coef[0] + sum(obs.coef[1 + d] * v for d, v in enumerate(dims))
+        assert np.array_equal(got, obs.at[dims]), dims
 
 
 @pytest.mark.parametrize("i", range(len(CONFIGS)), ids=CONFIG_IDS)
