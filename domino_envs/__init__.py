@@ -19,6 +19,7 @@ from .errors import (  # noqa: E402
     DealError,
     DominoError,
     IllegalActionError,
+    ProtocolError,
     ReplayError,
     SamplingError,
     StateError,
@@ -30,8 +31,8 @@ from .version import __version__  # noqa: E402
 _register_gym_ids()  # strings only: nothing is built or compiled before gymnasium.make
 
 __all__ = [
-    "CheckpointError", "ConfigError", "DealError", "DominoEnv", "DominoError", "IllegalActionError", "ReplayError", "SamplingError",
-    "StateError", "VectorEnv",
+    "CheckpointError", "ConfigError", "DealError", "DominoEnv", "DominoError", "IllegalActionError", "ProtocolError", "ReplayError",
+    "SamplingError", "StateError", "VectorEnv",
     "game_names", "make", "make_game", "make_vec", "__version__",
 ]
 

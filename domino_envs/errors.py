@@ -49,3 +49,8 @@ class CheckpointError(DominoError):
 
 class PillowMissingError(ConfigError):
     """Pictures need Pillow, which is an optional dependency."""
+
+
+class ProtocolError(ConfigError):
+    """A benchmark protocol (or its frozen deals) that no longer matches the fingerprint recorded
+    for its version: bump the version rather than change what published numbers meant."""

@@ -1,4 +1,5 @@
 """The `domino` command: `domino train ...`, `domino evaluate ...`, `domino bench ...`, `domino games`,
+`domino benchmark ...` (benchmark.py), `domino rate SPEC...` (ratings.py),
 `domino play GAME --vs SPEC ...` (play.py), `domino replay FILE ...` (replay_view.py), `domino render ...`
 (render.py). Each subcommand's module is imported only when it runs."""
 from __future__ import annotations
@@ -8,7 +9,7 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    commands = ["train", "evaluate", "bench", "games", "play", "replay", "render"]
+    commands = ["train", "evaluate", "bench", "benchmark", "rate", "games", "play", "replay", "render"]
     if not argv or argv[0] not in commands:
         print(f"usage: domino {{{','.join(commands)}}} ...  (got {argv[:1] or 'nothing'})", file=sys.stderr)
         return 2
@@ -17,6 +18,14 @@ def main(argv: list[str] | None = None) -> int:
         from .bench import main as bench_main
 
         bench_main(rest)
+    elif cmd == "benchmark":
+        from .benchmark import main as benchmark_main
+
+        return benchmark_main(rest)
+    elif cmd == "rate":
+        from .ratings import main as rate_main
+
+        return rate_main(rest)
     elif cmd == "train":
         from .train import main as train_main
 

@@ -1,0 +1,122 @@
+"""The benchmark (training/benchmark.py): the frozen protocol refuses changes without a version bump,
+the suite file is checked, and the whole pipeline runs end to end on the seconds-long `ci` profile."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+import yaml
+
+from domino_envs.errors import ConfigError, ProtocolError
+from domino_training import benchmark as bm
+
+
+@pytest.fixture()
+def suite_copy(tmp_path):
+    """A copy of the shipped suite and lock in tmp_path: (suite path, lock path)."""
+    suite, lock = tmp_path / "suite.yaml", tmp_path / "lock.json"
+    shutil.copyfile(bm.suite_folder() / "suite.yaml", suite)
+    shutil.copyfile(bm.suite_folder() / "lock.json", lock)
+    return suite, lock
+
+
+def _edit(path, change):
+    data = yaml.safe_load(path.read_text())
+    change(data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def test_the_shipped_suite_matches_its_locked_fingerprints():
+    bm.check_protocol(bm.read_suite_file(), bm.read_lock())
+
+
+@pytest.mark.parametrize("change", [
+    lambda d: d["protocol"].__setitem__("deal_seed", d["protocol"]["deal_seed"] + 1),
+    lambda d: d["protocol"]["ladder_deals"].__setitem__("quick", 201),
+    lambda d: d["protocol"]["games"]["draw"].__setitem__("config", {"num_players": 3}),
+    lambda d: d["protocol"]["budget"].__setitem__("full", 1),
+])
+def test_a_protocol_change_is_refused_until_the_version_is_bumped_and_frozen(suite_copy, change):
+    suite, lock = suite_copy
+    _edit(suite, change)
+    with pytest.raises(ProtocolError, match="bump `version`"):
+        bm.check_protocol(bm.read_suite_file(suite), bm.read_lock(lock))
+    with pytest.raises(ProtocolError, match="already locked"):
+        bm.freeze(suite, lock)  # the same version cannot be re-locked with other numbers
+    _edit(suite, lambda d: d.__setitem__("version", d["version"] + 1))
+    with pytest.raises(ProtocolError, match="no fingerprint"):
+        bm.check_protocol(bm.read_suite_file(suite), bm.read_lock(lock))
+    bm.freeze(suite, lock)
+    bm.check_protocol(bm.read_suite_file(suite), bm.read_lock(lock))
+    assert len(json.loads(lock.read_text())) == 2  # the old version's fingerprints are kept
+
+
+def test_runs_and_learner_settings_are_not_part_of_the_protocol(suite_copy):
+    suite, lock = suite_copy
+    _edit(suite, lambda d: d["runs"]["quick"]["learners"].__setitem__("ppo", 9))
+    _edit(suite, lambda d: d["learners"].__setitem__("ppo", {"ppo.ent_coef": 0.1}))
+    bm.check_protocol(bm.read_suite_file(suite), bm.read_lock(lock))
+
+
+def test_an_engine_that_deals_differently_is_refused(suite_copy, monkeypatch):
+    suite, lock = suite_copy
+    real = bm.deals_digest
+    monkeypatch.setattr(bm, "deals_digest", lambda g, seed, n: real(g, seed + (g.name == "sum7"), n))
+    with pytest.raises(ProtocolError, match="'sum7' deals differently"):
+        bm.check_protocol(bm.read_suite_file(suite), bm.read_lock(lock))
+
+
+def test_deal_digests_depend_on_every_deal():
+    g = bm.GameSpec("block", "block_v0", {})
+    a, b = bm.deals_digest(g, 7, 5), bm.deals_digest(g, 7, 6)
+    assert a != b and a == bm.deals_digest(g, 7, 5) and a != bm.deals_digest(g, 8, 5)
+
+
+@pytest.mark.parametrize("change, match", [
+    (lambda d: d["protocol"]["games"].__setitem__("x", {"env": "nope_v0"}), "nope_v0"),
+    (lambda d: d["protocol"].__setitem__("marks", [0.5, 0.2, 1.0]), "protocol.marks"),
+    (lambda d: d["protocol"]["budget"].pop("ci"), "protocol.budget"),
+    (lambda d: d["runs"]["ci"].__setitem__("games", ["chess"]), "chess"),
+    (lambda d: d["runs"]["ci"]["learners"].__setitem__("ppo", 0), "seeds"),
+    (lambda d: d.__setitem__("extra", 1), "version, protocol, runs and learners"),
+])
+def test_a_malformed_suite_names_what_is_wrong(suite_copy, change, match):
+    suite, _ = suite_copy
+    _edit(suite, change)
+    with pytest.raises(ConfigError, match=match):
+        bm.load_suite("ci", suite)
+
+
+def test_the_profiles_resolve_to_runs_and_marks():
+    s = bm.load_suite("quick")
+    assert s.marks[-1] == s.budget and s.marks == sorted(s.marks)
+    assert ("block", "sb3", 2) in s.run_list() and not any(lr == "sb3" and g == "draw" for g, lr, _ in s.run_list())
+    assert sum(1 for g, lr, _ in s.run_list() if lr == "ppo") == 5 * len(s.games)
+    only = bm.load_suite("quick", only=["sum7"])
+    assert {g for g, _, _ in only.run_list()} == {"sum7"}
+
+
+def test_time_to_strength_reads_the_first_mark_past_each_bar(tmp_path):
+    s = bm.load_suite("ci")
+    s.runs = {"ppo": (1, ["block"])}
+    scores = bm.ScoreFile(tmp_path / "scores.jsonl")
+    rows = [(s.marks[0], "greedy", 0.55, 0.45), (s.marks[1], "greedy", 0.62, 0.52), (s.marks[1], "heuristic", 0.49, 0.4),
+            (s.marks[-1], "heuristic", 0.5, 0.41)]
+    for steps, opp, win, lo in rows:
+        scores.add({"game": "block", "learner": "ppo", "seed": 0, "env_steps": steps, "opponent": opp, "win": win,
+                    "win_lo": lo, "win_hi": win + 0.1, "fair": 0.5, "seconds": steps / 100.0, "final": False})
+    (row,) = bm.time_to_strength(s, scores)
+    assert row["beat_greedy"]["env_steps"] == s.marks[1]
+    assert row["heuristic_level"] == {"env_steps": s.marks[-1], "minutes": s.marks[-1] / 100.0 / 60}
+    again = bm.ScoreFile(tmp_path / "scores.jsonl")  # a resumed benchmark reads what was written
+    assert again.rows == scores.rows
+
+
+def test_the_score_matrix_needs_every_run(tmp_path):
+    scores = bm.ScoreFile(tmp_path / "s.jsonl")
+    scores.add({"game": "a", "learner": "x", "seed": 0, "env_steps": 10, "opponent": "o", "win": 0.3, "fair": 0.25})
+    assert bm.score_matrix(scores, "x", ["a"], 2, "o", 10) is None
+    scores.add({"game": "a", "learner": "x", "seed": 1, "env_steps": 10, "opponent": "o", "win": 0.5, "fair": 0.25})
+    assert np.allclose(bm.score_matrix(scores, "x", ["a"], 2, "o", 10), [[1.2], [2.0]])
