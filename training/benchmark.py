@@ -4,6 +4,7 @@
     domino benchmark --profile quick --only draw      # some games (the rest resume later)
     domino benchmark --profile ci --out /tmp/b        # the seconds-long version CI runs
     domino benchmark freeze                           # after bumping `version`: record the fingerprints
+    domino benchmark --import my_learner.py ...       # a learner of your own (register_learner)
 
 The suite is configs/benchmark/suite.yaml. Its `protocol` (games, deal seed, budgets in env steps,
 marks, the evaluation ladder, deal counts) and the frozen deals it names are fingerprinted in
@@ -147,7 +148,7 @@ def load_suite(profile: str, path: Path | None = None, only: list[str] | None = 
     runs_all = data["runs"]
     _need(isinstance(runs_all, dict) and profile in runs_all, "runs", runs_all, f"a mapping with an entry for {profile}")
     spec = runs_all[profile] or {}
-    _need(set(spec) <= {"games", "learners"}, f"runs.{profile}", sorted(spec), "keys games and learners")
+    _need(set(spec) <= {"games", "learners", "params"}, f"runs.{profile}", sorted(spec), "keys games, learners, params")
     default_games = spec.get("games", list(games))
     for g in default_games:
         _need(g in games, f"runs.{profile}.games", g, f"one of the protocol's games {list(games)}")
@@ -165,9 +166,12 @@ def load_suite(profile: str, path: Path | None = None, only: list[str] | None = 
         runs = {k: (s, [g for g in gs if g in only]) for k, (s, gs) in runs.items()}
     params = data["learners"] or {}
     _need(isinstance(params, dict), "learners", params, "a mapping learner -> settings")
+    params = {k: dict(v or {}) for k, v in params.items()}
+    for k, v in (spec.get("params") or {}).items():  # the profile's own settings on top (ci: tiny batches)
+        params[k] = {**params.get(k, {}), **dict(v or {})}
     return Suite(version, profile, p, games, budget, steps, list(p["ladder"]), _per_profile(p, "ladder_deals", profile),
                  p["search"], _per_profile(p, "search_deals", profile), _per_profile(p, "crossplay_deals", profile),
-                 int(p["deal_seed"]), runs, {k: dict(v or {}) for k, v in params.items()})
+                 int(p["deal_seed"]), runs, params)
 
 
 # ------------------------------------------------------------------------------ the frozen protocol
@@ -297,22 +301,19 @@ def run_all(suite: Suite, out: Path, echo=print) -> ScoreFile:
         t0 = time.perf_counter()
         run = LearnerRun(game=game.env, config=dict(game.config), seed=seed, budget=suite.budget,
                          marks=list(suite.marks), run_dir=run_dir, params=dict(suite.params.get(learner, {})))
-        points = train_learner(learner, run)
-        if [p.env_steps for p in points] != suite.marks:
-            raise RuntimeError(f"learner {learner!r} returned policies at {[p.env_steps for p in points]}, "
-                               f"not at the marks {suite.marks}")
-        for i, p in enumerate(points):
+        points = sorted(train_learner(learner, run), key=lambda p: p.mark)
+        for i, p in enumerate(points):  # keyed by the mark; the learner's own count is kept beside it
             last = i == len(points) - 1
-            todo = [o for o in suite.ladder if not scores.has(game_name, learner, seed, p.env_steps, o)]
+            todo = [o for o in suite.ladder if not scores.has(game_name, learner, seed, p.mark, o)]
             evals = [(todo, suite.ladder_deals)]
-            if last and not scores.has(game_name, learner, seed, p.env_steps, suite.search):
+            if last and not scores.has(game_name, learner, seed, p.mark, suite.search):
                 evals.append(([suite.search], suite.search_deals))
             for opponents, deals in evals:
                 if not opponents:
                     continue
                 for o, res in evaluate_point(suite, game, p.spec, opponents, deals).items():
-                    scores.add({"game": game_name, "learner": learner, "seed": seed, "env_steps": p.env_steps,
-                                "seconds": p.seconds, "opponent": o, "spec": p.spec, "final": last, **res})
+                    scores.add({"game": game_name, "learner": learner, "seed": seed, "env_steps": p.mark,
+                                "trained_env_steps": p.env_steps, "seconds": p.seconds, "opponent": o, "spec": p.spec, "final": last, **res})
         echo(f"{game_name} {learner} seed {seed}: {len(points)} policies, {time.perf_counter() - t0:.0f} s this session")
     return scores
 
@@ -633,12 +634,37 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--suite", help="another suite file (default configs/benchmark/suite.yaml)")
     ap.add_argument("--lock", help="another lock file (default configs/benchmark/lock.json)")
     ap.add_argument("--reps", type=int, default=2000, help="bootstrap resamples of the aggregates")
+    ap.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
+                    help="import a module or .py file first (a learner of your own that calls register_learner)")
     return ap
+
+
+def import_learner_code(item: str) -> None:
+    """Import a user's learner module (dotted name) or file (path ending in .py): its
+    `register_learner` call makes the learner known to the suite."""
+    import importlib
+    import importlib.util
+
+    if item.endswith(".py"):
+        path = Path(item)
+        if not path.is_file():
+            raise ConfigError(f"--import {item!r}: no such file")
+        spec = importlib.util.spec_from_file_location(f"domino_user_learner_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    else:
+        try:
+            importlib.import_module(item)
+        except ImportError as err:
+            raise ConfigError(f"--import {item!r}: {err}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        for item in args.imports:
+            import_learner_code(item)
         if args.action == "freeze":
             lock = freeze(args.suite and Path(args.suite), args.lock and Path(args.lock))
             print(f"locked versions: {sorted(lock)}")

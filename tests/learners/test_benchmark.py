@@ -120,3 +120,46 @@ def test_the_score_matrix_needs_every_run(tmp_path):
     assert bm.score_matrix(scores, "x", ["a"], 2, "o", 10) is None
     scores.add({"game": "a", "learner": "x", "seed": 1, "env_steps": 10, "opponent": "o", "win": 0.5, "fair": 0.25})
     assert np.allclose(bm.score_matrix(scores, "x", ["a"], 2, "o", 10), [[1.2], [2.0]])
+
+
+def test_the_ci_profile_runs_the_whole_pipeline_and_a_second_call_redoes_nothing(tmp_path):
+    """Criterion: a seconds-long version of the whole pipeline (train at every mark, evaluate on the
+    frozen deals, aggregate with rliable, rate, report) runs in CI, and resumes."""
+    out, report = tmp_path / "out", tmp_path / "docs" / "benchmark_ci.md"
+    result = bm.run_benchmark("ci", out, report, reps=200, bootstrap=10, echo=lambda *a: None)
+    s = bm.load_suite("ci")
+    runs = s.run_list()
+    assert len(result["scores"]) == len(runs) * (len(s.marks) * len(s.ladder) + 1)
+    assert {r["env_steps"] for r in result["scores"]} == set(s.marks)
+    final = result["aggregate"]["opponents"]["own"]
+    for opp in s.ladder + [s.search]:
+        for learner in s.runs:
+            cell = final[opp][learner]
+            assert cell["iqm_lo"] <= cell["iqm"] <= cell["iqm_hi"] and cell["runs"] == s.runs[learner][0]
+    assert "ppo,dmc" in result["aggregate"]["improvement"]["heuristic"]
+    ratings = result["crossplay"]["block"]["ratings"]
+    assert {x["agent"] for x in ratings["ratings"]} >= set(s.ladder) and ratings["anchor"] == "random"
+    assert len(result["time_to_strength"]) == len(runs)
+    text = report.read_text()
+    for heading in ("## Final policies", "## Probability of improvement", "## Time to strength",
+                    "## Cross-play and ratings", "## Curves"):
+        assert heading in text
+    assert (report.parent / "benchmark_ci" / "ci_iqm.png").stat().st_size > 1000
+    scores = (out / "scores.jsonl").read_text()
+    points = sorted((out / "runs").rglob("points.json"))
+    stamps = [p.stat().st_mtime_ns for p in points]
+    bm.run_benchmark("ci", out, report, reps=200, bootstrap=10, echo=lambda *a: None)
+    assert (out / "scores.jsonl").read_text() == scores  # nothing evaluated again
+    assert [p.stat().st_mtime_ns for p in points] == stamps  # nothing trained again
+
+
+def test_a_learner_of_ones_own_joins_the_suite_by_import(tmp_path, suite_copy):
+    suite, lock = suite_copy
+    _edit(suite, lambda d: d["runs"]["ci"].__setitem__("learners", {"my_learner": 1}))
+    _edit(suite, lambda d: d["runs"]["ci"].__setitem__("params", {}))
+    example = bm.DOCS / "examples" / "my_learner.py"
+    out, report = tmp_path / "out", tmp_path / "r.md"
+    assert bm.main(["--profile", "ci", "--suite", str(suite), "--lock", str(lock), "--out", str(out),
+                    "--report", str(report), "--reps", "100", "--import", str(example)]) == 0
+    assert "my_learner" in report.read_text()
+    assert bm.main(["--profile", "ci", "--import", str(tmp_path / "nope.py")]) == 2
