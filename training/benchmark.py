@@ -313,7 +313,8 @@ def run_all(suite: Suite, out: Path, echo=print) -> ScoreFile:
                     continue
                 for o, res in evaluate_point(suite, game, p.spec, opponents, deals).items():
                     scores.add({"game": game_name, "learner": learner, "seed": seed, "env_steps": p.mark,
-                                "trained_env_steps": p.env_steps, "seconds": p.seconds, "opponent": o, "spec": p.spec, "final": last, **res})
+                                "trained_env_steps": p.env_steps, "seconds": p.seconds, "opponent": o, "spec": p.spec,
+                                "final": last, **res})
         echo(f"{game_name} {learner} seed {seed}: {len(points)} policies, {time.perf_counter() - t0:.0f} s this session")
     return scores
 
