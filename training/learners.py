@@ -244,9 +244,10 @@ def ppo_run_config(run: LearnerRun, learner: str):
     train = TrainConfig()
     try:
         path = default_path(run.game)
-        _apply_mapping(train, _read(path).get("train") or {})
     except ConfigError:
-        pass  # a game without a shipped config file: TrainConfig's defaults
+        path = None  # a game without a shipped config file: TrainConfig's defaults
+    if path is not None:
+        _apply_mapping(train, _read(path).get("train") or {})
     train.algo = "sb3" if learner == "sb3" else "ppo"
     train.seed = int(run.seed)
     train.budget.env_steps, train.budget.minutes = int(run.budget), 0.0
@@ -391,7 +392,7 @@ def train_rllib(run: LearnerRun, log: PointLog, progress: bool) -> None:
             t0 = time.perf_counter()
             result = rllib_train.iteration_summary(algo.train())
             seconds += time.perf_counter() - t0
-            steps = max(steps, result["env_steps_total"])
+            steps += result["env_steps"]  # sampled this iteration (counted here: a restore may not keep RLlib's total)
             for mark in log.due(steps):
                 folder = log.policy_path(mark, suffix="")
                 path = algo.save_to_path(str(folder))
