@@ -1,6 +1,7 @@
 """Agents by name: `make_agent("pimc:n=16,rollout=greedy", game, seed)`.
 
-Trained policies: ``ppo:checkpoint=PATH`` (a policy file a training run exported) and ``trained``
+Trained policies: ``ppo:checkpoint=PATH`` (a policy file a training run exported), ``dmc:checkpoint=PATH``
+(a DMC Q-network, greedy over the legal Q-values) and ``trained``
 (the policy shipped for the game); ``sb3:model=PATH`` for a saved MaskablePPO model;
 ``rllib:checkpoint=DIR`` for a policy trained by Ray RLlib (training/rllib_train.py).
 
@@ -45,6 +46,7 @@ AGENTS = {
     "heuristic": _heuristic_class,                  # the game's own heuristic class
     "pimc": _lazy("pimc", "PIMCAgent"),
     "ppo": _lazy("trained", "PolicyAgent"),          # ppo:checkpoint=PATH[,sample=true]: a policy file written by training
+    "dmc": _lazy("trained", "QPolicyAgent"),         # dmc:checkpoint=PATH: a Q-network (training/dmc.py), greedy over legal Q
     "trained": _lazy("trained", "shipped_agent"),    # the policy shipped for the game (agents/checkpoints/<env>.npz)
     "sb3": lambda game: SB3Agent,                    # sb3:model=PATH[,sample=true]: a MaskablePPO zip saved by domino_training.sb3
     "rllib": _lazy("rllib_agent", "RLlibAgent"),     # rllib:checkpoint=DIR[,sample=true]: domino_training.rllib_train --out

@@ -173,6 +173,19 @@ class PolicyAgent(SampledAgent):
         return self.pick(mlp_logits(self.layers, np.asarray(observation, dtype=np.float32)), legal)
 
 
+class QPolicyAgent(PolicyAgent):
+    """A Q-network in the policy format (training/dmc.py exports one): the legal action of highest Q.
+    The file is the actor's format (an MLP with one output per action), so this is `PolicyAgent`'s
+    argmax without sampling (a softmax over Q-values is not the policy DMC learned)."""
+
+    name = "dmc"
+
+    def __init__(self, game, seed: int | None = None, checkpoint: str = ""):
+        if not checkpoint:
+            raise CheckpointError("dmc agent needs checkpoint=PATH (a policy .npz written by the dmc learner)")
+        super().__init__(game, seed=seed, checkpoint=checkpoint, sample=False)
+
+
 def shipped_path(game_name: str) -> Path:
     return SHIPPED_DIR / f"{game_name}.npz"
 

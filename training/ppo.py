@@ -354,22 +354,7 @@ class Collector:
         returns = array("returns", np.float64, (N, n))
         ctrl = array("ctrl", np.int64, (N, n))
         kind = array("kind", np.int64, (N,))
-        for i in range(N):
-            row = states[i]
-            try:
-                game.validate(row)
-            except StateError as err:
-                raise CheckpointError(f"{where}: vector env row {i}: {err}") from None
-            if row[H_DONE]:
-                raise CheckpointError(f"{where}: vector env row {i} holds a finished game (the vector env "
-                                      f"starts the next one at once, so a saved row is always live)")
-            if seats[i] != row[H_TURN]:
-                raise CheckpointError(f"{where}: vector env seat {int(seats[i])} of row {i} is not the row's "
-                                      f"seat to act {int(row[H_TURN])}")
-            if not (np.array_equal(game.observe(row, int(seats[i])), obs[i])
-                    and np.array_equal(game.legal_mask(row), masks[i])):
-                raise CheckpointError(f"{where}: the observation or mask saved for vector env row {i} is not "
-                                      f"the row's own")
+        check_vector_rows(game, states, obs, masks, seats, where)
         if not np.isfinite(returns).all():
             raise CheckpointError(f"{where}: collector returns hold NaN or infinite values")
         snaps = d["snapshots"]
@@ -419,6 +404,28 @@ class Collector:
         v._rng, self.rng = venv_rng, rng
         self.returns[...], self.ctrl[...], self.kind[...] = returns, ctrl, kind
         self.snapshots, self.snapshot_count = snapshots, count
+
+
+def check_vector_rows(game, states, obs, masks, seats, where: str) -> None:
+    """CheckpointError unless every saved vector-env row is a live game that ``game.validate``
+    accepts, with its seat to act, observation and mask recomputed equal to the saved ones (what a
+    resumed learner on the vector env, ppo's or dmc's, relies on)."""
+    for i in range(states.shape[0]):
+        row = states[i]
+        try:
+            game.validate(row)
+        except StateError as err:
+            raise CheckpointError(f"{where}: vector env row {i}: {err}") from None
+        if row[H_DONE]:
+            raise CheckpointError(f"{where}: vector env row {i} holds a finished game (the vector env "
+                                  f"starts the next one at once, so a saved row is always live)")
+        if seats[i] != row[H_TURN]:
+            raise CheckpointError(f"{where}: vector env seat {int(seats[i])} of row {i} is not the row's "
+                                  f"seat to act {int(row[H_TURN])}")
+        if not (np.array_equal(game.observe(row, int(seats[i])), obs[i])
+                and np.array_equal(game.legal_mask(row), masks[i])):
+            raise CheckpointError(f"{where}: the observation or mask saved for vector env row {i} is not "
+                                  f"the row's own")
 
 
 # ------------------------------------------------------------------------------ update
@@ -645,16 +652,17 @@ def _check_adam_state(optimizer: torch.optim.Optimizer, model: nn.Module) -> Non
                 raise CheckpointError(f"optimizer step {step!r} must be one finite number >= 0")
 
 
-def load_checkpoint_file(path: Path) -> dict:
-    """A training checkpoint's contents (weights_only: no code runs); CheckpointError if unusable."""
+def load_checkpoint_file(path: Path, fmt: str = CHECKPOINT_FORMAT) -> dict:
+    """A training checkpoint's contents (weights_only: no code runs); CheckpointError if unusable.
+    fmt: the format it must declare (ppo's, or dmc's, which keeps the same top-level keys)."""
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {str(path)!r}")
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:
         raise CheckpointError(f"{str(path)!r} is not a readable training checkpoint ({type(err).__name__}: {err})") from None
-    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
-        raise CheckpointError(f"{str(path)!r}: not a {CHECKPOINT_FORMAT} checkpoint")
+    if not isinstance(data, dict) or data.get("format") != fmt:
+        raise CheckpointError(f"{str(path)!r}: not a {fmt} checkpoint")
     missing = sorted(set(CHECKPOINT_KEYS) - set(data))
     if missing or not isinstance(data["run"], dict):
         raise CheckpointError(f"{str(path)!r}: the checkpoint lacks {missing or ['a run description']}")

@@ -75,6 +75,7 @@ class LearnerCopy:
     def __init__(self):
         self.layers: list[tuple[np.ndarray, np.ndarray]] | None = None
         self.refreshed_at = -1  # timestep of the last copy
+        self.opponent_decisions = 0  # moves the run's PoolOpponents made (env steps SB3's timesteps leave out)
 
     def refresh(self, policy, timestep: int) -> None:
         self.layers = actor_layers(policy)
@@ -113,6 +114,7 @@ class PoolOpponent:
             self.agents[self.kind].reset(seed)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        self.learner.opponent_decisions += 1
         if self.kind != LEARNER_COPY:
             return self.agents[self.kind].act(observation, action_mask)
         legal = np.asarray(action_mask) != 0
@@ -370,5 +372,90 @@ def train_sb3(run: RunConfig, run_dir: str | Path, resume: bool = True, progress
     return path
 
 
+# ------------------------------------------------------------------------------ marks (the learner interface)
+POINTS_STATE = "sb3_points.json"
+
+
+def train_sb3_points(run: RunConfig, run_dir: str | Path, budget: int, pending: list[int], save_point,
+                     policy_path, progress: bool = False) -> None:
+    """MaskablePPO to `budget` env steps, every seat's decisions counted (SB3's timesteps, the
+    learner's, plus the PoolOpponents' moves), saving the actor at each mark of `pending` (the
+    `sb3` learner of training/learners.py). At a rollout's start (after an update) every pending
+    mark reached gets ``policy_path(mark)`` (policy.npz format) and ``save_point(mark, env_steps,
+    seconds, path)``; then the model and sb3_points.json (env steps, seconds, timesteps) are saved,
+    so a killed run resumes from its last mark (with fresh deals: SB3 keeps no RNG state, see the
+    module doc); the run stops at the first rollout start at or past the budget."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    cfg = run.train
+    state_path, model_path = run_dir / POINTS_STATE, run_dir / MODEL_FILE
+    state = {"env_steps": 0, "seconds": 0.0, "timesteps": 0}
+    model = None
+    if model_path.is_file() and state_path.is_file():
+        _check_resumable(run, run_dir)
+        try:
+            state = json.loads(state_path.read_text())
+            model = MaskablePPO.load(model_path, device="cpu")
+        except Exception as err:
+            raise CheckpointError(f"{str(run_dir)!r}: the saved MaskablePPO model or {POINTS_STATE} is unreadable "
+                                  f"({type(err).__name__}: {err})") from None
+        if int(model.num_timesteps) != state.get("timesteps"):
+            raise CheckpointError(f"{str(state_path)!r} records {state.get('timesteps')} timesteps, the model "
+                                  f"{model.num_timesteps}: they were not saved together")
+    start = int(state["timesteps"])
+    learner = LearnerCopy()
+    venv = make_envs(run, learner, start)
+    game = make_game(run.game, **run.config)
+    todo = sorted(pending)
+
+    def env_steps(model) -> int:
+        return int(state["env_steps"]) + int(model.num_timesteps) - start + learner.opponent_decisions
+
+    class Marks(BaseCallback):
+        """Save every mark reached at a rollout's start; stop the run once the budget is reached."""
+
+        stop = False
+
+        def _on_training_start(self) -> None:
+            self.t0 = time.perf_counter()
+
+        def _on_rollout_start(self) -> None:
+            steps = env_steps(self.model)
+            seconds = float(state["seconds"]) + time.perf_counter() - self.t0
+            due = [m for m in todo if m <= steps]
+            for mark in due:
+                path = policy_path(mark)
+                save_policy(path, actor_layers(self.model.policy),
+                            policy_meta(game, cfg.network.hidden, "sb3", steps, run.to_dict()["train"]))
+                save_point(mark, steps, seconds, path)
+                todo.remove(mark)
+            if due:
+                save_model(self.model, run, run_dir)
+                _write_atomic(state_path, json.dumps({"env_steps": steps, "seconds": seconds,
+                                                      "timesteps": int(self.model.num_timesteps)}))
+            self.stop = steps >= budget or not todo
+            if self.num_timesteps - learner.refreshed_at >= cfg.sb3.refresh_every:  # as train_sb3's callback
+                learner.refresh(self.model.policy, self.num_timesteps)
+
+        def _on_step(self) -> bool:
+            return not self.stop
+
+    with seeded_globals(mix_seed(cfg.seed, start), cfg.sb3.torch_threads):
+        if model is None:
+            model = new_model(run, venv)
+        else:
+            model.set_env(venv, force_reset=True)
+        model.set_logger(make_logger(run_dir))
+        learner.refresh(model.policy, model.num_timesteps)
+        if todo:  # env steps outrun timesteps, so the callback stops the run before this total
+            model.learn(total_timesteps=10 * budget + 10 * cfg.sb3.n_steps * cfg.sb3.n_envs,
+                        reset_num_timesteps=start == 0, progress_bar=False, callback=Marks())
+        model.logger.close()
+    venv.close()
+
+
 __all__ = ["LearnerCopy", "PoolOpponent", "actor_layers", "make_envs", "new_model", "save_model",
-           "seeded_globals", "train_sb3"]
+           "seeded_globals", "train_sb3", "train_sb3_points"]

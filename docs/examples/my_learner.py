@@ -1,0 +1,108 @@
+"""An example of a user's own learner on the learner interface (training/learners.py), in one file.
+
+The algorithm: random search (hill climbing) over a linear policy, logits = W @ obs + b. Each round
+perturbs the incumbent with Gaussian noise and plays the candidate against it on the vector env
+(the candidate in one seat of each game, the incumbent in the others); the candidate replaces the
+incumbent when its win share beats the fair share. Numpy only, no torch.
+
+    python docs/examples/my_learner.py            # trains on draw_v0 and evaluates against random
+
+What makes it a learner: `train` takes (run, log, progress), counts every decision it steps as env
+steps, saves a policy file (agents/trained.py's format: `save_policy`, loaded by
+``ppo:checkpoint=PATH``) at each mark with ``log.save``, and keeps its state in the run folder so
+that a second call after a kill continues; `register_learner` makes ``train_learner("my_learner", run)``
+and the benchmark find it.
+"""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from domino_agents.trained import policy_meta, save_policy
+from domino_envs import make_game
+from domino_envs.core import ConfigError
+from domino_envs.vector import VectorEnv
+from domino_training.learners import LearnerRun, PointLog, register_learner, train_learner
+
+DEFAULTS = {"search.num_envs": 32, "search.steps_per_round": 64, "search.sigma": 0.1}
+
+
+def settings(run: LearnerRun) -> dict:
+    """The defaults overlaid with the run's params; ConfigError naming an unknown key."""
+    unknown = sorted(set(run.params) - set(DEFAULTS))
+    if unknown:
+        raise ConfigError(f"my_learner: unknown param(s) {unknown}; allowed: {sorted(DEFAULTS)}")
+    return {**DEFAULTS, **run.params}
+
+
+def act(w, b, obs, masks):
+    """The linear policy's best legal action per row."""
+    return np.where(masks != 0, obs @ w.T + b, -np.inf).argmax(axis=1)
+
+
+def train(run: LearnerRun, log: PointLog, progress: bool) -> None:
+    """Hill climbing until every pending mark is saved (see module doc)."""
+    s = settings(run)
+    game = make_game(run.game, **run.config)
+    state = Path(run.run_dir) / "search_state.npz"
+    if state.is_file():  # resume: the incumbent and the counters saved at the last mark
+        with np.load(state) as d:
+            w, b = d["w"], d["b"]
+            env_steps, seconds = int(d["env_steps"]), float(d["seconds"])
+    else:
+        w = np.zeros((game.num_actions, game.obs_size), np.float32)
+        b = np.zeros(game.num_actions, np.float32)
+        env_steps, seconds = 0, 0.0
+    venv = VectorEnv(run.game, s["search.num_envs"], **run.config)
+
+    def restart(env_steps):
+        """Fresh streams and deals at each mark, seeded by (seed, env steps): a resumed run repeats
+        exactly what an uninterrupted one does from that mark on."""
+        rng = np.random.default_rng([run.seed, env_steps])
+        return (rng, *venv.reset(seed=int(rng.integers(2**63))))
+
+    rng, obs, masks, seats = restart(env_steps)
+    n, rows = game.num_players, np.arange(venv.num_envs)
+    while log.pending():
+        t0 = time.perf_counter()
+        cw = w + s["search.sigma"] * rng.standard_normal(w.shape).astype(np.float32)
+        cb = b + s["search.sigma"] * rng.standard_normal(b.shape).astype(np.float32)
+        cand_seat = rows % n  # the candidate's seat in each game
+        returns, wins, games = np.zeros((venv.num_envs, n)), 0.0, 0
+        for _ in range(s["search.steps_per_round"]):
+            mine = seats == cand_seat
+            actions = np.where(mine, act(cw, cb, obs, masks), act(w, b, obs, masks))
+            obs, masks, seats, rewards, term, trunc, _ = venv.step(actions)
+            returns += rewards
+            for i in np.flatnonzero(term | trunc):
+                top = np.isclose(returns[i], returns[i].max())
+                wins += top[cand_seat[i]] / top.sum()
+                games += 1
+                returns[i] = 0.0
+        env_steps += venv.num_envs * s["search.steps_per_round"]
+        if games and wins / games > 1.0 / n:
+            w, b = cw, cb
+        seconds += time.perf_counter() - t0
+        for mark in log.due(env_steps):
+            path = log.policy_path(mark)
+            save_policy(path, [(w, b)], policy_meta(game, [], "my_learner", env_steps))
+            log.save(mark, env_steps, seconds, f"ppo:checkpoint={path}")
+            np.savez(state, w=w, b=b, env_steps=env_steps, seconds=seconds)
+            rng, obs, masks, seats = restart(env_steps)
+
+
+register_learner("my_learner", train, "random search over a linear policy (docs/examples/my_learner.py)",
+                 check=settings)
+
+
+if __name__ == "__main__":
+    from domino_training.evaluate import evaluate
+
+    run = LearnerRun("draw_v0", {}, seed=0, budget=40_960, marks=[20_480, 40_960], run_dir=Path("runs/my_learner"),
+                     params={})
+    points = train_learner("my_learner", run)
+    print(json.dumps([p.__dict__ for p in points], indent=1))
+    print(evaluate("draw_v0", [points[-1].spec, "random"], 200, seed=1).table())

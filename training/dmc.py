@@ -1,0 +1,431 @@
+"""Deep Monte-Carlo (DMC), the learner of DouZero and RLCard's ``dmc``: a masked Q-network trained by
+regression on each episode's final return, on the vector env (the ``dmc`` learner of
+training/learners.py).
+
+- **Q-network.** A ReLU MLP from the acting seat's observation to one value per action,
+  ``Q(obs)[a]``: the expected final reward of that seat after playing ``a``. The action played is
+  the highest Q among the legal actions (illegal outputs are masked to -inf), or with probability
+  ``dmc.epsilon`` a uniformly random legal action (epsilon-greedy exploration).
+- **Monte-Carlo targets.** Every learner decision of a game waits, in a staging buffer, until that
+  game ends; its target is then the acting seat's final reward, the same one PPO uses
+  (``dmc.reward="win"``: the seat's win share minus the fair share 1/n; ``"score"``: the game's
+  points times ``dmc.score_scale``). No bootstrapping, no discount: the games are short and end in
+  one result. Decisions of a game still running when a rollout ends wait for its end.
+- **Replay.** Finished decisions go into a ring buffer of the ``dmc.replay_size`` most recent
+  ones; after each rollout (``num_envs x rollout_steps`` env steps) the network takes
+  ``round(new decisions x dmc.sample_reuse / batch_size)`` Adam steps (at least one) on uniform
+  minibatches from it, minimizing the squared error of ``Q(obs)[action]`` against the target.
+- **Self-play** by default: every seat of every game is the learner (all their decisions train
+  it). ``opponents.random / greedy / heuristic`` (weights, with ``opponents.self_play``) draw
+  per game a baseline to play every seat but one random learner seat (training/opponents.py).
+- **Seeded**: the seed seeds the vector env, one numpy Generator (exploration, opponent draws,
+  minibatches) and the weights' initialization (in a forked torch RNG: no global RNG is touched).
+- **Checkpoint and exact resume** (checkpoint.pt, loaded with ``weights_only``): the weights,
+  Adam's state, the vector env's rows and streams, the staging and replay buffers and the
+  Generator's state; a resumed run continues exactly as if it never stopped. Each part is checked
+  before use (the vector-env rows as ppo.py checks them); CheckpointError naming what is wrong.
+- **Export**: the Q-network is an MLP of exactly the actor's shape in agents/trained.py's policy
+  format (meta ``algo: "dmc"``), so greedy-over-Q play is that file's argmax over legal outputs:
+  the agent ``dmc:checkpoint=PATH`` (agents/trained.py `QPolicyAgent`, the ``ppo`` loader without
+  sampling).
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+from domino_agents.trained import CheckpointError, policy_meta, save_policy
+from domino_envs.core import ConfigError
+from domino_envs.registry import make_game
+from domino_envs.vector import VectorEnv
+from domino_envs.version import __version__
+from domino_training.network import _mlp
+from domino_training.opponents import GreedyBatch, HeuristicBatch, RandomBatch
+from domino_training.ppo import _check_adam_state, check_vector_rows, load_checkpoint_file
+
+CHECKPOINT_FORMAT = "domino-envs-dmc-checkpoint/1"
+LEARNER, RANDOM, GREEDY, HEURISTIC = 0, 1, 2, 3
+POOL_KINDS = ("self_play", "random", "greedy", "heuristic")  # index = the seat code of that kind
+REWARDS = ("win", "score")
+
+
+# ------------------------------------------------------------------------------ settings
+@dataclass
+class DMC:
+    num_envs: int = 256            # games stepped in lockstep
+    rollout_steps: int = 32        # vector steps per iteration (num_envs * rollout_steps env steps)
+    lr: float = 3e-4               # Adam
+    batch_size: int = 1024
+    replay_size: int = 65536       # most recent finished decisions kept
+    sample_reuse: float = 1.0      # minibatch samples per new finished decision
+    epsilon: float = 0.05          # probability of a uniformly random legal action
+    max_grad_norm: float = 10.0
+    reward: str = "win"            # "win": win share minus the fair share; "score": the game's points
+    score_scale: float = 0.02      # multiplies the game's points when reward == "score"
+    torch_threads: int = 2
+    checkpoint_every: int = 20     # iterations between checkpoints (and one at every mark)
+
+
+@dataclass
+class DMCNetwork:
+    hidden: list = field(default_factory=lambda: [256, 256])
+
+
+@dataclass
+class DMCOpponents:
+    self_play: float = 1.0         # the learner in every seat
+    random: float = 0.0            # a baseline in every seat but one learner seat
+    greedy: float = 0.0
+    heuristic: float = 0.0
+
+
+@dataclass
+class DMCSettings:
+    """The dmc learner's params (dotted keys: ``dmc.lr``, ``network.hidden``, ``opponents.greedy``)."""
+
+    dmc: DMC = field(default_factory=DMC)
+    network: DMCNetwork = field(default_factory=DMCNetwork)
+    opponents: DMCOpponents = field(default_factory=DMCOpponents)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def validate_settings(s: DMCSettings) -> None:
+    """ConfigError naming the first value outside what the trainer accepts."""
+    def need(ok, key, value, allowed):
+        if not ok:
+            raise ConfigError(f"{key}={value!r} is not allowed; {allowed}")
+
+    d = s.dmc
+    for key in ("num_envs", "rollout_steps", "batch_size", "replay_size", "torch_threads", "checkpoint_every"):
+        need(getattr(d, key) >= 1, f"dmc.{key}", getattr(d, key), "must be >= 1")
+    for key in ("lr", "sample_reuse", "max_grad_norm", "score_scale"):
+        need(getattr(d, key) > 0, f"dmc.{key}", getattr(d, key), "must be > 0")
+    need(0 <= d.epsilon <= 1, "dmc.epsilon", d.epsilon, "must be in [0, 1]")
+    need(d.reward in REWARDS, "dmc.reward", d.reward, f"allowed: {list(REWARDS)}")
+    hidden = s.network.hidden
+    need(len(hidden) >= 1 and all(isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in hidden),
+         "network.hidden", hidden, "must be a non-empty list of positive ints")
+    w = [getattr(s.opponents, k) for k in POOL_KINDS]
+    need(all(x >= 0 for x in w) and sum(w) > 0, "opponents", w, "weights must be >= 0 with a positive sum")
+
+
+# ------------------------------------------------------------------------------ the trainer
+class DMCTrainer:
+    """One DMC run in one folder (see module doc): `iterate` collects a rollout and updates Q."""
+
+    def __init__(self, game: str, config: dict, settings: DMCSettings, seed: int, run_dir: str | Path):
+        validate_settings(settings)
+        self.settings, self.seed = settings, int(seed)
+        self.game_name, self.config = game, dict(config)
+        self.dir = Path(run_dir)
+        self.dir.mkdir(parents=True, exist_ok=True)
+        d = settings.dmc
+        torch.set_num_threads(d.torch_threads)
+        self.game = g = make_game(game, **config)
+        self.n, self.N = g.num_players, d.num_envs
+        self.venv = VectorEnv(game, d.num_envs, seed=seed, **config)
+        self.venv.reset()
+        self.rng = np.random.default_rng([self.seed, 0xD3C])
+        with torch.random.fork_rng(devices=[]):  # seeded init without touching the global RNG
+            torch.manual_seed(self.seed)
+            self.q = _mlp([g.obs_size, *settings.network.hidden, g.num_actions], 0.01)
+        self.optimizer = torch.optim.Adam(self.q.parameters(), lr=d.lr)
+        w = np.array([getattr(settings.opponents, k) for k in POOL_KINDS], dtype=np.float64)
+        self.pool = w / w.sum()
+        self.baselines = {RANDOM: RandomBatch(g), GREEDY: GreedyBatch(g)}
+        if settings.opponents.heuristic > 0:
+            self.baselines[HEURISTIC] = HeuristicBatch(g, seed=self.seed)
+        N, n = self.N, self.n
+        self.ctrl = np.zeros((N, n), dtype=np.int64)
+        self.returns = np.zeros((N, n), dtype=np.float64)
+        self.episode = np.arange(N, dtype=np.int64)  # each row's game id (staged decisions wait on it)
+        self.next_episode = N
+        self._assign(np.arange(N))
+        # staging: learner decisions of games not yet over
+        self.st_obs = np.zeros((0, g.obs_size), np.float32)
+        self.st_act = np.zeros(0, np.int64)
+        self.st_ep = np.zeros(0, np.int64)
+        self.st_seat = np.zeros(0, np.int64)
+        # replay ring buffer of finished decisions
+        R = d.replay_size
+        self.rp_obs = np.zeros((R, g.obs_size), np.float32)
+        self.rp_act = np.zeros(R, np.int64)
+        self.rp_target = np.zeros(R, np.float32)
+        self.rp_ptr = self.rp_size = 0
+        self.iteration = self.env_steps = 0
+        self.seconds = 0.0
+
+    # -------------------------------------------------------------- collection
+    def _assign(self, rows: np.ndarray) -> None:
+        """Who plays the games `rows` (they are starting): all seats the learner, or one learner seat
+        among a baseline's, drawn by the opponents' weights."""
+        if rows.size == 0:
+            return
+        kinds = self.rng.choice(len(POOL_KINDS), size=rows.size, p=self.pool)
+        ctrl = np.repeat(kinds[:, None], self.n, axis=1)
+        ctrl[np.arange(rows.size), self.rng.integers(self.n, size=rows.size)] = LEARNER
+        self.ctrl[rows] = ctrl
+
+    def greedy_q(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """The legal action of highest Q per row."""
+        with torch.no_grad():
+            q = self.q(torch.from_numpy(obs)).numpy()
+        return np.where(legal, q, -np.inf).argmax(axis=1)
+
+    def collect(self) -> int:
+        """One rollout; finished decisions go to the replay. Returns how many learner decisions it made."""
+        d, venv, rng = self.settings.dmc, self.venv, self.rng
+        rows_all = np.arange(self.N)
+        actions = np.zeros(self.N, dtype=np.int64)
+        new = {"obs": [], "act": [], "ep": [], "seat": []}
+        ended_ep, ended_val = [], []
+        for _ in range(d.rollout_steps):
+            seats = venv.seats
+            who = self.ctrl[rows_all, seats]
+            learner = np.flatnonzero(who == LEARNER)
+            if learner.size:
+                obs = venv.obs[learner].copy()
+                legal = venv.masks[learner] != 0
+                a = self.greedy_q(obs, legal)
+                explore = rng.random(learner.size) < d.epsilon
+                if explore.any():
+                    keys = rng.random((int(explore.sum()), legal.shape[1]))
+                    keys[~legal[explore]] = -1.0
+                    a[explore] = keys.argmax(axis=1)
+                actions[learner] = a
+                new["obs"].append(obs)
+                new["act"].append(a)
+                new["ep"].append(self.episode[learner])
+                new["seat"].append(seats[learner].copy())
+            if learner.size < self.N:
+                for code in np.unique(who[who != LEARNER]):
+                    rows = np.flatnonzero(who == code)
+                    actions[rows] = self.baselines[int(code)].act_batch(venv.obs[rows], venv.masks[rows], rng)
+            _, _, _, rewards, terminated, truncated, _ = venv.step(actions)
+            self.returns += rewards
+            ended = np.flatnonzero(terminated | truncated)
+            if ended.size:
+                totals = self.returns[ended]
+                if d.reward == "win":
+                    top = np.isclose(totals, totals.max(axis=1, keepdims=True), rtol=0.0, atol=1e-9)
+                    value = top / top.sum(axis=1, keepdims=True) - 1.0 / self.n
+                else:
+                    value = totals * d.score_scale
+                ended_ep.append(self.episode[ended].copy())
+                ended_val.append(value)
+                self.episode[ended] = self.next_episode + np.arange(ended.size)
+                self.next_episode += ended.size
+                self.returns[ended] = 0.0
+                self._assign(ended)
+        made = sum(len(a) for a in new["act"])
+        if made:
+            self.st_obs = np.concatenate([self.st_obs, *new["obs"]])
+            self.st_act = np.concatenate([self.st_act, *new["act"]])
+            self.st_ep = np.concatenate([self.st_ep, *new["ep"]])
+            self.st_seat = np.concatenate([self.st_seat, *new["seat"]])
+        if ended_ep:
+            self._finish(np.concatenate(ended_ep), np.concatenate(ended_val))
+        return made
+
+    def _finish(self, eps: np.ndarray, values: np.ndarray) -> None:
+        """Staged decisions of the games `eps` (their final values [len, n]) move to the replay."""
+        order = np.argsort(eps)
+        eps, values = eps[order], values[order]
+        pos = np.minimum(np.searchsorted(eps, self.st_ep), eps.size - 1)
+        done = eps[pos] == self.st_ep
+        target = values[pos[done], self.st_seat[done]].astype(np.float32)
+        self._push(self.st_obs[done], self.st_act[done], target)
+        keep = ~done
+        self.st_obs, self.st_act = self.st_obs[keep], self.st_act[keep]
+        self.st_ep, self.st_seat = self.st_ep[keep], self.st_seat[keep]
+
+    def _push(self, obs: np.ndarray, act: np.ndarray, target: np.ndarray) -> None:
+        R = self.rp_obs.shape[0]
+        if obs.shape[0] > R:
+            obs, act, target = obs[-R:], act[-R:], target[-R:]
+        idx = (self.rp_ptr + np.arange(obs.shape[0])) % R
+        self.rp_obs[idx], self.rp_act[idx], self.rp_target[idx] = obs, act, target
+        self.rp_ptr = int((self.rp_ptr + obs.shape[0]) % R)
+        self.rp_size = int(min(R, self.rp_size + obs.shape[0]))
+
+    # -------------------------------------------------------------- update
+    def learn(self, made: int) -> float:
+        """Adam steps on replay minibatches (see module doc); the mean squared error."""
+        d = self.settings.dmc
+        if self.rp_size == 0:
+            return math.nan
+        steps = max(1, round(made * d.sample_reuse / d.batch_size))
+        total = 0.0
+        for _ in range(steps):
+            j = self.rng.integers(self.rp_size, size=min(d.batch_size, self.rp_size))
+            obs = torch.from_numpy(self.rp_obs[j])
+            act = torch.from_numpy(self.rp_act[j])
+            target = torch.from_numpy(self.rp_target[j])
+            pred = self.q(obs).gather(1, act[:, None]).squeeze(1)
+            loss = (pred - target).pow(2).mean()
+            self.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(self.q.parameters(), d.max_grad_norm)
+            self.optimizer.step()
+            total += float(loss.detach())
+        return total / steps
+
+    def iterate(self) -> dict:
+        """One rollout and its updates; returns a log row."""
+        t0 = time.perf_counter()
+        made = self.collect()
+        loss = self.learn(made)
+        self.iteration += 1
+        self.env_steps += self.N * self.settings.dmc.rollout_steps
+        self.seconds += time.perf_counter() - t0
+        return {"iteration": self.iteration, "env_steps": self.env_steps, "loss": loss,
+                "learner_decisions": made, "replay": self.rp_size}
+
+    # -------------------------------------------------------------- files
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.dir / "checkpoint.pt"
+
+    def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        return [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy())
+                for m in self.q if isinstance(m, nn.Linear)]
+
+    def export_policy(self, path: str | Path) -> Path:
+        """The Q-network as a policy file (agents/trained.py format, algo "dmc")."""
+        meta = policy_meta(self.game, self.settings.network.hidden, "dmc", self.env_steps,
+                           {"seed": self.seed, **self.settings.to_dict()})
+        return save_policy(path, self.layers(), meta)
+
+    def _run(self) -> dict:
+        return {"game": self.game_name, "config": self.config, "seed": self.seed, "settings": self.settings.to_dict()}
+
+    def save_checkpoint(self) -> Path:
+        t = lambda a: torch.from_numpy(np.array(a))  # noqa: E731 (a copy, as a tensor)
+        v = self.venv
+        data = {"format": CHECKPOINT_FORMAT, "package_version": __version__, "run": self._run(),
+                "update": self.iteration, "env_steps": self.env_steps, "seconds": self.seconds,
+                "model": self.q.state_dict(), "optimizer": self.optimizer.state_dict(),
+                "collector": {"states": t(v.states), "obs": t(v.obs), "masks": t(v.masks), "seats": t(v.seats),
+                              "venv_rng": v._rng.bit_generator.state, "rng": self.rng.bit_generator.state,
+                              "ctrl": t(self.ctrl), "returns": t(self.returns), "episode": t(self.episode),
+                              "next_episode": int(self.next_episode),
+                              "st_obs": t(self.st_obs), "st_act": t(self.st_act), "st_ep": t(self.st_ep),
+                              "st_seat": t(self.st_seat), "rp_obs": t(self.rp_obs), "rp_act": t(self.rp_act),
+                              "rp_target": t(self.rp_target), "rp_ptr": int(self.rp_ptr), "rp_size": int(self.rp_size)},
+                "extra": {}}
+        tmp = self.checkpoint_path.with_suffix(".tmp")
+        torch.save(data, tmp)
+        tmp.replace(self.checkpoint_path)  # atomic
+        return self.checkpoint_path
+
+    def load_checkpoint(self, path: str | Path | None = None) -> None:
+        """Restore everything from a checkpoint of this same run, every part checked first
+        (CheckpointError naming the first thing wrong; the trainer is unchanged until all pass)."""
+        path = Path(path or self.checkpoint_path)
+        where = str(path)
+        data = load_checkpoint_file(path, CHECKPOINT_FORMAT)
+        theirs, mine = data["run"], self._run()
+        for key in ("game", "config", "seed", "settings"):
+            if theirs.get(key) != mine[key]:
+                raise CheckpointError(f"{where}: checkpoint has {key}={theirs.get(key)!r}, this run {mine[key]!r}: "
+                                      f"cannot resume")
+        counts = {}
+        for key in ("update", "env_steps", "seconds"):
+            value = data.get(key)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+                raise CheckpointError(f"{where}: {key}={value!r} must be a finite number >= 0")
+            counts[key] = value
+        if counts["env_steps"] != counts["update"] * self.N * self.settings.dmc.rollout_steps:
+            raise CheckpointError(f"{where}: env_steps {counts['env_steps']} is not {counts['update']} iterations x "
+                                  f"{self.N * self.settings.dmc.rollout_steps} env steps")
+        c = data["collector"]
+        keys = {"states", "obs", "masks", "seats", "venv_rng", "rng", "ctrl", "returns", "episode", "next_episode",
+                "st_obs", "st_act", "st_ep", "st_seat", "rp_obs", "rp_act", "rp_target", "rp_ptr", "rp_size"}
+        if not isinstance(c, dict) or set(c) != keys:
+            raise CheckpointError(f"{where}: the collector state must have keys {sorted(keys)}")
+
+        def array(name, dtype, shape):
+            t = c[name]
+            if not isinstance(t, torch.Tensor):
+                raise CheckpointError(f"{where}: {name} is a {type(t).__name__}, not a tensor")
+            a = t.numpy()
+            if a.dtype != dtype or len(a.shape) != len(shape) or any(s is not None and s != x
+                                                                    for s, x in zip(shape, a.shape)):
+                raise CheckpointError(f"{where}: {name} is {a.dtype} of shape {a.shape}; this run needs "
+                                      f"{np.dtype(dtype)} of shape {tuple('any' if s is None else s for s in shape)}")
+            if a.dtype.kind == "f" and not np.isfinite(a).all():
+                raise CheckpointError(f"{where}: {name} holds NaN or infinite values")
+            return np.ascontiguousarray(a)
+
+        v, g, N, n, R = self.venv, self.game, self.N, self.n, self.rp_obs.shape[0]
+        states = array("states", np.int64, v.states.shape)
+        obs, masks = array("obs", np.float32, v.obs.shape), array("masks", np.int8, v.masks.shape)
+        seats = array("seats", np.int64, v.seats.shape)
+        check_vector_rows(g, states, obs, masks, seats, where)
+        ctrl, returns = array("ctrl", np.int64, (N, n)), array("returns", np.float64, (N, n))
+        episode = array("episode", np.int64, (N,))
+        st = [array("st_obs", np.float32, (None, g.obs_size)), array("st_act", np.int64, (None,)),
+              array("st_ep", np.int64, (None,)), array("st_seat", np.int64, (None,))]
+        rp = [array("rp_obs", np.float32, (R, g.obs_size)), array("rp_act", np.int64, (R,)),
+              array("rp_target", np.float32, (R,))]
+        ints = {}
+        for key, top in (("next_episode", None), ("rp_ptr", R - 1), ("rp_size", R)):
+            x = c[key]
+            if isinstance(x, bool) or not isinstance(x, int) or x < 0 or (top is not None and x > top):
+                raise CheckpointError(f"{where}: {key}={x!r} must be an int in 0..{'any' if top is None else top}")
+            ints[key] = x
+        if len({a.shape[0] for a in st}) != 1:
+            raise CheckpointError(f"{where}: the staging arrays have different lengths {[a.shape[0] for a in st]}")
+        codes = {LEARNER, *self.baselines}
+        if not set(np.unique(ctrl).tolist()) <= codes:
+            raise CheckpointError(f"{where}: seat controller codes {sorted(set(ctrl.ravel().tolist()))} are not "
+                                  f"among this run's {sorted(codes)}")
+        A = g.num_actions
+        for name, a, hi in (("st_act", st[1], A), ("rp_act", rp[1], A), ("st_seat", st[3], n),
+                            ("st_ep", st[2], ints["next_episode"]), ("episode", episode, ints["next_episode"])):
+            if a.size and (a.min() < 0 or a.max() >= hi):
+                raise CheckpointError(f"{where}: {name} values must be in 0..{hi - 1}")
+        venv_rng, rng = np.random.default_rng(), np.random.default_rng()
+        try:
+            venv_rng.bit_generator.state = c["venv_rng"]
+            rng.bit_generator.state = c["rng"]
+        except (TypeError, ValueError, KeyError) as err:
+            raise CheckpointError(f"{where}: a saved random generator state is unusable ({err})") from None
+        weights = data.get("model")
+        if not isinstance(weights, dict) or not all(isinstance(t, torch.Tensor) and t.is_floating_point()
+                                                   and bool(torch.isfinite(t).all()) for t in weights.values()):
+            raise CheckpointError(f"{where}: the model weights are missing, not float tensors, or hold NaN/inf")
+        before = (copy.deepcopy(self.q.state_dict()), copy.deepcopy(self.optimizer.state_dict()))
+        try:
+            self.q.load_state_dict(weights)
+            self.optimizer.load_state_dict(data["optimizer"])
+            _check_adam_state(self.optimizer, self.q)
+        except (RuntimeError, ValueError, KeyError, TypeError, AttributeError, IndexError) as err:
+            self.q.load_state_dict(before[0])
+            self.optimizer.load_state_dict(before[1])
+            if isinstance(err, CheckpointError):
+                raise
+            raise CheckpointError(f"{where}: weights or optimizer state do not fit this network "
+                                  f"({type(err).__name__}: {err})") from None
+        # every part checked: only now does anything change
+        v.states[...], v.obs[...], v.masks[...], v.seats[...] = states, obs, masks, seats
+        v._rng, self.rng = venv_rng, rng
+        self.ctrl[...], self.returns[...], self.episode[...] = ctrl, returns, episode
+        self.next_episode = ints["next_episode"]
+        self.st_obs, self.st_act, self.st_ep, self.st_seat = st
+        self.rp_obs[...], self.rp_act[...], self.rp_target[...] = rp
+        self.rp_ptr, self.rp_size = ints["rp_ptr"], ints["rp_size"]
+        self.iteration, self.env_steps, self.seconds = int(counts["update"]), int(counts["env_steps"]), float(counts["seconds"])
+
+
+__all__ = ["DMC", "DMCNetwork", "DMCOpponents", "DMCSettings", "DMCTrainer", "validate_settings"]
