@@ -280,3 +280,22 @@ def test_only_rllibs_own_module_config_notice_is_dropped():
     assert not notice_filter.filter(record(rllib_rl_module.__file__, notice))
     assert notice_filter.filter(record(rllib_module.__file__, notice))
     assert notice_filter.filter(record(rllib_rl_module.__file__, "DeprecationWarning: `something else` has been deprecated."))
+
+
+def test_rllib_learner_trains_through_the_learner_interface(tmp_path):
+    """The optional `rllib` learner of training/learners.py: a checkpoint per mark that plays as
+    ``rllib:checkpoint=DIR``, and a second call on the finished run returns the same points."""
+    from domino_training.evaluate import evaluate
+    from domino_training.learners import LearnerRun, train_learner
+
+    run = LearnerRun("draw_v0", {}, 0, 400, [200, 400], tmp_path / "run",
+                     {"rllib.train_batch": 200, "rllib.minibatch": 100, "rllib.epochs": 1, "rllib.num_cpus": 1,
+                      "network.hidden": [32]})
+    points = train_learner("rllib", run)
+    assert [p.mark for p in points] == [200, 400]
+    assert all(p.env_steps >= p.mark for p in points) and 0 < points[0].seconds <= points[1].seconds
+    for p in points:
+        assert p.spec.startswith("rllib:checkpoint=")
+        report = evaluate("draw_v0", [p.spec, "random"], 2, seed=1)
+        assert report.matchups[(p.spec, "random")].win.shape == (2,)
+    assert train_learner("rllib", run) == points
