@@ -1,6 +1,6 @@
 """Draw Game / Block Game heuristic: the seed's strategy tips (seed 002) as a scored one-ply choice.
 
-Every legal placement is scored on the decoded observation alone, and the best one is played
+Every legal placement is scored on the observation alone, and the best one is played
 (random tie-break). The terms, each a documented constructor parameter:
 
     pips      * pip value of the tile        "play your high value dominoes as soon as possible"
@@ -16,8 +16,9 @@ Every legal placement is scored on the decoded observation alone, and the best o
     go_out      bonus for playing my last tile (always right: the hand ends and I score)
 
 The scarcity and blocking terms grow with `endgame` when an opponent is down to few tiles, since
-then blocking matters more than shedding weight. (As written first, in Python, a share is 0.5 when
-either new end shows a number that opponent lacks, not 1.0 when both do; the kernel keeps it so.)
+then blocking matters more than shedding weight. (A share is 0.5 when one or both new ends show a
+number that opponent lacks: the Python original added two numpy booleans, which ORs them, and the
+kernel keeps its choices.)
 
 All of it is `line_kernel`, compiled, over a batch of observations and masks; the weights are its
 array (`LineHeuristic.WEIGHTS` order), built from the constructor parameters.

@@ -6,7 +6,7 @@ The seed's notes: kill a card to block a row ("you are ensuring that someone get
 Ace"), force a card with a joker ("one smart way to get rid of Joker and more tile at same time is
 to force a tile in your own hand"), and play the joker before the game ends (it costs 20).
 
-Each legal action is scored from the decoded observation; the terms (constructor parameters):
+Each legal action is scored from the observation; the terms (constructor parameters):
 
     pips     * penalty shed by the action (a card's Table-1 value; a joker 20)
     unlock   * my cards beyond the played card in its direction (cards this play brings closer
