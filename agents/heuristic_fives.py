@@ -23,88 +23,175 @@ tile obliges another play, and the hand's winner takes the pips left in the othe
 The count after a placement is predicted from the observation alone: an arm's end contributes
 its pip, twice if it is a crosswise double; the lead double counts 2d until both its sides are
 covered; an empty spinner branch counts nothing. (The branches that open once a spinner's sides
-are covered are not predicted in the look-ahead; the engine's mask still offers them.)
+are covered are not predicted in the look-ahead; the engine's mask still offers them: such a
+placement is scored on the layout as it stands.)
+
+All of it is `fives_kernel`, compiled, over a batch of observations and masks; the weights are its
+array (`FivesHeuristic.WEIGHTS` order), built from the constructor parameters and the game's defaults.
 """
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from domino_envs.errors import ConfigError
 from domino_envs.tiles import TILE_A, TILE_B
+
+from .heuristics import ScoredHeuristic, obs_offsets, pick_best
 
 SCORE_TILES = {(6, 4), (5, 5), (5, 0), (4, 1), (3, 2)}
 PETE_DEFAULTS = dict(go_out=1000.0, score=30.0, points=0.0, special=0.0, setup=2.0, open=4.0, pips=0.3,
                      double=1.5, washed=0.0)
 RACEHORSE_DEFAULTS = dict(go_out=60.0, score=0.0, points=6.0, special=2.0, setup=1.5, open=3.0, pips=0.6,
                           double=1.0, washed=40.0)
+WEIGHTS = ("go_out", "score", "points", "special", "setup", "open", "pips", "double", "washed")
+PIECES = ("hand", "played_by", "arm_ends", "arm_tiles", "arm_double", "count", "hand_sizes", "voids")
+NT, NPIP = 28, 7  # both games play the double-six set
+# SPECIAL[variant, t]: tile t obliges another play (0: Pete, a double; 1: Racehorse, a double or score tile)
+SPECIAL = np.zeros((2, NT), dtype=np.bool_)
+for _t in range(NT):
+    _a, _b = int(TILE_A[_t]), int(TILE_B[_t])
+    SPECIAL[0, _t] = _a == _b
+    SPECIAL[1, _t] = _a == _b or (_a, _b) in SCORE_TILES or (_b, _a) in SCORE_TILES
 
 
-class Layout:
-    """Arms of a line layout as the observation shows them, with the count-prediction rules."""
+@njit(cache=True, inline="always")
+def _old(ends, tiles, dbl, k):
+    """What arm k's end adds to the count now: its pip, twice for a crosswise double; a lone lead
+    double 2d until both sides are covered; an empty spinner branch nothing."""
+    e = ends[k]
+    if tiles[k] > 0:
+        return e * (2 if dbl[k] else 1)
+    if k >= 2:
+        return 0
+    if dbl[k]:
+        return 0 if tiles[1 - k] == 0 else 2 * e
+    return e
 
-    __slots__ = ("ends", "tiles", "dbl", "open", "count", "empty")
 
-    def __init__(self, ends, tiles, dbl, open_, count, empty):
-        self.ends, self.tiles, self.dbl, self.open, self.count, self.empty = ends, tiles, dbl, open_, count, empty
-
-    @classmethod
-    def from_obs(cls, o) -> Layout:
-        arm_ends = o["arm_ends"]
-        open_ = arm_ends.sum(axis=1) > 0.5
-        ends = np.where(open_, arm_ends.argmax(axis=1), -1)
-        empty = o["played_by"].sum() < 0.5
-        return cls(ends, o["arm_tiles"].astype(int), o["arm_double"] > 0.5, open_, int(round(float(o["count"][0]))), empty)
-
-    def _old(self, k: int) -> int:
-        e = int(self.ends[k])
-        if self.tiles[k] > 0:
-            return e * (2 if self.dbl[k] else 1)
-        if k >= 2:
-            return 0  # an empty spinner branch adds nothing
-        if self.dbl[k]:  # a lone lead double counts 2d until both sides are covered
-            return 0 if self.tiles[1 - k] == 0 else 2 * e
-        return e
-
-    def place(self, t: int, k: int) -> tuple[int, Layout] | None:
-        """(count after, layout after) for tile t on arm k; None if it does not fit."""
-        a, b = int(TILE_A[t]), int(TILE_B[t])
-        if self.empty:
-            n = self.ends.size
-            ends = np.full(n, -1)
-            ends[0], ends[1] = a, b
-            open_ = np.zeros(n, dtype=bool)
-            open_[:2] = True
-            dbl = np.zeros(n, dtype=bool)
-            dbl[:2] = a == b
-            return a + b, Layout(ends, np.zeros(n, dtype=int), dbl, open_, a + b, False)
-        if not self.open[k]:
-            return None
-        e = int(self.ends[k])
-        if e not in (a, b):
-            return None
+@njit(cache=True, _nrt=False)  # allocates nothing
+def _points(ends, tiles, dbl, opened, count, t):
+    """The most points (count / 5) tile t makes on any open arm of a started layout, 0 if none scores."""
+    a, b = TILE_A[t], TILE_B[t]
+    best = 0
+    for k in range(ends.size):
+        if not opened[k]:
+            continue
+        e = ends[k]
+        if e != a and e != b:
+            continue
         x = b if a == e else a
-        new = self.count - self._old(k) + x * (2 if a == b else 1)
-        ends, tiles, dbl = self.ends.copy(), self.tiles.copy(), self.dbl.copy()
-        ends[k], tiles[k], dbl[k] = x, tiles[k] + 1, a == b
-        return new, Layout(ends, tiles, dbl, self.open, new, False)
-
-    def scoring_points(self, t: int) -> int:
-        """The most points (count / 5) tile t can make on any open arm, 0 if none scores."""
-        best = 0
-        for k in np.flatnonzero(self.open):
-            r = self.place(t, int(k))
-            if r is not None and r[0] > 0 and r[0] % 5 == 0:
-                best = max(best, r[0] // 5)
-        return best
+        new = count - _old(ends, tiles, dbl, k) + x * (2 if a == b else 1)
+        if new > 0 and new % 5 == 0:
+            best = max(best, new // 5)
+    return best
 
 
-class FivesHeuristic:
+@njit(cache=True)
+def fives_kernel(obs, masks, tile, arm, off, n, arms, pete, w, rng, pick, scores, actions):
+    """scores[i, a] of every legal action a of row i (-inf where illegal; the terms of the module
+    doc, weights w in WEIGHTS order) and, with `pick`, actions[i] = the best (`pick_best`, ties by rng).
+    off: first entry of each of PIECES; n players, `arms` arms in the observation, pete: the variant."""
+    o_hand, o_played, o_ends, o_tiles, o_dbl, o_count, o_sizes, o_voids = (
+        off[0], off[1], off[2], off[3], off[4], off[5], off[6], off[7])
+    special_of = SPECIAL[0] if pete else SPECIAL[1]
+    hand = np.zeros(NT, dtype=np.bool_)
+    unseen = np.zeros(NT, dtype=np.int64)
+    ends0 = np.zeros(arms, dtype=np.int64)
+    tiles0 = np.zeros(arms, dtype=np.int64)
+    dbl0 = np.zeros(arms, dtype=np.bool_)
+    open0 = np.zeros(arms, dtype=np.bool_)
+    ends1, tiles1, dbl1, open1 = ends0.copy(), tiles0.copy(), dbl0.copy(), open0.copy()
+    for i in range(obs.shape[0]):
+        o = obs[i]
+        held = 0
+        n_unseen = 0
+        played_any = np.float32(0.0)
+        for t in range(NT):
+            hand[t] = o[o_hand + t] > 0.5
+            held += hand[t]
+            p = np.float32(0.0)
+            for k in range(n):
+                p += o[o_played + k * NT + t]
+            played_any += p
+            if not hand[t] and not p > 0.5:
+                unseen[n_unseen] = t
+                n_unseen += 1
+        empty = played_any < 0.5
+        for k in range(arms):
+            row = o_ends + k * NPIP
+            s = np.float32(0.0)
+            best = 0
+            for q in range(NPIP):
+                s += o[row + q]
+                if o[row + q] > o[row + best]:
+                    best = q
+            open0[k] = s > 0.5
+            ends0[k] = best if open0[k] else -1
+            tiles0[k] = int(o[o_tiles + k])
+            dbl0[k] = o[o_dbl + k] > 0.5
+        count0 = int(np.rint(o[o_count]))
+        share = o[o_sizes + 1] / max(n_unseen, 1) if n > 1 else 0.0  # a tile's chance to be in the next hand
+        for a in range(masks.shape[1]):
+            scores[i, a] = -np.inf
+            if masks[i, a] == 0:
+                continue
+            t, k = tile[a], arm[a]
+            ta, tb = TILE_A[t], TILE_B[t]
+            ends1[:] = ends0
+            tiles1[:] = tiles0
+            dbl1[:] = dbl0
+            open1[:] = open0
+            new_count = count0
+            if empty:  # the lead: both sides show its halves
+                ends1[:] = -1
+                ends1[0], ends1[1] = ta, tb
+                open1[:] = False
+                open1[0] = open1[1] = True
+                dbl1[:] = False
+                dbl1[0] = dbl1[1] = ta == tb
+                tiles1[:] = 0
+                new_count = ta + tb
+            elif open0[k] and (ends0[k] == ta or ends0[k] == tb):
+                x = tb if ta == ends0[k] else ta
+                new_count = count0 - _old(ends0, tiles0, dbl0, k) + x * (2 if ta == tb else 1)
+                ends1[k], tiles1[k], dbl1[k] = x, tiles0[k] + 1, ta == tb
+            makes = new_count > 0 and new_count % 5 == 0
+            special = special_of[t]
+            last = held - hand[t] == 0
+            v = 0.0
+            if last:
+                v += -w[8] if (special and not pete) else w[0]
+            v += w[1] * (1.0 if makes else 0.0) + w[2] * (new_count // 5 if makes else 0)
+            v += w[3] * (1.0 if (special and not last) else 0.0)
+            setup = 0
+            for u in range(NT):
+                if hand[u] and u != t and _points(ends1, tiles1, dbl1, open1, new_count, u) > 0:
+                    setup += 1
+            v += w[4] * min(setup, 3)
+            if w[5] != 0.0:
+                threat = 0.0
+                for j in range(n_unseen):
+                    u = unseen[j]
+                    if o[o_voids + NPIP + TILE_A[u]] > 0.5 or o[o_voids + NPIP + TILE_B[u]] > 0.5:
+                        continue  # the next seat lacks one of its numbers
+                    pts = _points(ends1, tiles1, dbl1, open1, new_count, u)
+                    if pts:
+                        threat += 1.0 if pete else pts
+                v -= w[5] * threat * share
+            v += w[6] * (ta + tb) + w[7] * (1.0 if ta == tb else 0.0)
+            scores[i, a] = v
+        if pick:
+            actions[i] = pick_best(scores[i], masks[i], rng)
+
+
+class FivesHeuristic(ScoredHeuristic):
     """Scored heuristic for seven_toed_pete_v0 and racehorse_v0 (see module doc for the terms).
 
     Every weight is a constructor parameter; the defaults differ per game (PETE_DEFAULTS,
     RACEHORSE_DEFAULTS) and any given keyword overrides them."""
 
-    name = "heuristic"
+    WEIGHTS = WEIGHTS
 
     def __init__(self, game, seed: int | None = None, go_out: float | None = None, score: float | None = None,
                  points: float | None = None, special: float | None = None, setup: float | None = None,
@@ -113,74 +200,18 @@ class FivesHeuristic:
         if game.heuristic not in ("fives:pete", "fives:racehorse"):
             raise ConfigError(f"{game.name}: FivesHeuristic plays seven_toed_pete_v0 / racehorse_v0 only "
                               f"(engines whose heuristic is 'fives:pete' or 'fives:racehorse')")
-        self.game = game
-        self.pete = game.heuristic == "fives:pete"  # the variant picks the weights and the scoring rules
-        self.table = game.action_table()
-        w = dict(PETE_DEFAULTS if self.pete else RACEHORSE_DEFAULTS)
+        pete = game.heuristic == "fives:pete"  # the variant picks the weights and the scoring rules
+        w = dict(PETE_DEFAULTS if pete else RACEHORSE_DEFAULTS)
         given = dict(go_out=go_out, score=score, points=points, special=special, setup=setup, open=open,
                      pips=pips, double=double, washed=washed)
         w.update({k: float(v) for k, v in given.items() if v is not None})
-        if self.pete and getattr(game.config, "double_extra_turn", False) and special is None:
+        if pete and getattr(game.config, "double_extra_turn", False) and special is None:
             w["special"] = 8.0
-        self.w = w
-        self.n = game.num_players
-        self._rng = np.random.default_rng(seed)
+        super().__init__(game, seed, w)
+        self.pete = pete
+        self._off = obs_offsets(game, PIECES)
+        self._arms = dict(game.obs_pieces())["arm_tiles"][0]
 
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-
-    def _special(self, t: int) -> bool:
-        a, b = int(TILE_A[t]), int(TILE_B[t])
-        if self.pete:
-            return a == b
-        return a == b or (b, a) in SCORE_TILES or (a, b) in SCORE_TILES
-
-    def scores(self, observation, action_mask):
-        o = self.game.decode(observation)
-        w = self.w
-        lay = Layout.from_obs(o)
-        hand = o["hand"] > 0.5
-        played = o["played_by"].sum(axis=0) > 0.5
-        unseen = np.flatnonzero(~hand & ~played)
-        voids = o["voids"] > 0.5
-        nxt_voids = voids[1] if self.n > 1 else np.zeros(7, dtype=bool)
-        legal = np.flatnonzero(action_mask)
-        out = np.empty(legal.size)
-        for i, act in enumerate(legal):
-            t, k = int(self.table.tile[act]), int(self.table.arm[act])
-            a, b = int(TILE_A[t]), int(TILE_B[t])
-            r = lay.place(t, k)
-            new_count, after = r if r is not None else (lay.count, lay)
-            scores = new_count > 0 and new_count % 5 == 0
-            rest = hand.copy()
-            rest[t] = False
-            special = self._special(t)
-            last = not rest.any()
-            v = 0.0
-            if last:
-                v += w["washed"] * -1.0 if (special and not self.pete) else w["go_out"]
-            v += w["score"] * scores + w["points"] * (new_count // 5 if scores else 0)
-            v += w["special"] * (special and not last)
-            setup = sum(after.scoring_points(int(u)) > 0 for u in np.flatnonzero(rest))
-            v += w["setup"] * min(setup, 3)
-            if w["open"]:
-                threat = 0.0
-                for u in unseen:
-                    if nxt_voids[TILE_A[u]] or nxt_voids[TILE_B[u]]:
-                        continue
-                    pts = after.scoring_points(int(u))
-                    threat += (1.0 if self.pete else pts) if pts else 0.0
-                # a tile is in the next seat's hand with probability ~ its hand size / unseen count
-                share = o["hand_sizes"][1] / max(len(unseen), 1) if self.n > 1 else 0.0
-                v -= w["open"] * threat * share
-            v += w["pips"] * (a + b) + w["double"] * (a == b)
-            out[i] = v
-        return legal, out
-
-    def act(self, observation, action_mask) -> int:
-        legal, s = self.scores(observation, action_mask)
-        if legal.size == 0:
-            raise ValueError("FivesHeuristic.act: the action mask has no legal action")
-        best = legal[np.isclose(s, s.max())]
-        return int(best[self._rng.integers(best.size)]) if best.size > 1 else int(best[0])
+    def _run(self, obs, masks, rng, pick, scores, actions):
+        fives_kernel(obs, masks, self.table.tile, self.table.arm, self._off, self.n, self._arms, self.pete,
+                     self.weights, rng, pick, scores, actions)

@@ -6,7 +6,7 @@ The seed's notes: kill a card to block a row ("you are ensuring that someone get
 Ace"), force a card with a joker ("one smart way to get rid of Joker and more tile at same time is
 to force a tile in your own hand"), and play the joker before the game ends (it costs 20).
 
-Each legal action is scored from the decoded observation; the terms (constructor parameters):
+Each legal action is scored from the observation; the terms (constructor parameters):
 
     pips     * penalty shed by the action (a card's Table-1 value; a joker 20)
     unlock   * my cards beyond the played card in its direction (cards this play brings closer
@@ -20,109 +20,123 @@ Each legal action is scored from the decoded observation; the terms (constructor
     block    * penalty of unseen cards cut off by a kill (they can never be played)
     stuck    * penalty of my own cards a kill cuts off (they become unplayable too)
     kill_cost * penalty of the killed tile itself (it stays in my hand)
+
+(A draw scores 0 and a pass -1000: they are chosen only when nothing better is legal.) All of it is
+`magic7_kernel`, compiled, over a batch of observations and masks; the weights are its array
+(`Magic7Heuristic.WEIGHTS` order, `late_at` last), built from the constructor parameters.
 """
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from domino_envs.actions import DRAW, JOKER, KILL, PLACE
 from domino_envs.errors import ConfigError
 
+from .heuristics import ScoredHeuristic, obs_offsets, pick_best
 
-class Magic7Heuristic:
+WEIGHTS = ("pips", "unlock", "next", "gift", "self_force", "late", "block", "stuck", "kill_cost", "late_at")
+PIECES = ("hand", "killed", "rows", "row_ends", "live_counts", "pile")
+
+
+@njit(cache=True, inline="always")
+def _direction(r, low_end):
+    """-1 if a card of rank r extends its row downward, +1 upward (relative to the row's low end or 7)."""
+    lo = int(low_end) if low_end > 0 else 7
+    return -1 if r < lo or (low_end == 0 and r < 7) else 1
+
+
+@njit(cache=True)
+def magic7_kernel(obs, masks, kind, tile, arm, tile_weight, off, n, w, rng, pick, scores, actions):
+    """scores[i, a] of every legal action a of row i (-inf where illegal; the terms of the module
+    doc, weights w in WEIGHTS order) and, with `pick`, actions[i] = the best (`pick_best`, ties by rng).
+    off: first entry of each of PIECES; n players."""
+    o_hand, o_killed, o_rows, o_ends, o_live, o_pile = off[0], off[1], off[2], off[3], off[4], off[5]
+    hand = np.zeros((4, 13), dtype=np.bool_)
+    unseen = np.zeros((4, 13), dtype=np.bool_)  # opponents' live or killed cards, or the pile
+    late_at = w[9]
+    for i in range(obs.shape[0]):
+        o = obs[i]
+        for s in range(4):
+            for r in range(13):
+                j = 13 * s + r
+                hand[s, r] = o[o_hand + j] > 0.5
+                unseen[s, r] = not (hand[s, r] or o[o_rows + j] > 0.5 or o[o_killed + j] > 0.5)
+        near = o[o_pile] < 0.5  # the game nears its end: the pile is empty or a seat is down to late_at tiles
+        for k in range(n):
+            near = near or o[o_live + k] <= late_at
+        near_f = 1.0 if near else 0.0
+        for a in range(masks.shape[1]):
+            scores[i, a] = -np.inf
+            if masks[i, a] == 0:
+                continue
+            kd = kind[a]
+            if kd == PLACE:
+                c = tile[a]
+                s, r = c // 13, c % 13 + 1
+                d = _direction(r, o[o_ends + 2 * s])
+                stop = 0 if d < 0 else 14
+                mine_beyond = 0
+                for q in range(r + d, stop, d):  # ranks past this card
+                    mine_beyond += hand[s, q - 1]
+                v = w[0] * r + w[1] * mine_beyond
+                if r != 7 and r + d != stop:
+                    nxt = r + d
+                    if hand[s, nxt - 1]:
+                        v += w[2]
+                    elif unseen[s, nxt - 1]:
+                        v -= w[3] * nxt
+                scores[i, a] = v
+            elif kd == JOKER:
+                s, end = arm[a] // 2, arm[a] % 2
+                lo, hi = int(o[o_ends + 2 * s]), int(o[o_ends + 2 * s + 1])
+                target = lo - 1 if end == 0 else hi + 1
+                v = w[0] * 20 * near_f
+                if 1 <= target <= 13 and hand[s, target - 1]:
+                    v = w[0] * (20 + target) + w[4]
+                elif 1 <= target <= 13:
+                    v += w[5] * 20 * near_f - w[3] * target - (0 if near else 10)
+                scores[i, a] = v
+            elif kd == KILL:
+                c = tile[a]
+                if c >= 52:
+                    scores[i, a] = -w[8] * 20 - 100
+                    continue
+                s, r = c // 13, c % 13 + 1
+                d = _direction(r, o[o_ends + 2 * s])
+                stop = 0 if d < 0 else 14
+                blocked = 0.0
+                own = 0.0
+                for q in range(r + d, stop, d):
+                    if unseen[s, q - 1]:
+                        blocked += q
+                    if hand[s, q - 1]:
+                        own += q
+                scores[i, a] = w[6] * blocked - w[7] * own - w[8] * tile_weight[c]
+            elif kd == DRAW:
+                scores[i, a] = 0.0
+            else:  # PASS
+                scores[i, a] = -1000.0
+        if pick:
+            actions[i] = pick_best(scores[i], masks[i], rng)
+
+
+class Magic7Heuristic(ScoredHeuristic):
     """Scored heuristic for magic7_v0 (see module doc for the terms)."""
 
-    name = "heuristic"
+    WEIGHTS = WEIGHTS
 
     def __init__(self, game, seed: int | None = None, pips: float = 1.0, unlock: float = 3.0, next: float = 4.0,
                  gift: float = 0.4, self_force: float = 15.0, late: float = 1.0, late_at: int = 3,
                  block: float = 0.5, stuck: float = 1.0, kill_cost: float = 1.0):
         if game.heuristic != "magic7":
             raise ConfigError(f"{game.name}: Magic7Heuristic plays magic7_v0 only (engines whose heuristic is 'magic7')")
-        self.game = game
-        self.table = game.action_table()
-        self.n = game.num_players
-        self.w = dict(pips=pips, unlock=unlock, next=next, gift=gift, self_force=self_force, late=late,
-                      block=block, stuck=stuck, kill_cost=kill_cost)
         self.late_at = int(late_at)
-        self._rng = np.random.default_rng(seed)
+        super().__init__(game, seed, dict(pips=pips, unlock=unlock, next=next, gift=gift, self_force=self_force,
+                                          late=late, block=block, stuck=stuck, kill_cost=kill_cost,
+                                          late_at=self.late_at))
+        self._off = obs_offsets(game, PIECES)
 
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
-
-    @staticmethod
-    def _direction(rank: int, ends) -> int:
-        """-1 if a card of `rank` extends its row downward, +1 upward (relative to the row ends or 7)."""
-        lo = int(ends[0]) if ends[0] > 0 else 7
-        return -1 if rank < lo or (ends[0] == 0 and rank < 7) else 1
-
-    def scores(self, observation, action_mask):
-        o = self.game.decode(observation)
-        w = self.w
-        hand = o["hand"] > 0.5  # (4, 13): suit, rank - 1
-        rows = o["rows"] > 0.5
-        killed_mine = o["killed"] > 0.5
-        seen = hand | rows | killed_mine
-        unseen = ~seen  # opponents' live or killed cards, or the pile
-        row_ends = o["row_ends"]
-        live = o["live_counts"]
-        near_end = (live[1:].min() <= self.late_at if self.n > 1 else False) or live[0] <= self.late_at \
-            or o["pile"][0] < 0.5
-        pen = np.arange(1, 14, dtype=float)
-        legal = np.flatnonzero(action_mask)
-        out = np.empty(legal.size)
-        for i, act in enumerate(legal):
-            kind = int(self.table.kind[act])
-            if kind == PLACE:
-                c = int(self.table.tile[act])
-                s, r = divmod(c, 13)
-                r += 1
-                d = self._direction(r, row_ends[s])
-                beyond = np.arange(r + d, 0 if d < 0 else 14, d)  # ranks past this card, 1..13
-                mine_beyond = hand[s, beyond - 1].sum() if beyond.size else 0
-                v = w["pips"] * r + w["unlock"] * mine_beyond
-                if r == 7 or beyond.size == 0:
-                    out[i] = v
-                    continue
-                nxt = r + d
-                if hand[s, nxt - 1]:
-                    v += w["next"]
-                elif unseen[s, nxt - 1]:
-                    v -= w["gift"] * nxt
-                out[i] = v
-            elif kind == JOKER:
-                slot = int(self.table.arm[act])
-                s, end = divmod(slot, 2)
-                lo, hi = int(row_ends[s][0]), int(row_ends[s][1])
-                target = lo - 1 if end == 0 else hi + 1
-                v = w["pips"] * 20 * (1.0 if near_end else 0.0)
-                if 1 <= target <= 13 and hand[s, target - 1]:
-                    v = w["pips"] * (20 + target) + w["self_force"]
-                elif 1 <= target <= 13:
-                    v += w["late"] * 20 * near_end - w["gift"] * target - (0 if near_end else 10)
-                out[i] = v
-            elif kind == KILL:
-                c = int(self.table.tile[act])
-                if c >= 52:
-                    out[i] = -w["kill_cost"] * 20 - 100
-                    continue
-                s, r = divmod(c, 13)
-                r += 1
-                d = self._direction(r, row_ends[s])
-                beyond = np.arange(r + d, 0 if d < 0 else 14, d)
-                blocked = float((unseen[s, beyond - 1] * pen[beyond - 1]).sum()) if beyond.size else 0.0
-                own = float((hand[s, beyond - 1] * pen[beyond - 1]).sum()) if beyond.size else 0.0
-                out[i] = w["block"] * blocked - w["stuck"] * own - w["kill_cost"] * self.table.tile_weight[c]
-            elif kind == DRAW:
-                out[i] = 0.0
-            else:  # PASS
-                out[i] = -1000.0
-        return legal, out
-
-    def act(self, observation, action_mask) -> int:
-        legal, s = self.scores(observation, action_mask)
-        if legal.size == 0:
-            raise ValueError("Magic7Heuristic.act: the action mask has no legal action")
-        best = legal[np.isclose(s, s.max())]
-        return int(best[self._rng.integers(best.size)]) if best.size > 1 else int(best[0])
+    def _run(self, obs, masks, rng, pick, scores, actions):
+        magic7_kernel(obs, masks, self.table.kind, self.table.tile, self.table.arm, self.table.tile_weight,
+                      self._off, self.n, self.weights, rng, pick, scores, actions)

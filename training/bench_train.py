@@ -1,6 +1,7 @@
 """Training speed benchmark (issue 14, criterion 1): env steps/s end to end and collection only.
 
     python -m domino_training.bench_train --game draw_v0 --sb3-steps 16384 --ppo-updates 8
+    python -m domino_training.bench_train --heuristics [GAME ...]    # compiled vs Python heuristics
 
 Not a test: timings depend on the machine and on what else runs on it. Both sides run in one
 process, one after the other, with the same game, the same network (``network.hidden``), the same
@@ -25,11 +26,26 @@ threads ``sb3.torch_threads``), after one untimed warm-up rollout (numba compile
 - Two counts: *timesteps* are SB3's (the learner's decisions only, one per ``env.step``);
   *decisions* add the opponents' moves made inside those steps, which is what our vector env
   counts as env steps (every seat's decisions). Compare ours against ``decisions_per_s``.
+
+Heuristic section (``--heuristics``, issue 24): the compiled heuristics against the per-row Python
+ones they replaced, in one run. The Python side is the heuristic modules of commit `LEGACY_COMMIT`,
+read from git (``git show``) and loaded inside this benchmark only, played as the old
+`HeuristicBatch` played them (a loop over the rows, the agent reseeded from one draw per call).
+For each game, interleaved rounds (old, new, old, new, ...), each side on a fresh `Trainer` of the
+game's own config file with the same seed, so both play the very same games:
+- *Collection*: decisions/s of `Collector.collect` with the config's opponent pool (its heuristic
+  share included), after one untimed rollout per side; and the heuristic's own cost per decision.
+- *Evaluation*: hands/s of `evaluate(...)` (what ``domino evaluate`` runs) of random against a
+  table of heuristics, the heuristic agent built by the agent registry.
+- *Same*: whether the two sides chose the same actions (the learner buffers of every rollout and
+  the evaluation's per-deal results are compared).
 """
 from __future__ import annotations
 
 import argparse
 import time
+
+import numpy as np
 
 from domino_training.configs import load_run
 
@@ -121,6 +137,153 @@ def ppo_steps_per_second(game: str = "draw_v0", updates: int = 8, hidden: list[i
             "decisions_per_cpu_s": decisions / cpu_seconds}
 
 
+LEGACY_COMMIT = "7b59658"  # the last commit with the per-observation Python heuristics
+
+
+def legacy_heuristic_class(game):
+    """The Python heuristic class of commit LEGACY_COMMIT for `game`, loaded from git into a module
+    of its own (the benchmark's "before"; nothing else imports it). ConfigError outside a git
+    checkout that has the commit."""
+    import subprocess
+    import types
+    from pathlib import Path
+
+    from domino_agents.heuristics import heuristic_family
+    from domino_envs.errors import ConfigError
+
+    family = heuristic_family(game)
+    path = f"agents/heuristic_{family}.py"
+    root = Path(__file__).resolve().parents[1]
+    got = subprocess.run(["git", "-C", str(root), "show", f"{LEGACY_COMMIT}:{path}"], capture_output=True, text=True)
+    if got.returncode != 0:
+        raise ConfigError(f"the heuristic benchmark reads {path} at commit {LEGACY_COMMIT} with git in {root}: "
+                          f"{got.stderr.strip()} (run it in a git checkout of the project)")
+    module = types.ModuleType(f"_legacy_heuristic_{family}")
+    exec(compile(got.stdout, f"{LEGACY_COMMIT}:{path}", "exec"), module.__dict__)
+    return getattr(module, f"{family.capitalize()}Heuristic")
+
+
+class _LegacyBatch:
+    """The old HeuristicBatch: the Python agent reseeded from one draw, then called row by row."""
+
+    name = "heuristic"
+
+    def __init__(self, cls, game, seed: int):
+        self.agent = cls(game, seed=seed)
+
+    def act_batch(self, obs, masks, rng):
+        self.agent.reset(int(rng.integers(2**62)))
+        return np.array([self.agent.act(o, m) for o, m in zip(obs, masks)], dtype=np.int64)
+
+
+class _Timed:
+    """Wraps an opponent batch, adding up the wall and CPU seconds and the rows of its act_batch calls."""
+
+    def __init__(self, inner):
+        self.inner, self.seconds, self.cpu, self.rows = inner, 0.0, 0.0, 0
+
+    def act_batch(self, obs, masks, rng):
+        t0, c0 = time.perf_counter(), time.process_time()
+        out = self.inner.act_batch(obs, masks, rng)
+        self.seconds += time.perf_counter() - t0
+        self.cpu += time.process_time() - c0
+        self.rows += len(obs)
+        return out
+
+
+def heuristic_speed(game: str, rollouts: int = 1, rounds: int = 2, deals: int = 100, seed: int = 0) -> dict:
+    """Collection with the config's pool and evaluation against the heuristic, Python heuristics of
+    LEGACY_COMMIT ("old") vs the compiled kernels ("new"), interleaved in one run (module doc).
+    Rates per wall second and per CPU second of this process (the machine may be shared)."""
+    import tempfile
+
+    import domino_agents.registry as registry
+    from domino_envs.registry import make_game
+    from domino_training.evaluate import evaluate
+    from domino_training.ppo import HEURISTIC, Trainer
+
+    run = load_run(game=game, overrides=[f"seed={seed}", "imitation.decisions=0"])
+    legacy = legacy_heuristic_class(make_game(run.game, **run.config))
+    keys = ("collect_s", "collect_cpu", "decisions", "heur_s", "heur_cpu", "heur_rows", "eval_s", "eval_cpu", "hands")
+    rec = {side: dict.fromkeys(keys, 0.0) for side in ("old", "new")}
+    actions, results = {}, {}
+    for r in range(rounds):
+        for side in ("old", "new"):
+            v = rec[side]
+            with tempfile.TemporaryDirectory() as tmp:
+                trainer = Trainer(run, tmp)
+                col = trainer.collector
+                if side == "old":
+                    col.baselines[HEURISTIC] = _LegacyBatch(legacy, col.game, run.train.seed)
+                timed = col.baselines[HEURISTIC] = _Timed(col.baselines[HEURISTIC])
+                if r == 0:
+                    col.collect(trainer.model)  # warm-up, untimed: numba compiles, first calls
+                timed.seconds = timed.cpu = timed.rows = 0
+                bufs = []
+                for _ in range(rollouts):
+                    t0, c0 = time.perf_counter(), time.process_time()
+                    buf = col.collect(trainer.model)
+                    v["collect_s"] += time.perf_counter() - t0
+                    v["collect_cpu"] += time.process_time() - c0
+                    bufs.append(buf.action[:buf.size].copy())
+                v["decisions"] += rollouts * trainer.steps_per_update
+                v["heur_s"] += timed.seconds
+                v["heur_cpu"] += timed.cpu
+                v["heur_rows"] += timed.rows
+                actions.setdefault(side, []).append(np.concatenate(bufs))
+            saved = registry.AGENTS["heuristic"]
+            if side == "old":
+                registry.AGENTS["heuristic"] = lambda g: legacy
+            try:
+                t0, c0 = time.perf_counter(), time.process_time()
+                report = evaluate(game, ["random", "heuristic"], deals, seed=seed + r, config=run.config,
+                                  pairs=[("random", "heuristic")], progress=False)
+                v["eval_s"] += time.perf_counter() - t0
+                v["eval_cpu"] += time.process_time() - c0
+            finally:
+                registry.AGENTS["heuristic"] = saved
+            v["hands"] += deals * report.num_players
+            results.setdefault(side, []).append(report.matchups[("random", "heuristic")].win)
+    out = {"game": game, "heuristic_share": run.train.opponents.heuristic, "rollouts": rollouts, "rounds": rounds,
+           "deals": deals, "decisions_per_rollout": trainer.steps_per_update}
+    for side, v in rec.items():
+        out[side] = {"collect_decisions_per_s": v["decisions"] / v["collect_s"],
+                     "collect_decisions_per_cpu_s": v["decisions"] / v["collect_cpu"],
+                     "heuristic_us_per_decision": 1e6 * v["heur_s"] / max(v["heur_rows"], 1),
+                     "heuristic_cpu_us_per_decision": 1e6 * v["heur_cpu"] / max(v["heur_rows"], 1),
+                     "heuristic_decisions": int(v["heur_rows"]),
+                     "eval_hands_per_s": v["hands"] / v["eval_s"], "eval_hands_per_cpu_s": v["hands"] / v["eval_cpu"]}
+    out["same_actions"] = all(np.array_equal(a, b) for a, b in zip(actions["old"], actions["new"]))
+    out["same_results"] = all(np.array_equal(a, b) for a, b in zip(results["old"], results["new"]))
+    o, n = out["old"], out["new"]
+    for name, key, invert in (("collect", "collect_decisions_per_s", False),
+                              ("collect_cpu", "collect_decisions_per_cpu_s", False),
+                              ("heuristic", "heuristic_us_per_decision", True),
+                              ("heuristic_cpu", "heuristic_cpu_us_per_decision", True),
+                              ("eval", "eval_hands_per_s", False), ("eval_cpu", "eval_hands_per_cpu_s", False)):
+        out[f"{name}_ratio"] = o[key] / n[key] if invert else n[key] / o[key]
+    return out
+
+
+GAMES = ("draw_v0", "block_v0", "seven_toed_pete_v0", "racehorse_v0", "sum7_v0", "magic7_v0")
+
+
+def print_heuristic_table(rows: list[dict]) -> None:
+    """The --heuristics results as a Markdown table (Python -> compiled, and the ratio)."""
+    print("| game | collection, decisions/s | per CPU s | heuristic, us/decision | evaluate vs heuristic, hands/s "
+          "| per CPU s | same choices |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        o, n = r["old"], r["new"]
+        same = "yes" if r["same_actions"] and r["same_results"] else \
+            f"no (collection {r['same_actions']}, evaluation {r['same_results']})"
+        print(f"| {r['game']} | {o['collect_decisions_per_s'] / 1e3:.1f}k -> {n['collect_decisions_per_s'] / 1e3:.1f}k "
+              f"({r['collect_ratio']:.1f}x) | {r['collect_cpu_ratio']:.1f}x | "
+              f"{o['heuristic_us_per_decision']:.1f} -> {n['heuristic_us_per_decision']:.2f} "
+              f"({r['heuristic_ratio']:.0f}x) | {o['eval_hands_per_s']:.0f} -> {n['eval_hands_per_s']:.0f} "
+              f"({r['eval_ratio']:.1f}x) | {r['eval_cpu_ratio']:.1f}x | {same} |", flush=True)
+
+
 def _counted(act, counts: dict):
     def counted(observation, action_mask):
         counts["opponent_moves"] += 1
@@ -135,8 +298,22 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--ppo-updates", type=int, default=8, help="timed updates of our PPO (0: skip)")
     p.add_argument("--hidden", type=int, nargs="+", default=None, help="network widths (default: the config's)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="training override, both sides")
+    p.add_argument("--heuristics", nargs="*", default=None, metavar="GAME",
+                   help="instead: the compiled heuristics vs the Python ones of commit "
+                        f"{LEGACY_COMMIT} (collection and evaluation), for these games (default all)")
+    p.add_argument("--rollouts", type=int, default=1, help="--heuristics: timed rollouts per side and round")
+    p.add_argument("--rounds", type=int, default=2, help="--heuristics: interleaved rounds (old, new, ...)")
+    p.add_argument("--deals", type=int, default=100, help="--heuristics: evaluation deals per side and round")
     args = p.parse_args(argv)
     out = {}
+    if args.heuristics is not None:
+        rows = []
+        for game in args.heuristics or GAMES:
+            rows.append(heuristic_speed(game, args.rollouts, args.rounds, args.deals))
+            print_heuristic_table(rows[-1:])
+        print()
+        print_heuristic_table(rows)
+        return {"heuristics": rows}
     if args.ppo_updates:
         r = out["ppo"] = ppo_steps_per_second(args.game, args.ppo_updates, args.hidden, args.set)
         print(f"{r['algo']} on {r['game']} (hidden {r['hidden']}, {r['num_envs']} envs x {r['rollout_steps']} steps, "

@@ -1,14 +1,15 @@
 """Batched opponents for the vector env: each chooses actions for many games in one call.
 
-A baseline agent decides one observation at a time in Python (~10-40 us a decision); inside the
-vector loop that would set the pace of every game. So the two simple baselines are rewritten as
-array operations over all the rows they play at once, with the same choice rule as their agents:
+A baseline agent decides one observation at a time (~10-40 us a decision in Python); inside the
+vector loop that would set the pace of every game. So each baseline here decides all the rows it
+plays at once, with the same choice rule as its agent:
 
 - `RandomBatch`: uniform over the legal actions (a random key per legal action, argmax).
 - `GreedyBatch`: the greedy agent's score table (agents/actions.py `greedy_scores`), best legal
   score, ties broken uniformly at random.
-- `HeuristicBatch`: the per-game heuristics are written per observation, so this one loops over its
-  rows calling the agent; training keeps its share of the pool small (measured in the README).
+- `HeuristicBatch`: the game's heuristic (agents/heuristic_*.py), every row in one call of its
+  compiled batch kernel; ties broken by a Generator seeded from the caller's stream (one draw per
+  call), row by row as the agent breaks them.
 - `PolicyBatch`: a frozen copy of the learner's actor (a snapshot), one batched forward.
 - `sample_actions`: the masked categorical sampler the learner and the snapshots share.
 
@@ -65,6 +66,11 @@ class GreedyBatch:
 
 
 class HeuristicBatch:
+    """The game's heuristic over all its rows in one kernel call (`ScoredHeuristic.act_batch`).
+
+    Each call seeds the tie-break Generator from one draw of the caller's `rng` and breaks the rows'
+    ties from it in row order: the choices the per-row Python loop made before the kernels (issue 24)."""
+
     name = "heuristic"
 
     def __init__(self, game, seed: int = 0):
@@ -73,8 +79,8 @@ class HeuristicBatch:
         self.agent = make_heuristic(game, seed=seed)
 
     def act_batch(self, obs, masks, rng):
-        self.agent.reset(int(rng.integers(2**62)))
-        return np.array([self.agent.act(o, m) for o, m in zip(obs, masks)], dtype=np.int64)
+        ties = np.random.default_rng(int(rng.integers(2**62)))
+        return self.agent.act_batch(obs, masks, ties)
 
 
 class PolicyBatch:
