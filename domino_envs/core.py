@@ -526,7 +526,62 @@ class Game:
                              f"(hands, layout and stock must hold every tile once: the game's _check_kernel)")
 
     def _validate_more(self, state: np.ndarray) -> None:
-        """Game checks beyond plain slot ranges (dependent ranges), before `_check_kernel`."""
+        """Game checks beyond plain slot ranges (the relations between slots the kernels rely on),
+        before `_check_kernel`."""
+
+    def _dealt(self, deck: np.ndarray, dealt_end: int, pos: int, n_tiles: int) -> np.ndarray:
+        """deck[:dealt_end], the tiles dealt in deal order (for `deal_of`; deck[:pos] were dealt or
+        drawn); StateError where the row does not hold them: those slots blanked (-1: a
+        `sample_hidden` row keeps only what a seat may know) or not tiles, or more draws counted
+        than the deck position allows."""
+        used = np.asarray(deck[:pos])
+        if not 0 <= dealt_end <= pos or ((used < 0) | (used >= n_tiles)).any():
+            raise StateError(f"{self.name}: this row does not hold its deal: the dealt deck slots are blanked "
+                             f"(a sample_hidden row keeps only what a seat may know) or not tiles, or its draws "
+                             f"exceed the deck position")
+        return used[:dealt_end]
+
+    def _check_known(self, s: np.ndarray, hands: int, forbid: list[int], what: str, exempt: int = 0) -> None:
+        """Each seat k's hand s[hands + k] holds none of the tiles `forbid[k]` that its public record
+        says it lacks (`what`: the slots and rule that record it), except for tiles of `exempt` in
+        the hand of the seat to act (the tile it just drew and must play: at most one). The
+        samplers redeal the hidden tiles under exactly these constraints, so a row whose own hands
+        break them has no consistent redeal."""
+        for k, f in enumerate(forbid):
+            bad = int(s[hands + k]) & int(f)
+            if k == s[H_TURN] and not s[H_DONE] and popcount_py(bad & exempt) <= 1:
+                bad &= ~exempt
+            if bad:
+                self._refuse(f"seat {k} holds tiles {_bits(bad)} that its {what} says it lacks")
+
+    def _refuse(self, problem: str):
+        """Raise the StateError of `validate` for `problem` (what is wrong, naming the slot)."""
+        raise StateError(f"{self.name}: corrupted state row: {problem}")
+
+    def _check_played(self, s: np.ndarray, played: int, seats: int, on_table: int,
+                      played_by: int | None = None, n_tiles: int = 0) -> None:
+        """The per-seat played-tile masks s[played + k] (k < seats) are disjoint and together hold
+        exactly the tiles on the table (`on_table`, a tile bitmask); with `played_by` (per-tile
+        seat slots, -1 for a tile not placed) each placed tile's seat is the seat whose mask holds
+        it. The samplers take the unseen tiles as the complement of these masks and the
+        observations show them, so a mask that disagrees would redeal tiles that are in sight."""
+        union = 0
+        for k in range(seats):
+            m = int(s[played + k])
+            if m & union:
+                self._refuse(f"played mask of seat {k} (slot {played + k}) shares tiles "
+                             f"{_bits(m & union)} with an earlier seat's (each placed tile is one seat's)")
+            union |= m
+        if union != on_table:
+            self._refuse(f"the played masks (slots {played}..{played + seats - 1}) hold tiles {_bits(union)}, but "
+                         f"the table holds {_bits(on_table)} (they must be the same tiles)")
+        if played_by is None:
+            return
+        for t in range(n_tiles):
+            k = int(s[played_by + t])
+            if (k >= 0) != bool((on_table >> t) & 1) or (k >= 0 and not (int(s[played + k]) >> t) & 1):
+                self._refuse(f"played-by slot of tile {t} (slot {played_by + t}) is {k}; allowed: the seat whose "
+                             f"played mask holds tile {t}, -1 if it is not on the table")
 
     def current_seat(self, state: np.ndarray) -> int:
         return int(state[H_TURN])
@@ -549,3 +604,13 @@ class Game:
             out[name] = obs[o:o + size].reshape(shape)
             o += size
         return out
+
+
+def _bits(mask: int) -> list[int]:
+    """The set bits of a mask (tile ids), for error messages."""
+    return [i for i in range(int(mask).bit_length()) if (int(mask) >> i) & 1]
+
+
+def popcount_py(mask: int) -> int:
+    """Set bits of a Python int (validate's checks)."""
+    return bin(int(mask)).count("1")

@@ -685,3 +685,49 @@ def lay_problem(s, L: int, max_arms: int, n_tiles: int) -> str | None:
     if bad.size:
         return f"layout history entry {int(bad[0])} is {int(entries[bad[0]])} (tile * {HIST_STRIDE} + arm)"
     return None
+
+
+def lay_replay_problem(s, L: int, max_arms: int, spin_mode: int, place=None) -> str | None:
+    """What is wrong with a layout (already past `lay_problem`) as its history tells it, or None.
+
+    The history below `placed` is replayed into a fresh layout on a copy of the row, each placement
+    checked (no tile twice; by default the first tile on arm 0, every later one on an open arm whose
+    end it matches: ``lay_can_place``, then ``lay_place``). ``place(scratch, t, arm)`` replaces that
+    for a game with other rules: it places the tile on the scratch row (its layout at L) and
+    returns None, or says why the placement is impossible. Then every slot before the history
+    (header, arms, spinners; unused arms zero) must equal the replayed one: the ends, counts,
+    open flags and spinner records the kernels index with are exactly what the tiles placed give,
+    and the row's arms and spinner mode are the game's (`max_arms`, `spin_mode`)."""
+    scratch = s.copy()
+    lay_init(scratch, L, max_arms, spin_mode)
+    seen = 0
+    for i, (t, a) in enumerate(lay_history(s, L)):
+        t, a = int(t), int(a)
+        if (seen >> t) & 1:
+            return f"layout history entry {i} places tile {t} a second time"
+        seen |= 1 << t
+        if place is not None:
+            why = place(scratch, t, a)
+        else:
+            why = None if lay_can_place(scratch, L, t, a) else "it does not match that arm's open end"
+            if why is None:
+                lay_place(scratch, L, t, a)
+        if why is not None:
+            return f"layout history entry {i} (tile {t} on arm {a}) cannot be played: {why}"
+    n = _before_hist(max_arms)
+    diff = np.flatnonzero(scratch[L:L + n] != s[L:L + n])
+    if diff.size:
+        d = int(diff[0])
+        dims = LayoutDims(max_arms, MAX_TILES, MAX_TILES)
+        name = next((e.name for e in lay_entries(L, dims) if e.start <= L + d < e.start + e.size), "layout")
+        return (f"{name} (slot {L + d}) is {int(s[L + d])}, but the {int(s[L + _PLACED])} tiles of the layout's "
+                f"history give {int(scratch[L + d])}")
+    return None
+
+
+def lay_history_tiles(s, L) -> int:
+    """Bitmask of the tiles in the history below `placed` (the tiles on the table)."""
+    m = 0
+    for t, _ in lay_history(s, L):
+        m |= 1 << int(t)
+    return m

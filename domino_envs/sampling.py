@@ -63,8 +63,18 @@ def deal_consistent(tiles, n_tiles, allowed, capacity, n_groups, rng_arr):
 
     allowed[g]: bitmask of tile ids group g may hold; capacity[g]: how many it must hold
     (sum == n_tiles). rng_arr: 1-element int64 array holding the stream. Returns group per
-    position of `tiles` (array), or an array whose first entry is -1 if no assignment exists.
+    position of `tiles` (array), or an array whose first entry is -1 if no assignment exists or
+    the counts are unusable (a negative capacity, capacities not summing to n_tiles).
     """
+    # fails closed on counts it cannot use (a row whose counts contradict its masks): the deal
+    # below indexes tiles[] by the capacities, so they must be >= 0 and sum to n_tiles
+    total = 0
+    for g in range(n_groups):
+        if capacity[g] < 0:
+            return np.full(1, -1, dtype=np.int64)
+        total += capacity[g]
+    if total != n_tiles or n_tiles < 0 or n_tiles > tiles.shape[0]:
+        return np.full(1, -1, dtype=np.int64)
     assign = np.empty(n_tiles, dtype=np.int64)
     scratch = np.empty(n_tiles, dtype=np.int64)
     for _ in range(UNIFORM_TRIES):
@@ -216,11 +226,19 @@ def redeal_attempt(ns, v, n, tiles, k, allowed, cap, rng_arr, hands_off, deck, d
     `candidates` and that seat's `allowed` are disjoint; otherwise, or when rejection keeps
     failing, the candidate is drawn uniformly first and the rest dealt by deal_consistent (not
     uniform). `pool` is scratch of len >= k. False if this attempt found no consistent deal
-    (try again: the stream has moved on)."""
+    (try again: the stream has moved on), or at once if the counts cannot be dealt at all
+    (capacities not summing to k, a fixed seat without candidates or room)."""
     fixed = -1
     npool = k
     assign = np.empty(0, dtype=np.int64)
     done = False
+    if fixed_seat >= 0 and (candidates == 0 or cap[fixed_seat] < 1):
+        return False  # fails closed: no candidate to give, or no room for it
+    total = 0
+    for g in range(n + 1):
+        total += cap[g]
+    if total != k:
+        return False  # the counts contradict the unseen tiles: nothing consistent to deal
     if fixed_seat >= 0 and (candidates & allowed[fixed_seat]) == 0:
         # exact: the seat may take its allowed tiles or candidates, and must get one candidate
         own = allowed[fixed_seat]

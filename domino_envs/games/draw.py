@@ -58,7 +58,6 @@ from ..core import (
     OK,
     DealError,
     Game,
-    StateError,
     check_bool,
     check_choice,
     check_deal_keys,
@@ -75,6 +74,7 @@ from ..layout import (
     lay_arm_end,
     lay_block,
     lay_history,
+    lay_history_tiles,
     lay_init,
     lay_line_fill_mask,
     lay_line_fits,
@@ -84,6 +84,7 @@ from ..layout import (
     lay_placed,
     lay_playable,
     lay_problem,
+    lay_replay_problem,
     render_line,
 )
 from ..rng import rng_below
@@ -626,7 +627,7 @@ class DrawGame(Game, kernels=globals()):
         s, n = state, self.num_players
         deck = s.view(np.int8)[DECK_BYTES:DECK_BYTES + self.n_tiles]
         dealt_end = int(s[DECK_POS]) - int(s[DRAWN:DRAWN + n].sum())
-        dealt = sum(1 << int(t) for t in deck[:dealt_end])
+        dealt = sum(1 << int(t) for t in self._dealt(deck, dealt_end, int(s[DECK_POS]), self.n_tiles))
         hands = [self._tiles_of_mask(dealt & int(s[HANDS + k] | s[PLAYED_MASK + k])) for k in range(n)]
         stock = [(int(TILE_A[t]), int(TILE_B[t])) for t in deck[dealt_end:s[BONE_END]]]
         return {"hands": hands, "stock": stock, "first": int(s[FIRST_SEAT])}
@@ -636,11 +637,48 @@ class DrawGame(Game, kernels=globals()):
 
     # ---- validate (core.Game.validate: the ranges of `slots`, then these)
     def _validate_more(self, state):
-        problem = lay_problem(state, LAY, 2, self.n_tiles)
-        if problem is None and state[DECK_POS] > state[BONE_END]:
-            problem = f"deck position {int(state[DECK_POS])} is past the boneyard end {int(state[BONE_END])}"
+        """The relations the kernels rely on: the boneyard pointers in order (the Block Game has no
+        boneyard), the line what its history gives (D-6), the played masks naming the tiles on it,
+        the draws within the deck dealt (D-2), a just-drawn tile only while the seat to act holds
+        exactly one playable tile, the seat to act at a real decision, and scores below the target
+        in a match in play. Tile conservation: `_check_kernel`."""
+        s, n = state, self.num_players
+        problem = None
+        if s[DECK_POS] > s[BONE_END]:
+            problem = f"deck position {int(s[DECK_POS])} is past the boneyard end {int(s[BONE_END])}"
+        elif not self.config.drawing and s[BONE_END] != s[DECK_POS]:
+            problem = (f"boneyard end {int(s[BONE_END])} is not the deck position {int(s[DECK_POS])}: the Block "
+                       f"Game has no boneyard")
+        problem = problem or lay_problem(s, LAY, 2, self.n_tiles) or lay_replay_problem(s, LAY, 2, SPIN_NONE)
         if problem:
-            raise StateError(f"{self.name}: corrupted state row: {problem}")
+            self._refuse(problem)
+        self._check_played(s, PLAYED_MASK, n, lay_history_tiles(s, LAY))
+        drawn = int(s[DRAWN:DRAWN + n].sum())
+        if drawn > s[DECK_POS] or (not self.config.drawing and drawn):
+            self._refuse(f"drawn counts (slots {DRAWN}..{DRAWN + n - 1}) add up to {drawn}; allowed: at most the "
+                         f"{int(s[DECK_POS])} tiles dealt and drawn from the deck (0 in the Block Game)")
+        if s[H_DONE] == 1:
+            if s[JUST_DREW]:
+                self._refuse(f"just drew (slot {JUST_DREW}) is 1 in a finished episode (allowed: 0)")
+            return
+        hand = int(s[HANDS + s[H_TURN]])
+        np1 = self.config.max_pip + 1
+        self._check_known(s, HANDS, [pips_to_tiles(int(s[VOID + k]), np1) for k in range(n)],
+                          f"voids (slots {VOID}..{VOID + n - 1}, D-2)",
+                          exempt=int(lay_line_fits(s, LAY)) if s[JUST_DREW] else 0)
+        if s[JUST_DREW] and popcount(hand & int(lay_line_fits(s, LAY))) != 1:
+            self._refuse(f"just drew (slot {JUST_DREW}) is 1, but seat {int(s[H_TURN])} to act does not hold exactly "
+                         f"one playable tile (the one it drew, D-2)")
+        if _only_action(s, hand) != -1:
+            self._refuse(f"seat {int(s[H_TURN])} to act has no real decision (one legal action or none): the "
+                         f"engine takes forced steps itself")
+        scores = [int(x) for x in s[SCORES:SCORES + n]]
+        if self.config.match and max(scores) >= self.config.target:
+            self._refuse(f"scores {scores} (slots {SCORES}..{SCORES + n - 1}): a match in play has every seat below "
+                         f"target={self.config.target}")
+        if not self.config.match and (s[H_HAND] != 0 or any(scores)):
+            self._refuse(f"hands done {int(s[H_HAND])} and scores {scores}: a single hand in play has none "
+                         f"finished and no score")
 
     # ---- inspection helpers (tests, rendering)
     def hand(self, state, seat) -> list[tuple[int, int]]:

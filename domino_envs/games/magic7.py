@@ -72,7 +72,6 @@ from ..core import (
     OK,
     DealError,
     Game,
-    StateError,
     check_deal_keys,
     check_int,
     deal_first,
@@ -1049,7 +1048,7 @@ class Magic7Game(Game, kernels=globals()):
         s, n = state, self.num_players
         pile = s[PILE:PILE + N_TILES]
         dealt_end = int(s[PILE_POS]) - int(s[DRAWN:DRAWN + n].sum())
-        dealt = [int(t) for t in pile[:dealt_end]]
+        dealt = [int(t) for t in self._dealt(pile, dealt_end, int(s[PILE_POS]), N_TILES)]
         owned = [int(s[LIVE + k] | s[KILLED + k] | s[PLAYED_MASK + k]) for k in range(n)]
         hands = [[t for t in dealt if (owned[k] >> t) & 1] for k in range(n)]
         played_jokers = [t for t in dealt if t >= N_CARDS and not any((m >> t) & 1 for m in owned)]
@@ -1074,7 +1073,19 @@ class Magic7Game(Game, kernels=globals()):
         elif np.any(s[PILE + s[PILE_POS]:PILE + s[PILE_END]] < 0):
             problem = "the pile holds an empty slot (-1) between its position and its end"
         if problem:
-            raise StateError(f"{self.name}: corrupted state row: {problem}")
+            self._refuse(problem)
+        n = self.num_players
+        drawn = int(s[DRAWN:DRAWN + n].sum())
+        if drawn > s[PILE_POS]:
+            self._refuse(f"drawn counts (slots {DRAWN}..{DRAWN + n - 1}) add up to {drawn}; allowed: at most the "
+                         f"{int(s[PILE_POS])} tiles dealt and drawn from the pile (M7-6)")
+        jokers = int(s[JPLAYED:JPLAYED + n].sum())
+        if jokers != popcount(int(s[JOKER_AT])) or s[JPLAYED + n:JPLAYED + MAX_SEATS].any():
+            self._refuse(f"jokers played (slots {JPLAYED}..{JPLAYED + MAX_SEATS - 1}) add up to {jokers}, but "
+                         f"{popcount(int(s[JOKER_AT]))} jokers lie in the rows (joker at, slot {JOKER_AT}; M7-5)")
+        if s[H_DONE] == 0 and _check_code(s, self.params) == 0 and _count_legal(s, self.params)[0] < 2:
+            self._refuse(f"seat {int(s[H_TURN])} to act has no real decision (one legal action): the engine takes "
+                         f"forced steps itself")
 
     # ---- inspection helpers (tests, rendering)
     def hand(self, state, seat) -> list[str]:

@@ -65,7 +65,6 @@ from ..core import (
     ConfigError,
     DealError,
     Game,
-    StateError,
     check_bool,
     check_deal_keys,
     check_int,
@@ -89,6 +88,7 @@ from ..layout import (
     lay_fill_mask,
     lay_history,
     lay_history_entry,
+    lay_history_tiles,
     lay_init,
     lay_num_arms,
     lay_offered_arm,
@@ -97,6 +97,7 @@ from ..layout import (
     lay_placed,
     lay_playable,
     lay_problem,
+    lay_replay_problem,
     lay_single_action,
     render_cross,
 )
@@ -109,6 +110,7 @@ from ..tiles import (
     TILE_A,
     TILE_B,
     mask_pips,
+    pips_to_tiles,
     popcount,
     stream_bits,
     stream_end,
@@ -673,9 +675,42 @@ class PeteGame(Game, kernels=globals()):
 
     # ---- validate (core.Game.validate: the ranges of `slots`, then these)
     def _validate_more(self, state):
-        problem = lay_problem(state, LAY, NARMS, NT)
+        """The relations the kernels rely on: the layout is what its history gives (P-5 the lead a
+        double or a scoring tile), the played masks and played-by slots name the tiles on the table,
+        the spinner, count and leader slots follow from the history, and an extra turn or a match
+        in play is consistent (the turn's real decision and tile conservation: `_check_kernel`)."""
+        s = state
+        problem = lay_problem(s, LAY, NARMS, NT) or lay_replay_problem(s, LAY, NARMS, SPIN_FIRST)
         if problem:
-            raise StateError(f"{self.name}: corrupted state row: {problem}")
+            self._refuse(problem)
+        line = self.line(s)
+        on_table = lay_history_tiles(s, LAY)
+        self._check_played(s, PLAYED_MASK, NP, on_table, PLAYED_BY, NT)
+        if line and not (LEAD_MASK >> line[0][0]) & 1:
+            self._refuse(f"the lead {tile_name(line[0][0])} (layout history entry 0) is neither a double nor a "
+                         f"scoring tile (P-5)")
+        spinner = next((t for t, _ in line if TILE_A[t] == TILE_B[t]), -1)  # the first double played
+        if s[SPIN_TILE] != spinner:
+            self._refuse(f"spinner tile (slot {SPIN_TILE}) is {int(s[SPIN_TILE])}; the history's first double is "
+                         f"{spinner} (-1: none played)")
+        if s[COUNT] != lay_count(s, LAY):
+            self._refuse(f"count (slot {COUNT}) is {int(s[COUNT])}; the layout's open ends count "
+                         f"{int(lay_count(s, LAY))} (P-1)")
+        leader = int(s[PLAYED_BY + line[0][0]]) if line else -1
+        if s[LEADER] != leader:
+            self._refuse(f"leader (slot {LEADER}) is {int(s[LEADER])}; the seat that placed the lead is {leader}")
+        forbid = [int(pips_to_tiles(int(s[VOID + k]), NPIP)) | (LEAD_MASK if s[NOLEAD + k] else 0) for k in range(NP)]
+        self._check_known(s, HANDS, forbid, f"voids and no-lead flags (slots {VOID}.., {NOLEAD}.., P-5)")
+        if s[H_DONE] == 1 and s[EXTRA] != 0:
+            self._refuse(f"extra turn (slot {EXTRA}) is {int(s[EXTRA])} in a finished episode (allowed: 0)")
+        if s[H_DONE] == 0:
+            chips = [int(c) for c in s[CHIPS:CHIPS + NP]]
+            if self.config.match and max(chips) >= self.config.chips_to_win:
+                self._refuse(f"chips {chips} (slots {CHIPS}..{CHIPS + NP - 1}): a match in play has every seat "
+                             f"below chips_to_win={self.config.chips_to_win} (P-7)")
+            if not self.config.match and (s[H_HAND] != 0 or any(chips)):
+                self._refuse(f"hands done {int(s[H_HAND])} and chips {chips}: a single hand in play has none "
+                             f"finished and no chips (P-7)")
 
     # ---- inspection helpers (tests, rendering)
     def hand(self, state, seat) -> list[tuple[int, int]]:

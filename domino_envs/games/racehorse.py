@@ -66,6 +66,7 @@ from ..core import (
     H_HAND,
     H_REWARD,
     H_RNG,
+    H_STEPS,
     H_TRUNC,
     H_TURN,
     HEADER,
@@ -76,7 +77,6 @@ from ..core import (
     ConfigError,
     DealError,
     Game,
-    StateError,
     check_bool,
     check_choice,
     check_deal_keys,
@@ -100,6 +100,7 @@ from ..layout import (
     lay_count,
     lay_fill_mask,
     lay_history,
+    lay_history_tiles,
     lay_init,
     lay_num_arms,
     lay_obs_arms,
@@ -109,6 +110,7 @@ from ..layout import (
     lay_placed,
     lay_playable,
     lay_problem,
+    lay_replay_problem,
     lay_single_action,
     render_cross,
 )
@@ -874,7 +876,7 @@ class RacehorseGame(Game, kernels=globals()):
         s, n = state, self.num_players
         deck = s[DECK:DECK + N_TILES]
         dealt_end = int(s[DECK_POS]) - int(s[DRAWN:DRAWN + n].sum())
-        dealt = sum(1 << int(t) for t in deck[:dealt_end])
+        dealt = sum(1 << int(t) for t in self._dealt(deck, dealt_end, int(s[DECK_POS]), N_TILES))
         hands = [[(int(TILE_A[t]), int(TILE_B[t])) for t in range(N_TILES)
                   if ((dealt & int(s[HANDS + k] | s[PLAYED_MASK + k])) >> t) & 1] for k in range(n)]
         stock = [(int(TILE_A[t]), int(TILE_B[t])) for t in deck[dealt_end:s[BONE_END]]]
@@ -882,11 +884,52 @@ class RacehorseGame(Game, kernels=globals()):
 
     # ---- validate (core.Game.validate: the ranges of `slots`, then these)
     def _validate_more(self, state):
-        problem = lay_problem(state, LAY, int(self.params[P_ARMS]), N_TILES)
-        if problem is None and not state[DECK_POS] <= state[BONE_END]:
-            problem = f"deck position {int(state[DECK_POS])} is past the boneyard end {int(state[BONE_END])}"
+        """The relations the kernels rely on: the boneyard pointers in order, the layout what its
+        history gives (T-4 this config's spinners, T-5 the set a special tile), the played masks and
+        played-by slots naming the tiles on the table, the count (T-3), an obliged play (T-2) or a
+        just-drawn tile only in play, the draws within the deck dealt, scores below the target in a
+        match in play (T-12). Tile conservation and the turn's real decision: `_check_kernel`."""
+        s, n = state, self.num_players
+        arms = int(self.params[P_ARMS])
+        problem = None
+        if not s[DECK_POS] <= s[BONE_END]:
+            problem = f"deck position {int(s[DECK_POS])} is past the boneyard end {int(s[BONE_END])}"
+        problem = (problem or lay_problem(s, LAY, arms, N_TILES)
+                   or lay_replay_problem(s, LAY, arms, int(self.params[P_SPIN])))
         if problem:
-            raise StateError(f"{self.name}: corrupted state row: {problem}")
+            self._refuse(problem)
+        line = self.line(s)
+        self._check_played(s, PLAYED_MASK, MAX_PLAYERS, lay_history_tiles(s, LAY), PLAYED_BY, N_TILES)
+        if line and not (SPECIAL_MASK >> line[0][0]) & 1:
+            self._refuse(f"the set {tile_name(line[0][0])} (layout history entry 0) is not a special tile (T-5)")
+        if s[COUNT] != lay_count(s, LAY):
+            self._refuse(f"count (slot {COUNT}) is {int(s[COUNT])}; the layout's open ends count "
+                         f"{int(lay_count(s, LAY))} (T-3)")
+        drawn = int(s[DRAWN:DRAWN + n].sum())
+        if drawn > s[DECK_POS] or (n == 4 and drawn):
+            self._refuse(f"drawn counts (slots {DRAWN}..{DRAWN + n - 1}) add up to {drawn}; allowed: at most the "
+                         f"{int(s[DECK_POS])} tiles dealt and drawn from the deck, 0 with 4 players (T-7)")
+        forbid = [pips_to_tiles(int(s[VOID + k]), NP1) | (SPECIAL_MASK if s[NOSPEC + k] else 0) for k in range(n)]
+        self._check_known(s, HANDS, forbid, f"voids and no-special flags (slots {VOID}.., {NOSPEC}.., T-5, T-7)",
+                          exempt=int(lay_playable(s, LAY, FULL_MASK)) if s[JUST_DREW] else 0)
+        if s[H_STEPS] > 0 and s[PENDING:PENDING + MAX_PLAYERS].any():
+            self._refuse(f"pending rewards (slots {PENDING}..{PENDING + MAX_PLAYERS - 1}) are "
+                         f"{[int(x) for x in s[PENDING:PENDING + MAX_PLAYERS]]} after {int(s[H_STEPS])} decisions: "
+                         f"they are paid with the first step (allowed: 0 once a step was taken)")
+        if s[H_DONE] == 1 and (s[EXTRA] or s[JUST_DREW]):
+            self._refuse(f"extra play / just drew (slots {EXTRA}, {JUST_DREW}) are {int(s[EXTRA])}, "
+                         f"{int(s[JUST_DREW])} in a finished episode (allowed: 0)")
+        if s[H_DONE] == 0:
+            if s[EXTRA] == 1 and (not line or s[PLAYED_BY + line[-1][0]] != s[H_TURN]):
+                self._refuse(f"extra play (slot {EXTRA}) is 1, but seat {int(s[H_TURN])} to act did not place the "
+                             f"last tile (T-2)")
+            scores = [int(x) for x in s[SCORES:SCORES + n]]
+            if self.config.match and max(scores) >= self.config.target:
+                self._refuse(f"scores {scores} (slots {SCORES}..{SCORES + n - 1}): a match in play has every side "
+                             f"below target={self.config.target} (T-12)")
+            if not self.config.match and s[H_HAND] != 0:
+                self._refuse(f"hands done (slot {H_HAND}) is {int(s[H_HAND])}: a single hand in play has none "
+                             f"finished")
 
     # ---- inspection helpers (tests, rendering)
     def hand(self, state, seat) -> list[tuple[int, int]]:

@@ -67,7 +67,6 @@ from ..core import (
     OK,
     DealError,
     Game,
-    StateError,
     check_bool,
     check_choice,
     check_deal_keys,
@@ -85,10 +84,12 @@ from ..layout import (
     lay_block,
     lay_close_arm,
     lay_history,
+    lay_history_tiles,
     lay_init,
     lay_place_touching,
     lay_placed,
     lay_problem,
+    lay_replay_problem,
 )
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
 from ..slots import ObsLayout, Slots
@@ -750,7 +751,7 @@ class Sum7Game(Game, kernels=globals()):
         s, n = state, self.num_players
         deck = s[DECK:DECK + NT]
         dealt_end = int(s[DECK_POS]) - int(s[DRAWN:DRAWN + n].sum())
-        dealt = sum(1 << int(t) for t in deck[:dealt_end])
+        dealt = sum(1 << int(t) for t in self._dealt(deck, dealt_end, int(s[DECK_POS]), NT))
         hands = [[(int(TILE_A[t]), int(TILE_B[t])) for t in range(NT)
                   if ((dealt & int(s[HANDS + k] | s[PLAYED_MASK + k])) >> t) & 1] for k in range(n)]
         stock = [(int(TILE_A[t]), int(TILE_B[t])) for t in deck[dealt_end:]]
@@ -758,9 +759,55 @@ class Sum7Game(Game, kernels=globals()):
 
     # ---- validate (core.Game.validate: the ranges of `slots`, then these)
     def _validate_more(self, state):
-        problem = lay_problem(state, LAY, 2, NT)
+        """The relations the kernels rely on: the line what its history gives under Sum 7's rules
+        (S-2/S-3 a zero-free lead by the starter, S-4..S-7 every later tile where it may go, zero
+        traps closing sides), the played masks and played-by slots naming the tiles on it, the
+        draws within the deck dealt, a just-drawn tile only in play, and match scores below the
+        target in play (S-12). Tile conservation, lacks and the real decision: `_check_kernel`."""
+        s, n = state, self.num_players
+        problem = lay_problem(s, LAY, 2, NT) or lay_replay_problem(s, LAY, 2, SPIN_NONE, self._replay_place)
         if problem:
-            raise StateError(f"{self.name}: corrupted state row: {problem}")
+            self._refuse(problem)
+        line = lay_history(s, LAY)
+        if not line:
+            self._refuse("the layout is empty: every hand starts with its lead placed (S-2)")
+        self._check_played(s, PLAYED_MASK, MAX_PLAYERS, lay_history_tiles(s, LAY), PLAYED_BY, NT)
+        if s[PLAYED_BY + line[0][0]] != s[STARTER]:
+            self._refuse(f"starter (slot {STARTER}) is {int(s[STARTER])}, but seat {int(s[PLAYED_BY + line[0][0]])} "
+                         f"placed the lead (S-2)")
+        drawn = int(s[DRAWN:DRAWN + n].sum())
+        if drawn > s[DECK_POS]:
+            self._refuse(f"drawn counts (slots {DRAWN}..{DRAWN + n - 1}) add up to {drawn}; allowed: at most the "
+                         f"{int(s[DECK_POS])} tiles dealt and drawn from the deck")
+        if s[H_DONE] == 1:
+            if s[JUST_DREW]:
+                self._refuse(f"just drew (slot {JUST_DREW}) is 1 in a finished episode (allowed: 0)")
+            return
+        if sum(not lay_arm_open(s, LAY, side) for side in range(2)) > 1:
+            self._refuse("both sides are closed in a hand in play (S-10: a closed line ends the hand)")
+        scores = [int(s[WON + k] - s[PAID + k]) for k in range(n)]
+        if self.config.match and max(scores) >= self.config.target * UNIT:
+            self._refuse(f"match scores {[x / UNIT for x in scores]} (won minus paid): a match in play has every "
+                         f"seat below target={self.config.target} (S-12)")
+        if not self.config.match and s[H_HAND] != 0:
+            self._refuse(f"hands done (slot {H_HAND}) is {int(s[H_HAND])}: a single hand in play has none finished")
+
+    def _replay_place(self, scratch, t: int, side: int) -> str | None:
+        """One placement of the history on the scratch row (layout.lay_replay_problem): placed as
+        `_place` places it, or why it cannot be."""
+        if lay_placed(scratch, LAY) == 0:
+            if side != 0 or TILE_A[t] == 0:
+                return "the lead is a zero-free tile on side 0 (S-2, S-3)"
+            lay_place_touching(scratch, LAY, t, 0, 0)
+            return None
+        if not (int(_side_set(scratch, self.params, side)) >> t) & 1:
+            return "it may not go on that side now (S-4..S-7: it must show the number required there)"
+        if TILE_A[t] == 0:  # S-5/S-6: a zero tile closes the side
+            lay_place_touching(scratch, LAY, t, side, TILE_B[t])
+            lay_close_arm(scratch, LAY, side)
+        else:
+            lay_place_touching(scratch, LAY, t, side, SEVEN - lay_arm_end(scratch, LAY, side))
+        return None
 
     # ---- inspection helpers (tests, rendering)
     def _tiles(self, mask) -> list[tuple[int, int]]:
