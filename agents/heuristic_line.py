@@ -25,6 +25,8 @@ import numpy as np
 from domino_envs.errors import ConfigError
 from domino_envs.tiles import TILE_A, TILE_B
 
+from .random_agent import uniform_over
+
 
 class LineHeuristic:
     """Scored one-ply heuristic for draw_v0 / block_v0 (see module doc for the terms)."""
@@ -101,9 +103,17 @@ class LineHeuristic:
                       + w["follow"] * min(follow, 3) + boost * (w["block"] * block + w["scarce"] * scarce))
         return legal, out
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+    def best(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The legal actions of the best score (act picks one of them uniformly)."""
         legal, s = self.scores(observation, action_mask)
         if legal.size == 0:
             raise ValueError("LineHeuristic.act: the action mask has no legal action")
-        best = legal[np.isclose(s, s.max())]
+        return legal[np.isclose(s, s.max())]
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        best = self.best(observation, action_mask)
         return int(best[self._rng.integers(best.size)]) if best.size > 1 else int(best[0])
+
+    def action_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """`act`'s probabilities: uniform over the tied best-scoring legal actions."""
+        return uniform_over(self.best(observation, action_mask), np.asarray(action_mask).size)
