@@ -36,7 +36,7 @@ then per engine step (the deal's forced steps, every decision) the change in its
 for its own decisions, the action: the seat's whole observation history, which is exactly what it
 can know. Rewards and returns: the engine's rewards (``Game.rewards``) after each step, summed.
 
-Small games (at most 10 tiles, the configs under configs/small/) keep every state's children once
+Small games (at most 6 tiles: the double-two configs) keep every state's children once
 computed (the tree is walked many times over by CFR and best responses); bigger ones recompute.
 """
 from __future__ import annotations
@@ -52,7 +52,7 @@ from .tiles import TILE_A, TILE_B
 
 PREFIX = "domino_"
 NONE_PARAM = -1  # a config value None, as a game parameter (pyspiel parameters are never None)
-CACHE_MAX_TILES = 10  # games with at most this many tiles keep their states' children
+CACHE_MAX_TILES = 6  # games with at most this many tiles (double-two) keep their states' children
 
 
 def pyspiel_module():
