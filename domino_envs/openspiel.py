@@ -450,7 +450,6 @@ def _game_class(env_name: str):
     """The pyspiel.Game subclass of a registered env, with its GameType."""
     c = _classes()
     pyspiel = c["pyspiel"]
-    cls = registry.engine_class(env_name)
     defaults = _defaults(env_name)
     players = [defaults["num_players"]]
     for field in ("num_players",):  # every seat count the engine's Config accepts

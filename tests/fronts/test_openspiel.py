@@ -31,7 +31,7 @@ def test_every_registered_game_is_registered_with_pyspiel():
     assert game.get_parameters()["hand_size"] == 2
 
 
-@pytest.mark.parametrize("name,config", DEFAULTS + SMALL, ids=_id)
+@pytest.mark.parametrize("name,config", DEFAULTS + SMALL, ids=[_id(c) for c in DEFAULTS + SMALL])
 def test_openspiel_random_simulation(name, config):
     game = openspiel.load_game(name, **config)
     pyspiel.random_sim_test(game, num_sims=3 if not config else 20, serialize=False, verbose=False)
@@ -54,7 +54,7 @@ def _leaves(state, prob=1.0):
     return out
 
 
-@pytest.mark.parametrize("name,config", SMALLEST, ids=_id)
+@pytest.mark.parametrize("name,config", SMALLEST, ids=[_id(c) for c in SMALLEST])
 def test_the_deal_is_every_set_of_hands_once_equally_likely(name, config):
     game = openspiel.load_game(name, **config)
     leaves = _leaves(game.new_initial_state())
@@ -66,6 +66,15 @@ def test_the_deal_is_every_set_of_hands_once_equally_likely(name, config):
     assert np.allclose([p for p, _ in leaves], 1.0 / deals)
 
 
+def _tile_id(spec, token) -> int:
+    """A deal's tile (a pair, a Magic-7 card name or id) as the OpenSpiel game's chance outcome."""
+    if isinstance(token, str):
+        from domino_envs.games.magic7 import card_id
+
+        return card_id(token)
+    return spec.tile_id(token)
+
+
 def _seeded_deal(engine, rng):
     """A random deal in set_deal's format (the engine's own deal of a random seed)."""
     row = engine.new_state()
@@ -73,7 +82,7 @@ def _seeded_deal(engine, rng):
     return engine.deal_of(row)
 
 
-@pytest.mark.parametrize("name,config", DEFAULTS + SMALLEST, ids=_id)
+@pytest.mark.parametrize("name,config", DEFAULTS + SMALLEST, ids=[_id(c) for c in DEFAULTS + SMALLEST])
 def test_openspiel_game_and_pettingzoo_env_agree_step_for_step(name, config):
     game = openspiel.load_game(name, **config)
     engine = game.engine
@@ -89,9 +98,10 @@ def test_openspiel_game_and_pettingzoo_env_agree_step_for_step(name, config):
             if "played to the end by forced moves" in str(err):
                 continue
             raise
+        total = np.array([env.rewards[a] for a in env.possible_agents])  # the episode's return, step by step
         state = game.new_initial_state()
-        stock = [spec.tile_id(t) for t in deal.get("stock", [])]
-        hands = [sorted(spec.tile_id(t) for t in h) for h in deal["hands"]]
+        stock = [_tile_id(spec, t) for t in deal.get("stock", [])]
+        hands = [sorted(_tile_id(spec, t) for t in h) for h in deal["hands"]]
         while state.is_chance_node():  # the deal's chance outcomes: first seat, hands, draws
             kind = state.node.kind
             if kind == 0:
@@ -109,6 +119,7 @@ def test_openspiel_game_and_pettingzoo_env_agree_step_for_step(name, config):
                 a = stock[len(state.node.stock)]
                 assert a in [o for o, _ in state.chance_outcomes()]
                 state.apply_action(a)
+            assert np.allclose(state.returns(), total)  # the rewards so far, step by step
             if state.is_terminal():
                 break
             seat = state.current_player()
@@ -120,17 +131,16 @@ def test_openspiel_game_and_pettingzoo_env_agree_step_for_step(name, config):
             a = int(rng.choice(state.legal_actions()))
             state.apply_action(a)
             env.step(a)
+            total += [env.rewards[p] for p in env.possible_agents]
             steps += 1
-        while env.agents and not all(env.terminations.values()):
-            break
         assert all(env.terminations[a] or env.truncations[a] for a in env.agents)
-        assert np.allclose(state.returns(), [env._cumulative_rewards[a] for a in env.possible_agents])
+        assert np.allclose(state.returns(), total)
         assert abs(sum(state.returns())) < 1e-9
         played += steps
     assert played > 0
 
 
-@pytest.mark.parametrize("name,config", SMALLEST, ids=_id)
+@pytest.mark.parametrize("name,config", SMALLEST, ids=[_id(c) for c in SMALLEST])
 def test_information_states_have_perfect_recall(name, config):
     """A seat's information state extends the one it had at its previous decision, and states in
     one information state show that seat the same observation and legal actions."""
