@@ -31,10 +31,17 @@ rules). The chance outcomes are explicit:
   node and the step is replayed once it is chosen (a stock with one tile left needs no choice).
 
 Observation tensor: the engine's observation of the seat (`Game.observe`), zeros while the deal
-is still being drawn. Information state string, with perfect recall: the seat's own dealt tiles,
-then per engine step (the deal's forced steps, every decision) the change in its observation and,
-for its own decisions, the action: the seat's whole observation history, which is exactly what it
-can know. Rewards and returns: the engine's rewards (``Game.rewards``) after each step, summed.
+is still being drawn. Information state string, with perfect recall: at each of the seat's
+decisions the change in its observation since its previous one (the first: its whole
+observation, its dealt hand in it), and the action it took there; now, the change since its last
+decision (`decision_key`); all after the seat's number (an observation is seat-relative, so two
+seats can see the same). That is the history an agent sees in our fronts, which show a seat its
+observation at its own decisions, so a policy over these strings plays in the PettingZoo env as
+it does here (the tabular agent, agents/tabular.py). The observation at a decision shows every
+tile played and by whom, the ends, hand sizes, draws and what each seat showed it lacks; what it
+leaves out is the order of events between two of the seat's decisions and whether another seat's
+move in between was its decision or a forced step (the env shows that only to a seat that looks
+in between). Rewards and returns: the engine's rewards (``Game.rewards``) after each step, summed.
 
 Small games (at most 6 tiles: the double-two configs) keep every state's children once
 computed (the tree is walked many times over by CFR and best responses); bigger ones recompute.
@@ -161,7 +168,7 @@ def decision_key(key: str, last_obs: np.ndarray | None, obs: np.ndarray) -> str:
 class _Node:
     """One history point (shared by the states at it, never changed once built; see module doc)."""
 
-    __slots__ = ("spec", "kind", "first", "hands", "stock", "actions", "pending", "rows", "obs", "infos",
+    __slots__ = ("spec", "kind", "first", "hands", "stock", "actions", "pending", "rows", "obs",
                  "dkeys", "dobs", "returns", "rewards", "children", "player", "legal", "outcomes")
 
     def __deepcopy__(self, memo):
@@ -176,7 +183,6 @@ class _Node:
         self.pending = None
         self.rows = None
         self.obs = None
-        self.infos = tuple(f"p{k}" for k in range(spec.n))
         self.dkeys = tuple("" for _ in range(spec.n))  # decision_key: the history a seat's agent sees
         self.dobs = tuple(None for _ in range(spec.n))
         self.returns = np.zeros(spec.n)
@@ -291,11 +297,7 @@ class _Node:
         self.pending = None
         self.rewards = np.asarray(engine.rewards(rows[0]), dtype=float)
         self.returns = self.returns + self.rewards
-        obs = tuple(engine.observe(rows[0], k) for k in range(spec.n))
-        self.infos = tuple(
-            f"{self.infos[k]}|{f'a{action}' if actor == k else ''};"
-            f"{obs_delta(None if self.obs is None else self.obs[k], obs[k])}" for k in range(spec.n))
-        self.obs = obs
+        self.obs = tuple(engine.observe(rows[0], k) for k in range(spec.n))
 
     def _advance(self, action: int | None, base) -> None:
         """Take `action` (None: the deal's own forced steps, which set_deal takes) from the rows
@@ -326,9 +328,7 @@ class _Node:
             hands = list(self.hands)
             hands[k] = hands[k] + (a,)
             new.hands = tuple(hands)
-            new.infos = tuple(f"{inf},{a}" if j == k else inf for j, inf in enumerate(self.infos))
             if new._dealing_seat() < 0:
-                new.infos = tuple(f"{inf}#" for inf in new.infos)
                 new._advance(None, None)
         elif self.kind == STOCK:
             new.stock = self.stock + (a,)
@@ -346,10 +346,17 @@ class _Node:
         return new
 
     def decision_key(self, seat: int) -> str:
-        """The seat's history as its agent sees it in an env: at each of its decisions the change in
-        its observation since its last one, and the action it took (`decision_key` of the agents:
-        what a tabular policy file is keyed by, agents/tabular.py)."""
+        """The seat's information state string (module doc): at each of its decisions the change in
+        its observation since its last one and the action it took; the change since then. What the
+        agents compute from the observations they are shown (agents/tabular.py)."""
         return decision_key(self.dkeys[seat], self.dobs[seat], self.obs[seat])
+
+    def info(self, seat: int) -> str:
+        """The information state string: the seat, then its decision key (while the deal is drawn:
+        its tiles dealt so far)."""
+        if self.obs is None:
+            return f"p{seat} deal:" + ",".join(str(t) for t in self.hands[seat])
+        return f"p{seat}{self.decision_key(seat)}"
 
     def legal_actions(self) -> list[int]:
         if self.legal is None:
@@ -439,7 +446,7 @@ def _classes():
         def string_from(self, state, player):
             node = state.node
             if self.perfect_recall:
-                return node.infos[player]
+                return node.info(player)
             return "" if node.obs is None else obs_delta(None, node.obs[player])
 
     _CLASSES.update(pyspiel=pyspiel, State=DominoSpielState, Observer=DominoObserver)

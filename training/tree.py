@@ -94,9 +94,9 @@ class Tree:
                 j = info_index[key] = len(info_keys)
                 info_keys.append(key), info_player.append(q), info_actions.append(legal)
                 info_depth.append(depth[q]), states.append(state)
-            elif info_actions[j] != legal or info_depth[j] != depth[q]:
-                raise ValueError(f"information state {key!r} has histories with different legal actions "
-                                 f"or different own histories (not perfect recall)")
+            elif info_player[j] != q or info_actions[j] != legal or info_depth[j] != depth[q]:
+                raise ValueError(f"information state {key!r} has histories of different seats, with different "
+                                 f"legal actions or with different own histories (not perfect recall)")
             f = add([1.0] * len(legal))
             kind[i], player[i], infoset[i], first[i], count[i] = DECISION, q, j, f, len(legal)
             d = (depth[0] + 1, depth[1]) if q == 0 else (depth[0], depth[1] + 1)
