@@ -19,11 +19,12 @@ rules). The chance outcomes are explicit:
 - hand 1's first seat, where the config leaves it random (``Game.first_key`` is None in the
   config): one chance node, uniform over the seats;
 - the deal, **tile by tile**, seat 0's hand first, each hand dealt in increasing tile id with the
-  probabilities that make every hand an equally likely set. This has exactly the leaves a whole
-  hand per chance node has (every hand once, as a set: dealing in any order would multiply them by
-  hand_size! per hand) and a tile's worth of outcomes at a node (a whole hand would list C(28, 7) =
-  1.2 million outcomes at a double-six node, C(54, 12) in Magic-7), so this is the smaller tree
-  to enumerate at every size;
+  probabilities that make every hand an equally likely set. Below the deal this is the tree a
+  whole hand per chance node gives (every deal once, as sets of tiles: dealing in any order would
+  multiply the deals by hand_size! per hand); it adds only the deal's inner chance nodes, fewer
+  than the deals themselves, while the decisions and terminals below are the same. And it keeps
+  every chance node's outcome list to a tile set (a whole hand would list C(28, 7) = 1.2 million
+  outcomes at a double-six node, C(54, 12) in Magic-7), so it works at every size;
 - the stock order, one chance node per tile drawn, uniform over the stock tiles not drawn yet, at
   the moment the engine draws it (a forced draw inside a step included). A state keeps two engine
   rows whose undrawn stock differs at every position; a step after which the two differ in any
