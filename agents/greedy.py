@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .actions import greedy_scores
-from .random_agent import RandomAgent
+from .random_agent import RandomAgent, uniform_over
 
 
 class GreedyAgent(RandomAgent):
@@ -26,8 +26,16 @@ class GreedyAgent(RandomAgent):
         self.game = game
         self._score = greedy_scores(game.action_table())
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+    def best(self, action_mask: np.ndarray) -> np.ndarray:
+        """The legal actions that shed the most (act picks one of them uniformly)."""
         legal = self.legal(action_mask)
         s = self._score[legal]
-        best = legal[s == s.max()]
+        return legal[s == s.max()]
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        best = self.best(action_mask)
         return int(best[self._rng.integers(best.size)]) if best.size > 1 else int(best[0])
+
+    def action_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """`act`'s probabilities: uniform over the tied heaviest legal actions."""
+        return uniform_over(self.best(action_mask), np.asarray(action_mask).size)

@@ -24,6 +24,8 @@ from numba import njit
 
 from domino_envs.errors import ConfigError, IllegalActionError, StateError
 
+from .random_agent import uniform_over
+
 
 def heuristic_family(game) -> str:
     """The family part of the engine's `heuristic` ("fives" of "fives:pete"); ConfigError if none."""
@@ -181,6 +183,19 @@ class ScoredHeuristic:
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         obs, masks = self._rows(observation, action_mask)
         return int(self._choose(obs, masks, self._rng, np.empty(masks.shape, dtype=np.float64))[0])
+
+    def best(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The tie set `act` picks from: legal actions within np.isclose of the top score (pick_best's rule)."""
+        legal, s = self.scores(observation, action_mask)
+        if legal.size == 0:
+            raise IllegalActionError(f"{type(self).__name__}.best: the action mask has no legal action", legal=[])
+        top = s.max()
+        return legal[np.abs(s - top) <= 1e-8 + 1e-5 * abs(top)]
+
+    def action_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """`act`'s probabilities: uniform over the tied best-scoring legal actions (what an exact
+        exploitability walk, domino_training.exploit, reads instead of sampling `act`)."""
+        return uniform_over(self.best(observation, action_mask), np.asarray(action_mask).size)
 
     def act_batch(self, obs: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """Each row's best legal action (int64), ties broken by `rng` in row order."""

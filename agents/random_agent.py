@@ -26,3 +26,15 @@ class RandomAgent:
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = self.legal(action_mask)
         return int(legal[self._rng.integers(legal.size)])
+
+    def action_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The probability `act` gives each action (uniform over the legal ones): what an exact
+        exploitability walk (domino_training.exploit) reads instead of sampling `act`."""
+        return uniform_over(self.legal(action_mask), np.asarray(action_mask).size)
+
+
+def uniform_over(actions: np.ndarray, num_actions: int) -> np.ndarray:
+    """float64 probabilities of `num_actions` actions: uniform over `actions`, 0 elsewhere."""
+    p = np.zeros(num_actions)
+    p[actions] = 1.0 / len(actions)
+    return p

@@ -3,7 +3,8 @@
 Trained policies: ``ppo:checkpoint=PATH`` (a policy file a training run exported), ``dmc:checkpoint=PATH``
 (a DMC Q-network, greedy over the legal Q-values) and ``trained``
 (the policy shipped for the game); ``sb3:model=PATH`` for a saved MaskablePPO model;
-``rllib:checkpoint=DIR`` for a policy trained by Ray RLlib (training/rllib_train.py).
+``rllib:checkpoint=DIR`` for a policy trained by Ray RLlib (training/rllib_train.py);
+``tabular:path=FILE`` for a tabular policy (CFR+ on a small config, domino_training.exploit).
 
 A spec is ``name`` or ``name:key=value,key=value``; values are parsed as int, float, bool
 (true/false) or left as strings, and passed to the agent's constructor as keyword arguments, so
@@ -50,6 +51,7 @@ AGENTS = {
     "trained": _lazy("trained", "shipped_agent"),    # the policy shipped for the game (agents/checkpoints/<env>.npz)
     "sb3": lambda game: SB3Agent,                    # sb3:model=PATH[,sample=true]: a MaskablePPO zip saved by domino_training.sb3
     "rllib": _lazy("rllib_agent", "RLlibAgent"),     # rllib:checkpoint=DIR[,sample=true]: domino_training.rllib_train --out
+    "tabular": _lazy("tabular", "TabularAgent"),     # tabular:path=FILE: a CFR+ policy file of a small config (domino_training.exploit)
 }
 
 

@@ -172,6 +172,18 @@ class PolicyAgent(SampledAgent):
         legal = self.legal_of(action_mask)
         return self.pick(mlp_logits(self.layers, np.asarray(observation, dtype=np.float32)), legal)
 
+    def action_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """`act`'s probabilities: the masked softmax (``sample``) or 1 on the highest legal logit."""
+        legal = self.legal_of(action_mask)
+        logits = mlp_logits(self.layers, np.asarray(observation, dtype=np.float32)).astype(np.float64)
+        logits[~legal] = -np.inf
+        p = np.zeros(logits.size)
+        if not self.sample:
+            p[int(np.argmax(logits))] = 1.0
+            return p
+        p = np.exp(logits - logits.max())
+        return p / p.sum()
+
 
 class QPolicyAgent(PolicyAgent):
     """A Q-network in the policy format (training/dmc.py exports one): the legal action of highest Q.

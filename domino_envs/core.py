@@ -273,6 +273,10 @@ class Game:
     # rules spec (D for D-1, M7 for M7-4), which the docstring and the page both list
     docs_page: ClassVar[str | None] = None
     spec_prefix: ClassVar[str | None] = None
+    # first_key: the config key naming hand 1's first seat (its value None: drawn at random from
+    # the row's stream), which a deal's "first" names; None where the rules pick that seat from the
+    # hands (the OpenSpiel games, openspiel.py, make the random draw a chance node)
+    first_key: ClassVar[str | None] = None
 
     # set by subclasses -------------------------------------------------------------------
     slots: ClassVar[Slots]  # the row's slot table (slots.py): state_size, slot_ranges, slot_map

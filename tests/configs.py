@@ -24,6 +24,11 @@ CONFIGS: list[tuple[str, dict]] = [
     ("block_v0", {"num_players": 4, "hand_size": 7}),
     ("block_v0", {"max_pip": 9, "num_players": 4, "first_seat": 2}),
     ("block_v0", {"match": True, "target": 100}),
+    # the small configs (configs/small/: double-two and double-three sets, exploitability walks)
+    ("draw_v0", {"max_pip": 2, "hand_size": 2}),
+    ("draw_v0", {"max_pip": 3, "hand_size": 3, "first_seat": 0}),
+    ("block_v0", {"max_pip": 2, "hand_size": 2}),
+    ("block_v0", {"max_pip": 3, "hand_size": 3}),
     # Sum 7: 2-4 players, both deals, every zero rule, match mode
     ("sum7_v0", {}),
     ("sum7_v0", {"num_players": 3}),

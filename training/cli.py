@@ -1,7 +1,7 @@
 """The `domino` command: `domino train ...`, `domino evaluate ...`, `domino bench ...`, `domino games`,
-`domino benchmark ...` (benchmark.py), `domino rate SPEC...` (ratings.py),
-`domino play GAME --vs SPEC ...` (play.py), `domino replay FILE ...` (replay_view.py), `domino render ...`
-(render.py). Each subcommand's module is imported only when it runs."""
+`domino benchmark ...` (benchmark.py), `domino rate SPEC...` (ratings.py), `domino exploit --exact SPEC
+--game G ...` (exploit.py), `domino play GAME --vs SPEC ...` (play.py), `domino replay FILE ...`
+(replay_view.py), `domino render ...` (render.py). Each subcommand's module is imported only when it runs."""
 from __future__ import annotations
 
 import sys
@@ -9,7 +9,7 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    commands = ["train", "evaluate", "bench", "benchmark", "rate", "games", "play", "replay", "render"]
+    commands = ["train", "evaluate", "bench", "benchmark", "rate", "exploit", "games", "play", "replay", "render"]
     if not argv or argv[0] not in commands:
         print(f"usage: domino {{{','.join(commands)}}} ...  (got {argv[:1] or 'nothing'})", file=sys.stderr)
         return 2
@@ -42,6 +42,10 @@ def main(argv: list[str] | None = None) -> int:
         from .play import main as play_main
 
         return play_main(rest)
+    elif cmd == "exploit":
+        from .exploit import main as exploit_main
+
+        return exploit_main(rest)
     elif cmd == "replay":
         from .replay_view import main as replay_main
 

@@ -6,7 +6,9 @@ tests/docs/test_docs.py keeps in step with it.
 
 Rules in brief (D-1..D-5 are the spec's ids, D-6 this engine's):
 - Double-six (28 tiles) or double-nine (55, ``max_pip=9``), 2-4 players. D-1 hands of 7/5/5 for
-  2/3/4 players (double-nine 9/7/7); the rest is the boneyard. The opener (random in hand 1, or
+  2/3/4 players (double-nine 9/7/7); the rest is the boneyard. The small sets double-two (6 tiles)
+  and double-three (10), ``max_pip=2`` or ``3`` with ``hand_size`` set (D-1 names no hand size for
+  them), are the same rules on fewer tiles: games whose whole tree can be walked (configs/small/). The opener (random in hand 1, or
   ``first_seat``; D-5 in a match whoever placed the previous hand's last tile) leads any tile.
 - D-6 one line with two ends, no spinner: a double lies in line.
 - A seat that can match an end must play; one that cannot draws until it can and plays that tile
@@ -56,6 +58,7 @@ from ..core import (
     MAX_HANDS,
     MAX_TARGET,
     OK,
+    ConfigError,
     DealError,
     Game,
     check_bool,
@@ -156,6 +159,9 @@ HOT_SIZE = DECK  # reset clears [0, HOT_SIZE); the deal writes the deck, lay_ini
 
 # D-1: tiles dealt to each seat by (max_pip, num_players); the rest is the boneyard
 DEFAULT_HAND = {(6, 2): 7, (6, 3): 5, (6, 4): 5, (9, 2): 9, (9, 3): 7, (9, 4): 7}
+# the sets: double-six and double-nine (rules-spec section 1), and the small double-two and
+# double-three sets of the exploitability configs (configs/small/), which need hand_size
+SETS = (2, 3, 6, 9)
 
 
 def _obs_shapes(n, max_pip):
@@ -169,7 +175,7 @@ def _obs_shapes(n, max_pip):
     ]
 
 
-OBS = ObsLayout(_obs_shapes, range(2, MAX_PLAYERS + 1), (6, 9))
+OBS = ObsLayout(_obs_shapes, range(2, MAX_PLAYERS + 1), SETS)
 OBS_AT = OBS.at  # OBS_AT[n, max_pip, piece]: first entry of the piece
 I_HAND_SIZES, I_BONEYARD, I_DRAWN, I_SCORES = (OBS.index(k) for k in ("hand_sizes", "boneyard", "drawn", "scores"))
 
@@ -190,9 +196,12 @@ class DrawConfig:
     def __post_init__(self):
         g = "draw"
         check_int(g, "num_players", self.num_players, 2, MAX_PLAYERS)
-        check_choice(g, "max_pip", self.max_pip, [6, 9])
+        check_choice(g, "max_pip", self.max_pip, list(SETS))
         if self.hand_size is not None:
             check_int(g, "hand_size", self.hand_size, 1, num_tiles(self.max_pip) // self.num_players)
+        elif (self.max_pip, self.num_players) not in DEFAULT_HAND:
+            raise ConfigError(f"{g}: max_pip={self.max_pip} has no D-1 hand size; set hand_size "
+                              f"(1..{num_tiles(self.max_pip) // self.num_players} with {self.num_players} players)")
         check_bool(g, "drawing", self.drawing)
         if self.first_seat is not None:
             check_int(g, "first_seat", self.first_seat, 0, self.num_players - 1)
@@ -526,6 +535,7 @@ class DrawGame(Game, kernels=globals()):
     heuristic = "line"  # domino_agents.heuristic_line.LineHeuristic
     docs_page = "draw.md"
     spec_prefix = "D"
+    first_key = "first_seat"
 
     Config = DrawConfig
     state_size = STATE_SIZE

@@ -886,6 +886,7 @@ class Magic7Game(Game, kernels=globals()):
     heuristic = "magic7"  # domino_agents.heuristic_magic7.Magic7Heuristic
     docs_page = "magic7.md"
     spec_prefix = "M7"
+    first_key = "first_seat"
 
     Config = Magic7Config
     state_size = STATE_SIZE

@@ -549,6 +549,7 @@ class PeteGame(Game, kernels=globals()):
     heuristic = "fives:pete"  # domino_agents.heuristic_fives.FivesHeuristic, Pete's weights
     docs_page = "seven_toed_pete.md"
     spec_prefix = "P"
+    first_key = "first_leader"
 
     Config = PeteConfig
     state_size = STATE_SIZE

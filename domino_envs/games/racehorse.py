@@ -746,6 +746,7 @@ class RacehorseGame(Game, kernels=globals()):
     heuristic = "fives:racehorse"  # domino_agents.heuristic_fives.FivesHeuristic, Racehorse's weights
     docs_page = "racehorse.md"
     spec_prefix = "T"
+    first_key = "first_setter"
 
     Config = RacehorseConfig
     state_size = STATE_SIZE

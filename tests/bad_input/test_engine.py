@@ -163,7 +163,7 @@ def test_the_row_is_untouched_by_a_refused_call():
 
 
 @pytest.mark.parametrize("name,key,value,words", [
-    ("draw_v0", "max_pip", 6.0, r"max_pip=6\.0 is not allowed; allowed values: \[6, 9\]"),
+    ("draw_v0", "max_pip", 6.0, r"max_pip=6\.0 is not allowed; allowed values: \[2, 3, 6, 9\]"),
     ("draw_v0", "max_pip", True, r"max_pip=True is not allowed"),
     ("draw_v0", "num_players", 2.0, r"num_players=2\.0 must be an integer in 2\.\.4"),
     ("draw_v0", "target", 2 ** 70, r"target=\d+ must be an integer in 1\.\.1000000"),

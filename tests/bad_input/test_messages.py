@@ -22,7 +22,7 @@ def test_unknown_config_key_lists_allowed_keys():
 @pytest.mark.parametrize("key,value,pattern", [
     ("num_players", 5, r"num_players=5 must be an integer in 2\.\.4"),
     ("num_players", "3", r"num_players='3' must be an integer"),
-    ("max_pip", 7, r"max_pip=7 is not allowed; allowed values: \[6, 9\]"),
+    ("max_pip", 7, r"max_pip=7 is not allowed; allowed values: \[2, 3, 6, 9\]"),
     ("target", 0, r"target=0 must be an integer in 1\.\.1000000"),
     ("drawing", "yes", r"drawing='yes' must be True or False"),
     ("first_seat", 2, r"first_seat=2 must be an integer in 0\.\.1"),

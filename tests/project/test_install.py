@@ -92,11 +92,15 @@ def test_the_wheel_holds_our_names_configs_and_policies_only(installed):
     tops = {n.split("/")[0] for n in names}
     (dist_info,) = tops - set(OURS)
     assert tops == {*OURS, dist_info} and dist_info.endswith(".dist-info")
-    configs = sorted(p.name for p in (ROOT / "configs").glob("*.yaml"))
-    assert sorted(n.split("/")[-1] for n in names if n.startswith("domino_training/game_configs/")
-                  and n.endswith(".yaml")) == configs and len(configs) >= 6
-    policies = sorted(p.name for p in (ROOT / "agents" / "checkpoints").glob("*.npz"))
-    assert sorted(n.split("/")[-1] for n in names if n.startswith("domino_agents/checkpoints/")) == policies
+    configs = sorted(p.relative_to(ROOT / "configs").as_posix() for p in (ROOT / "configs").rglob("*.yaml"))
+    cut = len("domino_training/game_configs/")
+    assert sorted(n[cut:] for n in names if n.startswith("domino_training/game_configs/")
+                  and n.endswith(".yaml")) == configs and len(configs) >= 6 + 4  # small/ too
+    checkpoints = ROOT / "agents" / "checkpoints"
+    policies = sorted(p.relative_to(checkpoints).as_posix() for p in checkpoints.rglob("*")
+                      if p.suffix == ".npz" or p.name.endswith(".json.gz"))
+    cut = len("domino_agents/checkpoints/")
+    assert sorted(n[cut:] for n in names if n.startswith("domino_agents/checkpoints/")) == policies
     wheel = zipfile.ZipFile(installed.wheel)
     assert "domino = domino_training.cli:main" in wheel.read(f"{dist_info}/entry_points.txt").decode()
     assert "License-Expression: MIT" in wheel.read(f"{dist_info}/METADATA").decode()
