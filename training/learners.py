@@ -377,9 +377,7 @@ def train_rllib(run: LearnerRun, log: PointLog, progress: bool) -> None:
         raise LearnerError(f"the rllib learner needs Ray RLlib, the optional `rllib` extra "
                            f"(pip install -e '.[rllib]', or make test-rllib's venv): {err}") from None
     r = s.rllib
-    state_path = Path(run.run_dir) / "rllib_points.json"
-    done = log.points[-1] if log.points else None
-    state = json.loads(state_path.read_text()) if done and state_path.is_file() else {"seconds": 0.0}
+    done = log.points[-1] if log.points else None  # resume from the last mark's checkpoint, its counts
     rllib_train.start_ray(None, r.num_cpus or None)
     try:
         algo = rllib_train.build_config(run.game, run.config, env_runners=r.env_runners, seed=run.seed,
@@ -387,7 +385,7 @@ def train_rllib(run: LearnerRun, log: PointLog, progress: bool) -> None:
                                         entropy_coeff=r.entropy_coeff, hidden=tuple(s.network.hidden)).build_algo()
         if done is not None:
             algo.restore_from_path(str(Path(done.spec.split("=", 1)[1])))
-        seconds, steps = float(state["seconds"]), done.env_steps if done else 0
+        seconds, steps = (done.seconds, done.env_steps) if done else (0.0, 0)
         while log.pending():
             t0 = time.perf_counter()
             result = rllib_train.iteration_summary(algo.train())
@@ -398,7 +396,6 @@ def train_rllib(run: LearnerRun, log: PointLog, progress: bool) -> None:
                 path = algo.save_to_path(str(folder))
                 rllib_train.write_policy_meta(path, run.game, run.config, tuple(s.network.hidden), steps)
                 log.save(mark, steps, seconds, f"rllib:checkpoint={path}")
-                state_path.write_text(json.dumps({"seconds": seconds}))
         algo.stop()
     finally:
         rllib_train.ray.shutdown()

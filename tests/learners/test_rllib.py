@@ -299,3 +299,30 @@ def test_rllib_learner_trains_through_the_learner_interface(tmp_path):
         report = evaluate("draw_v0", [p.spec, "random"], 2, seed=1)
         assert report.matchups[(p.spec, "random")].win.shape == (2,)
     assert train_learner("rllib", run) == points
+
+
+def test_rllib_learner_resumes_from_its_last_mark(tmp_path, monkeypatch):
+    """Killed right after its first point, the rllib learner restores that mark's checkpoint and
+    trains only the rest; the first point is kept as it was."""
+    from domino_training import learners
+
+    run = learners.LearnerRun("draw_v0", {}, 0, 400, [200, 400], tmp_path / "run",
+                              {"rllib.train_batch": 200, "rllib.minibatch": 100, "rllib.epochs": 1,
+                               "rllib.num_cpus": 1, "network.hidden": [32]})
+    save = learners.PointLog.save
+
+    def killed(self, *args):
+        save(self, *args)
+        raise KeyboardInterrupt("killed")
+
+    monkeypatch.setattr(learners.PointLog, "save", killed)
+    with pytest.raises(KeyboardInterrupt):
+        learners.train_learner("rllib", run)
+    if ray.is_initialized():  # the learner's own finally shut it down
+        ray.shutdown()
+    monkeypatch.setattr(learners.PointLog, "save", save)
+    first = learners.PointLog(run, "rllib").points
+    assert [p.mark for p in first] == [200]
+    points = learners.train_learner("rllib", run)
+    assert [p.mark for p in points] == [200, 400] and points[0] == first[0]
+    assert points[1].env_steps > points[0].env_steps and points[1].seconds > points[0].seconds
