@@ -39,8 +39,12 @@ in every kernel), so a row with a garbage turn raises `StateError`. They do not 
 the row: a row that only the engine has written (``reset``, ``step``, ``set_deal``) is valid by
 construction, and a full check on every call would cost the callers that step in a loop. A row
 from anywhere else (a file, another process, edited by hand) goes through ``validate(state)``
-once: the header ranges, every slot a kernel uses as an index or bitmask within its range, and
-the game's invariants (``_check_kernel``), each failure a `StateError` naming the slot. The
+once: the header ranges, every slot a kernel uses as an index or bitmask within its range, every
+relation between slots a kernel relies on (the game's ``_validate_more``: the layout as its history
+gives it, played masks against the table, public voids against the hands, pointers, counts, the
+seat to act at a real decision) and the game's invariants (``_check_kernel``), each failure a
+`StateError` naming the slot. The samplers fail closed (an empty row, `SamplingError`) on counts
+they cannot deal. The
 fronts' hot paths (the AEC env's step, ``VectorEnv``'s compiled loop) call the kernels directly on
 rows they own and pay for none of this.
 """

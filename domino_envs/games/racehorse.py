@@ -169,8 +169,9 @@ DRAWN = ROW.slot("drawn", MAX_PLAYERS, 0, N_TILES)
 WASHED = ROW.slot("washed up", MAX_PLAYERS, 0, 1)
 SCORES = ROW.slot("scores", MAX_PLAYERS, 0, _high)
 PENDING = ROW.slot("pending rewards", MAX_PLAYERS, lambda g: -int(g.reward_scale) * _high(g),
-                   lambda g: int(g.reward_scale) * _high(g),
-                   doc="rewards earned during reset / set_deal, paid with the first step")
+                   lambda g: int(g.reward_scale) * _high(g), used=lambda g: g.num_players,
+                   doc="rewards earned during reset / set_deal, paid with the first step (0 once a step "
+                       "was taken: _validate_more)")
 SETTER = ROW.slot("setter", 1, 0, _last_seat, doc="nominal setter of this hand (T-5)")
 DUTY = ROW.slot("set duty", 1, -1, _last_seat, doc="seat holding the set duty, -1 once the set is down")
 EXTRA = ROW.slot("extra play", 1, 0, 1, doc="1 while the seat to act owes an obliged extra play")

@@ -17,13 +17,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from domino_envs import make_game
-from domino_envs.core import StateError
+from domino_envs.core import H_TURN, StateError
+from domino_envs.games import draw, racehorse, sum7
 
 ROOT = Path(__file__).resolve().parents[2]
-ROWS = 1500  # rows per config (each child runs its game's configs in turn)
+ROWS = 1000  # rows per config (each child runs its game's configs in turn): 1,000-3,000 rows a game
 SEED = 20
 TIMEOUT_S = 300
 
@@ -31,12 +33,12 @@ TIMEOUT_S = 300
 # mode, spinners, the other zero rules, a double-nine set)
 CASES = {
     "draw_v0": [{}, {"num_players": 4, "max_pip": 9, "match": True}],
-    "block_v0": [{"num_players": 3}],
+    "block_v0": [{"num_players": 3}, {"max_pip": 9}],
     "seven_toed_pete_v0": [{}, {"match": True, "double_extra_turn": True}],
     "racehorse_v0": [{}, {"num_players": 3, "spinner": "all_doubles", "match": True},
                      {"num_players": 4, "teams": True, "spinner": "first_double"}],
     "sum7_v0": [{}, {"num_players": 3, "zero_rule": "wild", "match": True}],
-    "magic7_v0": [{"num_players": 3}],
+    "magic7_v0": [{"num_players": 3}, {"num_players": 5, "num_games": 2}],
 }
 
 
@@ -98,24 +100,94 @@ def test_rows_that_pass_validate_never_crash(name):
                          f"{json.dumps(failures[:3], indent=1)}"
 
 
-# ---- regression rows: each is refused by validate
+# ---- regression rows: each is refused by validate (the crashes and escapes the fuzz found before the checks)
+def _position(name: str, steps: int, **config):
+    """(game, a row after `steps` random legal steps from a seeded deal)."""
+    g = make_game(name, **config)
+    s = g.new_state()
+    g.reset(s, 7)
+    rng = np.random.default_rng(7)
+    for _ in range(steps):
+        legal = g.legal_actions(s)
+        g.step(s, legal[int(rng.integers(len(legal)))])
+    return g, s
+
+
 def _pete_all_played():
     from domino_envs.games import pete
 
-    g = make_game("seven_toed_pete_v0")
-    s = g.new_state()
-    g.reset(s, 0)
-    s[pete.PLAYED_MASK] = 255  # every slot within its range (issue 20)
+    g, s = _position("seven_toed_pete_v0", 0)
+    s[pete.PLAYED_MASK] = 255  # every slot within its range (issue 20: sample_hidden died of a bus error)
+    return g, s
+
+
+def _played_mask_after_a_step(name, module):
+    def make():
+        g, s = _position(name, 1)
+        s[module.PLAYED_MASK] = int(s[module.HANDS + 1])  # seat 0 "placed" seat 1's tiles: the sampler died
+        return g, s
+    return make
+
+
+def _arm_end_off_by_one():
+    from domino_envs.games import pete
+    from domino_envs.layout import _A_END, _arm
+
+    g, s = _position("seven_toed_pete_v0", 3)
+    slot = _arm(pete.LAY, 0) + _A_END
+    s[slot] = (s[slot] + 1) % 7  # the left end no longer shows what the tiles placed give
+    return g, s
+
+
+def _arm_tiles_inflated():
+    from domino_envs.layout import _A_TILES, _arm
+
+    g, s = _position("draw_v0", 2)
+    s[_arm(draw.LAY, 1) + _A_TILES] = 28  # in range, but the history holds 2 tiles: a step wrote past it
+    return g, s
+
+
+def _void_contradicts_hand():
+    from domino_envs.games import pete
+    from domino_envs.tiles import TILE_A
+
+    g, s = _position("seven_toed_pete_v0", 2)
+    seat = (int(s[H_TURN]) + 1) % 4
+    tile = next(t for t in range(28) if (int(s[pete.HANDS + seat]) >> t) & 1)
+    s[pete.VOID + seat] |= 1 << int(TILE_A[tile])  # "lacks" a number it holds: no consistent redeal
+    return g, s
+
+
+def _pending_of_absent_seat():
+    g, s = _position("racehorse_v0", 0, num_players=3)
+    s[racehorse.PENDING + 3] = 1  # a step paid it into seat 3's reward slot, which a 3-seat game must keep 0
     return g, s
 
 
 REGRESSION = {
     "pete: a played mask naming tiles in a hand": _pete_all_played,
+    "racehorse: a played mask naming another seat's hand": _played_mask_after_a_step("racehorse_v0", racehorse),
+    "sum7: a played mask naming another seat's hand": _played_mask_after_a_step("sum7_v0", sum7),
+    "draw: a played mask naming another seat's hand": _played_mask_after_a_step("draw_v0", draw),
+    "pete: an arm end the history does not give": _arm_end_off_by_one,
+    "draw: an arm's tile count the history does not give": _arm_tiles_inflated,
+    "pete: a void the seat's own hand contradicts": _void_contradicts_hand,
+    "racehorse: pending rewards of an absent seat": _pending_of_absent_seat,
 }
 
 
 @pytest.mark.parametrize("case", list(REGRESSION))
 def test_regression_rows_are_refused(case):
     game, row = REGRESSION[case]()
-    with pytest.raises(StateError):
+    with pytest.raises(StateError, match="corrupted state row"):
         game.validate(row)
+
+
+@pytest.mark.parametrize("name", ["draw_v0", "racehorse_v0", "sum7_v0", "magic7_v0"])
+def test_deal_of_a_sampled_row_is_refused(name):
+    """A sample_hidden row blanks the dealt deck slots: deal_of said ValueError (negative shift)."""
+    game, row = _position(name, 2)
+    sample = game.sample_hidden(row, 0, np.random.default_rng(0))
+    game.validate(sample)  # a sample is a row the engine can use
+    with pytest.raises(StateError, match="does not hold its deal"):
+        game.deal_of(sample)
