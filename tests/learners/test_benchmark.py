@@ -156,7 +156,10 @@ def test_the_ci_profile_runs_the_whole_pipeline_and_a_second_call_redoes_nothing
     assert [p.stat().st_mtime_ns for p in points] == stamps  # nothing trained again
 
 
-def test_a_learner_of_ones_own_joins_the_suite_by_import(tmp_path, suite_copy):
+def test_a_learner_of_ones_own_joins_the_suite_by_import(tmp_path, suite_copy, monkeypatch):
+    from domino_training import learners
+
+    monkeypatch.setattr(learners, "LEARNERS", dict(learners.LEARNERS))  # the import registers my_learner here only
     suite, lock = suite_copy
     _edit(suite, lambda d: d["runs"]["ci"].__setitem__("learners", {"my_learner": 1}))
     _edit(suite, lambda d: d["runs"]["ci"].__setitem__("params", {}))
