@@ -561,7 +561,8 @@ def markdown(suite: Suite, agg: dict, strength: dict, cross: dict, plots: list[P
              f"frozen duplicate deals of its game (seats rotated) against a table of each ladder agent; the final "
              f"one also {suite.search_deals} deals against `{suite.search}`. Score: win share / fair share "
              f"(1.0 = as good as the table). Aggregates with rliable: IQM and mean over runs x games, stratified "
-             f"bootstrap 95% intervals. {hardware}; {minutes:.0f} minutes of benchmark in all.", "",
+             f"bootstrap 95% intervals. {hardware}; {minutes:.0f} minutes in the session that wrote this page (a resumed "
+             f"benchmark counts only its own session; each run's training minutes are in the JSON).", "",
              "## Runs", "", "| learner | seeds | games |", "|---|---|---|"]
     for lr, (seeds, gs) in suite.runs.items():
         lines.append(f"| {lr} | {seeds} | {', '.join(gs)} |")
