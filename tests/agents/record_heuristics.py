@@ -9,12 +9,16 @@ mask, the heuristic's score of every legal action and its set of best actions (t
 `np.isclose` of the top one, the agent's tie set). `tests/agents/test_heuristic_kernels.py` asserts
 that the kernels give the same scores and choose within the same sets on every recorded position.
 
-The committed file was written by the Python heuristics of commit 7b59658 (run this module in a
-checkout of that commit to write it again; at a later commit it would record the kernels, which
-pins nothing). The games are played on the engine (`make_game`: reset / observe / legal_mask /
-step); in each game a seat plays one of the heuristic's best actions with probability 0.7 and a
-uniformly random legal action otherwise (one seeded Generator per family), so the positions are
-ones the heuristic reaches and ones it would not.
+The recorded heuristics are always the Python ones of commit 7b59658: the committed file was
+written at that commit, and at any later one this module loads those modules from git
+(`domino_training.bench_train.legacy_heuristic_class`, as the benchmark does), so after an intended
+change of the observations it can be re-run in a git checkout and still records the Python
+originals (they read the observation through `decode`, by piece name).
+
+The games are played on the engine (`make_game`: reset / observe / legal_mask / step); in each
+game a seat plays one of the heuristic's best actions with probability 0.7 and a uniformly random
+legal action otherwise (one seeded Generator per family), so the positions are ones the heuristic
+reaches and ones it would not.
 
 Families: the golden playthroughs' config families (tests/golden, all players counts, match,
 teams, spinners, max_pip=9, Sum 7's zero rules and deals, Magic-7's game counts), a few more
@@ -73,12 +77,12 @@ def families() -> dict[str, tuple[str, dict, dict]]:
 
 def record_family(env: str, config: dict, params: dict, positions: int, seed: int) -> dict[str, np.ndarray]:
     """Play seeded games of `env` until `positions` decisions with 2+ legal actions are recorded."""
-    from domino_agents.heuristics import make_heuristic
     from domino_envs.core import H_TURN
     from domino_envs.registry import make_game
+    from domino_training.bench_train import legacy_heuristic_class
 
     game = make_game(env, **config)
-    agent = make_heuristic(game, seed=0, **params)
+    agent = legacy_heuristic_class(game)(game, seed=0, **params)  # the Python heuristic of 7b59658
     rng = np.random.default_rng(seed)
     state = game.new_state()
     mask_buf = np.zeros(game.num_actions, dtype=np.int8)
