@@ -73,15 +73,17 @@ class Opponents:
     random: float = 0.1
     greedy: float = 0.1
     heuristic: float = 0.1
+    target: float = 0.0             # a fixed agent, `target_spec`, in the other seats (ppo only; a best response)
+    target_spec: str = ""           # its agent spec: random, greedy, heuristic, ppo:checkpoint=PATH, trained...
     snapshot_every: int = 10        # updates between snapshots added to the pool
     max_snapshots: int = 8          # oldest dropped first
 
 
 @dataclass
 class Imitation:
-    """Warm start: the actor first copies a baseline's choices (training/imitate.py); 0 decisions: off."""
+    """Warm start: the actor first copies an agent's choices (training/imitate.py); 0 decisions: off."""
 
-    teacher: str = "heuristic"      # heuristic, greedy or random
+    teacher: str = "heuristic"      # an agent spec that plays from observations: heuristic, greedy, trained...
     decisions: int = 0              # teacher decisions to learn from
     epochs: int = 8
     lr: float = 1e-3
@@ -128,7 +130,7 @@ class TrainConfig:
 
 ALGOS = ("ppo", "sb3")
 REWARDS = ("win", "score")
-TEACHERS = ("heuristic", "greedy", "random")
+TEACHERS = ("heuristic", "greedy", "random")  # the baselines; any agent spec that plays from observations teaches
 
 
 @dataclass
@@ -257,6 +259,18 @@ def parse_override(text: str) -> tuple[str, Any]:
     return key.strip(), value
 
 
+def _is_spec(text) -> bool:
+    """Whether `text` parses as an agent spec of a known agent (whether it fits the game is checked
+    when the agent is made)."""
+    from domino_agents.registry import parse_spec
+
+    try:
+        parse_spec(text)
+    except ValueError:
+        return False
+    return True
+
+
 def validate(train: TrainConfig) -> None:
     """Values outside what the trainers accept: ConfigError naming the key and the allowed range."""
     def need(ok, key, value, allowed):
@@ -287,12 +301,17 @@ def validate(train: TrainConfig) -> None:
     need(train.ppo.device == "cpu" or train.ppo.device.startswith("cuda"), "ppo.device", train.ppo.device,
          "allowed: 'cpu', 'cuda', 'cuda:N'")
     weights = [train.opponents.self_play, train.opponents.snapshot, train.opponents.random,
-               train.opponents.greedy, train.opponents.heuristic]
+               train.opponents.greedy, train.opponents.heuristic, train.opponents.target]
     need(all(w >= 0 for w in weights) and sum(weights) > 0, "opponents", weights,
          "weights must be >= 0 with a positive sum")
+    if train.opponents.target > 0:
+        need(train.algo == "ppo", "opponents.target", train.opponents.target, "a target opponent is for algo ppo only")
+        need(_is_spec(train.opponents.target_spec), "opponents.target_spec", train.opponents.target_spec,
+             "opponents.target > 0 needs an agent spec, e.g. heuristic or ppo:checkpoint=PATH")
     need(train.opponents.snapshot_every >= 1, "opponents.snapshot_every", train.opponents.snapshot_every, "must be >= 1")
     need(train.opponents.max_snapshots >= 1, "opponents.max_snapshots", train.opponents.max_snapshots, "must be >= 1")
-    need(train.imitation.teacher in TEACHERS, "imitation.teacher", train.imitation.teacher, f"allowed: {list(TEACHERS)}")
+    need(_is_spec(train.imitation.teacher), "imitation.teacher", train.imitation.teacher,
+         f"an agent spec that plays from observations, e.g. {list(TEACHERS)}, trained, ppo:checkpoint=PATH")
     need(train.imitation.decisions >= 0, "imitation.decisions", train.imitation.decisions, "must be >= 0")
     need(train.imitation.epochs >= 1, "imitation.epochs", train.imitation.epochs, "must be >= 1")
     need(train.imitation.lr > 0, "imitation.lr", train.imitation.lr, "must be > 0")

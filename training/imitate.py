@@ -14,19 +14,19 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from domino_envs.errors import ConfigError
 from domino_envs.vector import VectorEnv
 from domino_training.network import ActorCritic, masked_log_probs
-from domino_training.opponents import GreedyBatch, HeuristicBatch, RandomBatch
-
-TEACHERS = {"heuristic": HeuristicBatch, "greedy": GreedyBatch, "random": RandomBatch}
+from domino_training.opponents import batch_opponent
 
 
 def demonstrations(run, decisions: int, teacher: str = "heuristic", num_envs: int = 64, seed: int = 0):
-    """(obs, masks, actions, value targets) of `decisions` decisions with `teacher` in every seat."""
+    """(obs, masks, actions, value targets) of `decisions` decisions with `teacher` (an agent spec,
+    batched by `opponents.batch_opponent`) in every seat."""
     venv = VectorEnv(run.game, num_envs, seed=seed, **run.config)
     game = venv.game
     n = game.num_players
-    agent = TEACHERS[teacher](game, seed=seed) if teacher == "heuristic" else TEACHERS[teacher](game)
+    agent = batch_opponent(teacher, game, seed=seed)
     rng = np.random.default_rng([seed, 0x1317])
     obs_out, mask_out, act_out = [], [], []
     pending: list[list[list[int]]] = [[[] for _ in range(n)] for _ in range(num_envs)]  # indices per seat
@@ -57,6 +57,9 @@ def demonstrations(run, decisions: int, teacher: str = "heuristic", num_envs: in
     # decisions of games still running at the end have no result: drop them
     unfinished = {j for per_env in pending for per_seat in per_env for j in per_seat}
     keep = np.array([j for j in range(count) if j not in unfinished], dtype=np.int64)
+    if keep.size == 0:
+        raise ConfigError(f"imitation.decisions={decisions} ended no game of {num_envs} played side by side, so "
+                          f"there is nothing to learn from; use at least a few games' worth (e.g. 20000)")
     return (np.concatenate(obs_out)[keep], np.concatenate(mask_out)[keep], np.concatenate(act_out)[keep],
             np.asarray(targets, dtype=np.float32)[keep])
 

@@ -19,7 +19,9 @@ Each piece is an importable function or small class, so tests call them one at a
   in every seat (self-play; all seats' decisions train it), a frozen snapshot of it (one added
   every ``snapshot_every`` updates, the oldest dropped), or a baseline (random, greedy, heuristic),
   with the learner in one random seat; weights in ``opponents``. Seats played by an opponent give
-  no training data. Random and greedy are batched array operations (training/opponents.py).
+  no training data. ``opponents.target`` adds a fixed agent of any spec (``target_spec``, batched by
+  `opponents.batch_opponent`): with all the weight on it, the run trains a best response to it
+  (training/best_response.py). Random and greedy are batched array operations (training/opponents.py).
 - **Perfect-information critic** (``ppo.perfect_info_critic``): the value head reads every seat's
   observation (rotated to start at the deciding seat), compiled per game by `observe_all`; the
   actor still reads its own observation only, and only the actor is exported.
@@ -55,12 +57,14 @@ from domino_envs.vector import VectorEnv
 from domino_envs.version import __version__
 from domino_training.configs import RunConfig, TrainConfig
 from domino_training.network import ActorCritic, masked_log_probs
-from domino_training.opponents import GreedyBatch, HeuristicBatch, PolicyBatch, RandomBatch, sample_actions
+from domino_training.opponents import (GreedyBatch, HeuristicBatch, PolicyBatch, RandomBatch, batch_opponent,
+                                        sample_actions)
 
 LEARNER = 0
-# opponent codes in the per-seat controller table; snapshots take SNAPSHOT0 + slot
-RANDOM, GREEDY, HEURISTIC, SNAPSHOT0 = 1, 2, 3, 4
-POOL_KINDS = ("self_play", "snapshot", "random", "greedy", "heuristic")
+# opponent codes in the per-seat controller table; snapshots take SNAPSHOT0 + slot; the fixed
+# target (opponents.target_spec) is -1, below the learner, so the codes saved before it keep their meaning
+RANDOM, GREEDY, HEURISTIC, SNAPSHOT0, TARGET = 1, 2, 3, 4, -1
+POOL_KINDS = ("self_play", "snapshot", "random", "greedy", "heuristic", "target")
 CHECKPOINT_FORMAT = "domino-envs-ppo-checkpoint/1"
 CHECKPOINT_KEYS = ("format", "package_version", "run", "update", "env_steps", "seconds", "model", "optimizer",
                    "collector", "extra")
@@ -183,6 +187,8 @@ class Collector:
         self.baselines = {RANDOM: RandomBatch(self.game), GREEDY: GreedyBatch(self.game)}
         if cfg.opponents.heuristic > 0:
             self.baselines[HEURISTIC] = HeuristicBatch(self.game, seed=cfg.seed)
+        if cfg.opponents.target > 0:
+            self.baselines[TARGET] = batch_opponent(cfg.opponents.target_spec, self.game, seed=cfg.seed)
         self.snapshots: list[PolicyBatch | None] = [None] * cfg.opponents.max_snapshots
         self.snapshot_count = 0
         w = np.array([getattr(cfg.opponents, k) for k in POOL_KINDS], dtype=np.float64)
@@ -213,7 +219,7 @@ class Collector:
         kinds = self.rng.choice(len(POOL_KINDS), size=rows.size, p=self.pool_weights)
         have = [i for i, s in enumerate(self.snapshots) if s is not None]
         codes = np.zeros(rows.size, dtype=np.int64)
-        codes[kinds == 2], codes[kinds == 3], codes[kinds == 4] = RANDOM, GREEDY, HEURISTIC
+        codes[kinds == 2], codes[kinds == 3], codes[kinds == 4], codes[kinds == 5] = RANDOM, GREEDY, HEURISTIC, TARGET
         snap = kinds == 1
         if have:
             codes[snap] = SNAPSHOT0 + np.asarray(have)[self.rng.integers(len(have), size=int(snap.sum()))]
@@ -227,7 +233,7 @@ class Collector:
         self.kind[rows] = kinds
 
     def _opponent(self, code: int):
-        return self.baselines[code] if code < SNAPSHOT0 else self.snapshots[code - SNAPSHOT0]
+        return self.baselines[code] if code < SNAPSHOT0 else self.snapshots[code - SNAPSHOT0]  # TARGET < 0
 
     # -------------------------------------------------------------- one rollout
     def critic_inputs(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:

@@ -384,7 +384,7 @@ class ObservationTeacher:
 def test_demonstrations_line_up_observation_mask_and_action(monkeypatch):
     """Each demonstration's action is the teacher's choice on that very observation and mask (a
     teacher that reads the observation), legal under the mask; observations differ row to row."""
-    monkeypatch.setitem(imitate.TEACHERS, "greedy", ObservationTeacher)
+    monkeypatch.setattr(imitate, "batch_opponent", lambda spec, game, seed=0: ObservationTeacher(game))
     obs, masks, actions, targets = imitate.demonstrations(tiny_run("draw_v0"), 1024, "greedy", num_envs=16, seed=3)
     assert len(actions) > 600 and len(obs) == len(masks) == len(targets) == len(actions)
     assert masks[np.arange(len(actions)), actions].all()

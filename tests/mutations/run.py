@@ -203,6 +203,22 @@ MUTATIONS = [
         "domino_envs/replay.py",
         [("            if len(st.rewards) != n or rewards != st.rewards:\n", "            if len(st.rewards) != n:\n")],
         ["tests/fronts/test_replay.py", "-k", "moved"]),
+    # issue 23: the learned best response's measure
+    Mutation(
+        "br_edge_unpaired", "the learned best response's edge forgets to subtract the target's own return",
+        "training/best_response.py",
+        [("        e = np.asarray(p[\"returns\"]) - base[p[\"deals\"]]\n", "        e = np.asarray(p[\"returns\"])\n")],
+        ["tests/learners/test_best_response.py", "-k", "result_pairs"]),
+    Mutation(
+        "response_gains_seat_sign", "the exact gain of a response in seat 1 counted with seat 0's sign",
+        "training/exploit.py",
+        [("        sign = 1 if p == 0 else -1\n", "        sign = 1\n")],
+        ["tests/learners/test_best_response.py", "-k", "sampled_edge or at_most"]),
+    Mutation(
+        "target_seats_random", "games drawn for the target opponent seat random players instead",
+        "training/ppo.py",
+        [("codes[kinds == 5] = RANDOM, GREEDY, HEURISTIC, TARGET", "codes[kinds == 5] = RANDOM, GREEDY, HEURISTIC, RANDOM")],
+        ["tests/learners/test_best_response.py", "-k", "one_learner_seat"]),
 ]
 
 

@@ -1,0 +1,207 @@
+"""Learned best responses (training/best_response.py, `domino exploit SPEC --game G`): the target
+opponent in PPO's pool, batched opponents of any spec, the sampled edge against the exact one on
+the smallest config, a tiny run end to end and resumed, bad input."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from domino_agents.registry import make_agent
+from domino_agents.trained import policy_meta, save_policy
+from domino_envs.errors import ConfigError
+from domino_envs.registry import make_game
+from domino_envs.vector import VectorEnv
+from domino_training import best_response, exploit
+from domino_training.configs import TrainConfig, set_key, validate
+from domino_training.opponents import AgentRows, GreedyBatch, HeuristicBatch, PolicyBatch, RandomBatch, batch_opponent
+
+SMALL = ("draw_v0", {"max_pip": 2, "hand_size": 2})
+# a few thousand env steps: seconds
+TINY = {"ppo.num_envs": 16, "ppo.rollout_steps": 16, "ppo.minibatch_size": 128, "ppo.epochs": 2,
+        "network.hidden": [16]}
+
+
+def random_policy_file(tmp_path, game, seed=0):
+    rng = np.random.default_rng(seed)
+    layers = [(rng.normal(size=(8, game.obs_size)).astype(np.float32), rng.normal(size=8).astype(np.float32)),
+              (rng.normal(size=(game.num_actions, 8)).astype(np.float32), np.zeros(game.num_actions, np.float32))]
+    return save_policy(tmp_path / "p.npz", layers, policy_meta(game, [8], "test", 0))
+
+
+def test_batch_opponent_picks_the_fast_form_of_each_spec(tmp_path):
+    game = make_game("draw_v0")
+    assert isinstance(batch_opponent("random", game), RandomBatch)
+    assert isinstance(batch_opponent("greedy", game), GreedyBatch)
+    assert isinstance(batch_opponent("heuristic", game), HeuristicBatch)
+    path = random_policy_file(tmp_path, game)
+    assert isinstance(batch_opponent(f"ppo:checkpoint={path}", game), PolicyBatch)
+    assert not batch_opponent(f"ppo:checkpoint={path}", game).sample
+    assert batch_opponent(f"ppo:checkpoint={path},sample=true", game).sample
+    assert isinstance(batch_opponent("trained", game), PolicyBatch)
+
+
+def test_a_policy_file_opponent_plays_the_agents_choices(tmp_path):
+    """Row for row, the batched policy file picks what its agent's act picks (the argmax)."""
+    game = make_game("draw_v0")
+    path = random_policy_file(tmp_path, game)
+    venv = VectorEnv("draw_v0", 64, seed=1)
+    obs, masks, _ = venv.reset()
+    agent = make_agent(f"ppo:checkpoint={path}", game)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        acts = batch_opponent(f"ppo:checkpoint={path}", game).act_batch(obs, masks, rng)
+        assert acts.tolist() == [agent.act(o, m) for o, m in zip(obs, masks)]
+        obs, masks, *_ = venv.step(acts)
+
+
+def test_other_agents_are_asked_row_by_row_and_searchers_are_refused():
+    engine = make_game(*SMALL[:1], **SMALL[1])
+    path = exploit.policy_path("draw_d2")
+    opp = batch_opponent(f"tabular:path={path}", engine)
+    assert isinstance(opp, AgentRows)
+    venv = VectorEnv(SMALL[0], 8, seed=2, **SMALL[1])
+    obs, masks, _ = venv.reset()
+    acts = opp.act_batch(obs, masks, np.random.default_rng(0))
+    assert masks[np.arange(8), acts].all()
+    with pytest.raises(ConfigError, match="searches the hidden state"):
+        batch_opponent("pimc:n=2", engine)
+    with pytest.raises(ConfigError, match="unknown agent 'nobody'"):
+        batch_opponent("nobody", engine)
+    with pytest.raises(ConfigError, match="does not exist"):
+        batch_opponent("ppo:checkpoint=/no/such/file.npz", engine)
+
+
+@pytest.mark.parametrize("key,value,message", [
+    ("opponents.target_spec", "", "needs an agent spec"),
+    ("opponents.target_spec", "nobody", "needs an agent spec"),
+    ("algo", "sb3", "for algo ppo only"),
+])
+def test_target_weight_needs_a_spec_and_ppo(key, value, message):
+    train = TrainConfig()
+    set_key(train, "opponents.target", 1.0)
+    set_key(train, "opponents.target_spec", "heuristic")
+    set_key(train, key, value)
+    with pytest.raises(ConfigError, match=message):
+        validate(train)
+
+
+def test_imitation_teacher_must_be_an_agent_spec():
+    train = TrainConfig()
+    set_key(train, "imitation.teacher", "trained")
+    validate(train)
+    set_key(train, "imitation.teacher", "teacher of nothing")
+    with pytest.raises(ConfigError, match="imitation.teacher"):
+        validate(train)
+
+
+def test_with_all_weight_on_the_target_every_game_has_one_learner_seat():
+    from domino_training.configs import RunConfig
+    from domino_training.ppo import LEARNER, TARGET, Collector
+
+    train = TrainConfig()
+    for k, v in {**TINY, "opponents.self_play": 0.0, "opponents.snapshot": 0.0, "opponents.random": 0.0,
+                 "opponents.greedy": 0.0, "opponents.heuristic": 0.0, "opponents.target": 1.0,
+                 "opponents.target_spec": "greedy"}.items():
+        set_key(train, k, v)
+    validate(train)
+    col = Collector(RunConfig("seven_toed_pete_v0", {}, train))
+    assert ((col.ctrl == LEARNER).sum(axis=1) == 1).all()
+    assert ((col.ctrl == TARGET).sum(axis=1) == col.n - 1).all()
+    assert isinstance(col.baselines[TARGET], GreedyBatch)
+
+
+def test_sampled_edge_agrees_with_the_exact_one():
+    """On the smallest config, greedy's edge over random measured on duplicate deals (the learned
+    best response's measure) lies within 4 standard errors of the tree walk's exact value."""
+    name, config = SMALL
+    exact = exploit.response_gains(name, config, "greedy", "random")
+    game = make_game(name, **config)
+    e = (best_response.per_deal_returns(game, "greedy", "random", 3000, 7)
+         - best_response.per_deal_returns(game, "random", "random", 3000, 7))
+    se = e.std(ddof=1) / np.sqrt(e.size)
+    assert abs(e.mean() - exact["edge"]) < 4 * se
+    assert exact["edge"] > 0.05  # greedy beats random there: the test can tell a sign error
+
+
+def test_response_gains_are_zero_for_the_target_and_at_most_the_best_responses():
+    name, config = SMALL
+    same = exploit.response_gains(name, config, "heuristic", "heuristic")
+    assert same["gains"] == pytest.approx([0.0, 0.0], abs=1e-12) and same["recovered"] == pytest.approx(0.0, abs=1e-12)
+    other = exploit.response_gains(name, config, "greedy", "random")
+    assert all(g <= b + 1e-9 for g, b in zip(other["gains"], other["best_gains"]))
+    assert other["exploitability"] == pytest.approx(exploit.exact("random", name, config)["exploitability"])
+
+
+def test_a_tiny_best_response_runs_resumes_and_says_lower_bound(tmp_path, monkeypatch):
+    name, config = SMALL
+    settings = best_response.BRSettings(steps=4096, seeds=2, marks=2, deals=40, curve_deals=20, imitation=1024,
+                                        params={**TINY, "imitation.epochs": 1})
+    res = best_response.train("heuristic", name, config, settings, tmp_path, log=lambda *_: None)
+    assert res["learner"] == "ppo_bc" and res["final"]["seeds"] == 2
+    assert [c["mark"] for c in res["curve"]] == [2048, 4096]
+    assert {p["deals"] for p in res["points"]} == {20, 40}
+    assert res["final"]["lo"] <= res["final"]["edge"] <= res["final"]["hi"]
+    text = best_response.describe(res)
+    assert "a lower bound" in text and "seed 1: edge" in text
+    # a second call trains and evaluates nothing: the folder holds every point
+    monkeypatch.setattr(best_response, "per_deal_returns", lambda *a: pytest.fail("evaluated again"))
+    again = best_response.train("heuristic", name, config, settings, tmp_path, log=lambda *_: None)
+    assert again == res
+    # another run in the same folder is refused
+    with pytest.raises(ConfigError, match="another best-response run"):
+        best_response.train("greedy", name, config, settings, tmp_path, log=lambda *_: None)
+
+
+def test_random_target_trains_from_scratch_with_the_games_reward():
+    learner, params = best_response.learner_and_params("random", *SMALL, best_response.BRSettings())
+    assert learner == "ppo" and "imitation.teacher" not in params
+    assert params["ppo.reward"] == "score" and params["opponents.target"] == 1.0
+    assert params["ppo.score_scale"] > 0
+
+
+@pytest.mark.parametrize("settings,message", [
+    ({"seeds": 0}, "seeds=0"), ({"steps": 100}, "too small"), ({"deals": True}, "deals=True")])
+def test_bad_settings_are_refused(settings, message):
+    with pytest.raises(ConfigError, match=message):
+        best_response.BRSettings(**settings).check()
+
+
+def test_cli_needs_exactly_one_of_spec_and_exact(capsys):
+    from domino_training.cli import main
+
+    for argv in (["exploit", "--game", "draw_v0"], ["exploit", "random", "--exact", "random", "--game", "draw_v0"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+        assert "give either SPEC" in capsys.readouterr().err
+
+
+def test_cli_learned_best_response(tmp_path, capsys):
+    from domino_training.cli import main
+
+    argv = ["exploit", "random", "--game", "draw_v0", "--set", "max_pip=2", "--set", "hand_size=2", "--steps", "4096",
+            "--seeds", "1", "--marks", "1", "--deals", "20", "--out", str(tmp_path), "--no-progress"]
+    argv += [f"--param={k}={json.dumps(v) if isinstance(v, list) else v}" for k, v in TINY.items()]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "learned best response to 'random'" in out and "a lower bound" in out
+    assert json.loads((tmp_path / "result.json").read_text())["final"]["seeds"] == 1
+
+
+def test_result_pairs_each_deal_with_the_targets_own_return():
+    """The edge is per deal the response's return minus the target's self-play return on that deal:
+    a response that does exactly as well as the target deal by deal has edge 0, with no spread."""
+    settings = best_response.BRSettings(steps=4096, seeds=2, marks=1, deals=4, curve_deals=4)
+    base = [3.0, -5.0, 1.0, 9.0]
+    edges = {"run": {"target": "t", "game": "draw_v0", "config": {}, "settings": vars(settings), "learner": "ppo",
+                     "params": {"ppo.score_scale": 0.1}},
+             "self_play": {"4": base},
+             "points": {f"{s}/4096": {"seed": s, "mark": 4096, "env_steps": 4096, "seconds": 6.0, "spec": f"p{s}",
+                                      "deals": 4, "returns": [b + s for b in base]} for s in (0, 1)}}
+    res = best_response.result(edges)
+    assert [p["edge"] for p in res["points"]] == [0.0, 1.0]
+    assert res["points"][0]["lo"] == res["points"][0]["hi"] == 0.0
+    assert res["final"]["edge"] == 0.5 and res["final"]["best_seed"] == 1 and res["final"]["best_edge"] == 1.0
+    assert 0.0 <= res["final"]["lo"] <= 0.5 <= res["final"]["hi"] <= 1.0
+    assert res["self_play_return"] == 2.0
