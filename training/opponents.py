@@ -12,10 +12,8 @@ plays at once, with the same choice rule as its agent:
   call), row by row as the agent breaks them.
 - `PolicyBatch`: a frozen actor, one batched forward: a snapshot of the learner (it samples, as
   the learner plays), or a policy file's agent (its argmax, as `ppo:checkpoint=` plays by default).
-- `AgentRows`: any other agent (a tabular policy, sb3, rllib), asked row by row: slow, but the same
-  choices the agent makes in evaluation.
-- `batch_opponent(spec, game, seed)`: the batched form of an agent spec (the fastest of the above
-  that plays like `make_agent(spec)`); a learned best response plays against it (its target).
+- `batch_opponent(spec, game, seed)`: the batched form of an agent spec, one of the above that
+  plays like `make_agent(spec)`; a learned best response plays against it (its target).
 - `sample_actions`: the masked categorical sampler the learner and the snapshots share.
 
 Every opponent draws from the `numpy.random.Generator` it is given (the trainer's own stream).
@@ -106,28 +104,13 @@ class PolicyBatch:
         return np.where(masks != 0, logits, -np.inf).argmax(axis=1)
 
 
-class AgentRows:
-    """Any agent asked one row at a time, reseeded per call from the caller's stream. Agents that
-    search (``searches = True``: they need the hidden state) cannot be asked from observations."""
-
-    def __init__(self, agent, spec: str):
-        if getattr(agent, "searches", False):
-            from domino_envs.errors import ConfigError
-
-            raise ConfigError(f"agent {spec!r} searches the hidden state, so it cannot play from observations "
-                              f"inside the vector env; use a policy (random, greedy, heuristic, a policy file)")
-        self.agent, self.name = agent, spec
-
-    def act_batch(self, obs, masks, rng):
-        self.agent.reset(seed=int(rng.integers(2**62)))
-        return np.array([self.agent.act(o, m) for o, m in zip(obs, masks)], dtype=np.int64)
-
-
 def batch_opponent(spec: str, game, seed: int = 0):
     """The batched opponent that plays like ``make_agent(spec, game)``: random, greedy and the
     heuristic (without parameters) as their array forms, a policy file (``ppo:checkpoint=``,
-    ``dmc:checkpoint=``, ``trained``) as one forward pass, anything else row by row (`AgentRows`). ConfigError (a
-    DominoError) for a spec that names no agent or does not fit the game."""
+    ``dmc:checkpoint=``, ``trained``) as one forward pass. Other agents are refused: some keep
+    state from one decision of a hand to the next (the tabular policy reads its history; PIMC
+    searches the hidden state), which a batch of unrelated rows cannot give them. ConfigError (a
+    DominoError) naming the spec and what is allowed."""
     from domino_agents.registry import make_agent, parse_spec
     from domino_envs.errors import ConfigError, DominoError
 
@@ -137,10 +120,10 @@ def batch_opponent(spec: str, game, seed: int = 0):
             return HeuristicBatch(game, seed=seed)
         if not params and name in ("random", "greedy"):
             return RandomBatch(game) if name == "random" else GreedyBatch(game)
-        agent = make_agent(spec, game, seed=seed)
+        agent = make_agent(spec, game, seed=seed) if name in ("ppo", "dmc", "trained") else None
     except (ValueError, DominoError) as err:
         raise ConfigError(f"opponent {spec!r}: {err}") from None
-    layers = getattr(agent, "layers", None)
-    if layers is not None and hasattr(agent, "sample"):
-        return PolicyBatch(layers, sample=agent.sample)
-    return AgentRows(agent, spec)
+    if agent is None:
+        raise ConfigError(f"opponent {spec!r} cannot play batched in the vector env; allowed: random, greedy, "
+                          f"heuristic, ppo:checkpoint=PATH, dmc:checkpoint=PATH, trained")
+    return PolicyBatch(agent.layers, sample=agent.sample)

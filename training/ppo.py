@@ -57,8 +57,14 @@ from domino_envs.vector import VectorEnv
 from domino_envs.version import __version__
 from domino_training.configs import RunConfig, TrainConfig
 from domino_training.network import ActorCritic, masked_log_probs
-from domino_training.opponents import (GreedyBatch, HeuristicBatch, PolicyBatch, RandomBatch, batch_opponent,
-                                        sample_actions)
+from domino_training.opponents import (
+    GreedyBatch,
+    HeuristicBatch,
+    PolicyBatch,
+    RandomBatch,
+    batch_opponent,
+    sample_actions,
+)
 
 LEARNER = 0
 # opponent codes in the per-seat controller table; snapshots take SNAPSHOT0 + slot; the fixed

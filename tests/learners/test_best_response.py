@@ -15,7 +15,7 @@ from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
 from domino_training import best_response, exploit
 from domino_training.configs import TrainConfig, set_key, validate
-from domino_training.opponents import AgentRows, GreedyBatch, HeuristicBatch, PolicyBatch, RandomBatch, batch_opponent
+from domino_training.opponents import GreedyBatch, HeuristicBatch, PolicyBatch, RandomBatch, batch_opponent
 
 SMALL = ("draw_v0", {"max_pip": 2, "hand_size": 2})
 # a few thousand env steps: seconds
@@ -56,17 +56,14 @@ def test_a_policy_file_opponent_plays_the_agents_choices(tmp_path):
         obs, masks, *_ = venv.step(acts)
 
 
-def test_other_agents_are_asked_row_by_row_and_searchers_are_refused():
-    engine = make_game(*SMALL[:1], **SMALL[1])
-    path = exploit.policy_path("draw_d2")
-    opp = batch_opponent(f"tabular:path={path}", engine)
-    assert isinstance(opp, AgentRows)
-    venv = VectorEnv(SMALL[0], 8, seed=2, **SMALL[1])
-    obs, masks, _ = venv.reset()
-    acts = opp.act_batch(obs, masks, np.random.default_rng(0))
-    assert masks[np.arange(8), acts].all()
-    with pytest.raises(ConfigError, match="searches the hidden state"):
-        batch_opponent("pimc:n=2", engine)
+def test_agents_that_cannot_play_batched_are_refused():
+    """The tabular policy reads its hand's history and PIMC the hidden state: neither can play a
+    batch of unrelated rows, so neither is a target (nor a teacher)."""
+    name, config = exploit.small_configs()["draw_d2"]
+    engine = make_game(name, **config)
+    for spec in (f"tabular:path={exploit.policy_path('draw_d2')}", "pimc:n=2", "heuristic:seed=3"):
+        with pytest.raises(ConfigError, match="cannot play batched"):
+            batch_opponent(spec, engine)
     with pytest.raises(ConfigError, match="unknown agent 'nobody'"):
         batch_opponent("nobody", engine)
     with pytest.raises(ConfigError, match="does not exist"):
