@@ -134,7 +134,7 @@ def test_response_gains_are_zero_for_the_target_and_at_most_the_best_responses()
 def test_a_tiny_best_response_runs_resumes_and_says_lower_bound(tmp_path, monkeypatch):
     name, config = SMALL
     settings = best_response.BRSettings(steps=4096, seeds=2, marks=2, deals=40, curve_deals=20, imitation=1024,
-                                        params={**TINY, "imitation.epochs": 1})
+                                        warm_start=True, params={**TINY, "imitation.epochs": 1})
     res = best_response.train("heuristic", name, config, settings, tmp_path, log=lambda *_: None)
     assert res["learner"] == "ppo_bc" and res["final"]["seeds"] == 2
     assert [c["mark"] for c in res["curve"]] == [2048, 4096]
@@ -151,9 +151,13 @@ def test_a_tiny_best_response_runs_resumes_and_says_lower_bound(tmp_path, monkey
         best_response.train("greedy", name, config, settings, tmp_path, log=lambda *_: None)
 
 
-def test_random_target_trains_from_scratch_with_the_games_reward():
-    learner, params = best_response.learner_and_params("random", *SMALL, best_response.BRSettings())
+def test_responses_train_from_scratch_with_the_games_reward_unless_warm_started():
+    learner, params = best_response.learner_and_params("heuristic", *SMALL, best_response.BRSettings())
     assert learner == "ppo" and "imitation.teacher" not in params
+    warm = best_response.BRSettings(warm_start=True)
+    assert best_response.learner_and_params("random", *SMALL, warm)[0] == "ppo"  # nothing to copy
+    learner, params = best_response.learner_and_params("trained", *SMALL, warm)
+    assert learner == "ppo_bc" and params["imitation.teacher"] == "trained"
     assert params["ppo.reward"] == "score" and params["opponents.target"] == 1.0
     assert params["ppo.score_scale"] > 0
 
