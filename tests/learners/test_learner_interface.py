@@ -247,6 +247,23 @@ def test_dmc_targets_are_each_seats_final_win_share_and_no_decision_is_lost(tmp_
     assert set(np.unique(t.st_ep).tolist()) <= set(t.episode.tolist())  # staged: games still running
 
 
+def test_dmc_finish_gives_each_staged_decision_its_own_seats_final_value(tmp_path):
+    """Games 7 and 9 end: each of their staged decisions moves to the replay with the final value
+    of the seat that made it; game 11's decision stays staged."""
+    from domino_training.dmc import DMCTrainer
+    from domino_training.learners import dmc_settings
+
+    t = DMCTrainer(GAME, {}, dmc_settings(tiny("dmc", tmp_path)), 0, tmp_path)
+    t.st_obs = np.arange(4, dtype=np.float32)[:, None].repeat(t.rp_obs.shape[1], axis=1)
+    t.st_act, t.st_ep, t.st_seat = np.arange(4), np.array([7, 7, 9, 11]), np.array([0, 1, 1, 0])
+    t.rp_ptr = t.rp_size = 0
+    t._finish(np.array([9, 7]), np.array([[0.5, -0.5], [-0.25, 0.25]]))
+    assert t.rp_size == 3 and t.rp_act[:3].tolist() == [0, 1, 2]
+    assert t.rp_target[:3].tolist() == [-0.25, 0.25, -0.5]
+    assert t.rp_obs[:3, 0].tolist() == [0.0, 1.0, 2.0]
+    assert t.st_ep.tolist() == [11] and t.st_seat.tolist() == [0] and t.st_act.tolist() == [3]
+
+
 def test_dmc_checkpoint_of_another_run_or_corrupted_is_refused(tmp_path):
     import torch
 

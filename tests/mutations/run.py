@@ -203,6 +203,19 @@ MUTATIONS = [
         "domino_envs/replay.py",
         [("            if len(st.rewards) != n or rewards != st.rewards:\n", "            if len(st.rewards) != n:\n")],
         ["tests/fronts/test_replay.py", "-k", "moved"]),
+    # issue 22: the learners and the benchmark
+    Mutation(
+        "dmc_target_wrong_seat", "DMC's regression target is seat 0's final value for every seat's decision",
+        "training/dmc.py",
+        [("        target = values[pos[done], self.st_seat[done]].astype(np.float32)\n",
+          "        target = values[pos[done], 0].astype(np.float32)\n")],
+        ["tests/learners/test_learner_interface.py", "-k", "dmc_finish"]),
+    Mutation(
+        "benchmark_keyed_by_trained_steps", "benchmark scores keyed by the learner's own step count, not the mark",
+        "training/benchmark.py",
+        [("                scores.add({\"game\": game_name, \"learner\": learner, \"seed\": seed, \"env_steps\": p.mark,",
+          "                scores.add({\"game\": game_name, \"learner\": learner, \"seed\": seed, \"env_steps\": p.env_steps,")],
+        ["tests/learners/test_benchmark.py", "-k", "ci_profile"]),
     # issue 23: the learned best response's measure
     Mutation(
         "br_edge_unpaired", "the learned best response's edge forgets to subtract the target's own return",
