@@ -9,12 +9,16 @@ target's exploitability in games too large for a tree walk.
   one, drawn at random each game (``opponents.target = 1``, every other pool weight 0). Its reward
   is the game's own (``ppo.reward = score``), scaled by 1 / the standard deviation of a seat's
   return under random play (`reward_scale`), because exploitability is measured in the game's
-  units, not in wins. **From scratch by default.** A warm start (``warm_start``: the learner first
-  imitates the target, ``imitation.teacher = SPEC``, those decisions counted in the budget) starts
-  at the target's level but hurt where it was measured: on block_d2 against the heuristic the
-  response recovered 45% of the exact best response's gain warm-started and 98% from scratch
-  (400k steps, one seed, either entropy coefficient 0.003 or 0.03): the clone is so sharp that
-  PPO's gradients barely move its argmax.
+  units, not in wins.
+- **Warm start** (``warm_start``): the learner starts as a copy of the target, where the target is
+  a policy file (``network.init_actor``: its actor's weights), or by imitating it first
+  (``imitation.teacher = SPEC``, those decisions counted in the budget) for the heuristic and
+  greedy. Where each helps was measured: on the small configs from scratch is better (block_d2
+  against the heuristic: 98% of the exact best response's gain recovered from scratch, 41-45%
+  from the heuristic's clone, whose argmax PPO barely moved, with 1, 3 or 15 imitation epochs or
+  an entropy coefficient of 0.03); on the full games a response from scratch had not reached the
+  target's own level in 1M steps (Block: -0.12 pips against the heuristic and -1.5 against the
+  shipped agent; Magic-7: -0.5 and -1.5), so there the report warm-starts (`exploit.FULL_BR`).
 - **Measure.** Each saved policy (its argmax, `PolicyAgent`) plays one seat against copies of the
   target on frozen duplicate deals (training/evaluate.py, seats rotated, evaluation seed
   ``eval_seed``, unrelated to training's), and so does the target itself on the same deals and
@@ -56,7 +60,7 @@ class BRSettings:
     deals: int = 1000               # frozen duplicate deals of the final policy's evaluation
     curve_deals: int = 200          # deals of the earlier points
     eval_seed: int = 20_271         # the evaluation's deals (training draws its own)
-    warm_start: bool = False        # imitate the target first (never for random: nothing to copy); module doc
+    warm_start: bool = False        # start from a copy of the target (never for random: nothing to copy); module doc
     imitation: int = 100_000        # decisions of the target to imitate
     params: dict = field(default_factory=dict)  # ppo learner keys, e.g. {"ppo.ent_coef": 0.01}
 
@@ -105,9 +109,28 @@ def learner_and_params(target: str, game_name: str, config: dict, settings: BRSe
               "ppo.score_scale": round(reward_scale(game_name, config), 6), "ppo.torch_threads": 1,
               **settings.params}
     if settings.warm_start and target != "random":
+        path = policy_file_of(target, game_name)
+        if path is not None:  # a policy file: the actor starts as a copy of it
+            from domino_agents.trained import load_policy
+
+            params.update({"network.init_actor": str(path), "network.hidden": load_policy(path)[1]["hidden"]})
+            return "ppo", params
         params.update({"imitation.teacher": target, "imitation.decisions": settings.imitation})
         return "ppo_bc", params
     return "ppo", params
+
+
+def policy_file_of(spec: str, game_name: str) -> Path | None:
+    """The policy file an agent spec plays (``ppo:``/``dmc:checkpoint=PATH``, ``trained``), else None."""
+    from domino_agents.registry import parse_spec
+    from domino_agents.trained import shipped_path
+
+    name, params = parse_spec(spec)
+    if name == "trained":
+        return shipped_path(game_name).resolve()
+    if name in ("ppo", "dmc") and "checkpoint" in params:
+        return Path(str(params["checkpoint"])).resolve()
+    return None
 
 
 def _load(path: Path) -> dict:

@@ -40,6 +40,7 @@ class Budget:
 @dataclass
 class Network:
     hidden: list = field(default_factory=lambda: [256, 256])  # MLP widths of the actor and the critic
+    init_actor: str = ""            # a policy file (.npz) the actor starts from, e.g. a best response's target
 
 
 @dataclass

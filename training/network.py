@@ -36,6 +36,22 @@ class ActorCritic(nn.Module):
     def value(self, critic_in: torch.Tensor) -> torch.Tensor:
         return self.critic(critic_in).squeeze(-1)
 
+    def load_actor_layers(self, layers: list[tuple[np.ndarray, np.ndarray]], where: str) -> None:
+        """Start the actor from a policy file's layers (agents/trained.py); ConfigError unless their
+        shapes are this actor's."""
+        from domino_envs.errors import ConfigError
+
+        mine = [m for m in self.actor if isinstance(m, nn.Linear)]
+        want = [tuple(m.weight.shape) for m in mine]
+        got = [tuple(w.shape) for w, _ in layers]
+        if got != want:
+            raise ConfigError(f"network.init_actor={where!r} has layers {got}; this network's actor has {want} "
+                              f"(set network.hidden to the file's widths)")
+        with torch.no_grad():
+            for m, (w, b) in zip(mine, layers):
+                m.weight.copy_(torch.from_numpy(np.asarray(w, np.float32)))
+                m.bias.copy_(torch.from_numpy(np.asarray(b, np.float32)))
+
     def actor_layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The actor as numpy (W, b) pairs, the agents' format."""
         return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())

@@ -515,6 +515,12 @@ class Trainer:
             torch.manual_seed(self.cfg.seed)
             self.model = ActorCritic(game.obs_size, game.num_actions, self.cfg.network.hidden,
                                      self.collector.critic_size).to(p.device)
+        if self.cfg.network.init_actor:  # a fresh run starts from the file; a resumed one loads its checkpoint
+            from domino_agents.trained import check_meta, load_policy
+
+            layers, meta = load_policy(self.cfg.network.init_actor)
+            check_meta(meta, game, f"network.init_actor {self.cfg.network.init_actor!r}")
+            self.model.load_actor_layers(layers, self.cfg.network.init_actor)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=p.lr, eps=1e-5)
         self.update = 0
         self.env_steps = 0

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from domino_agents.registry import make_agent
-from domino_agents.trained import policy_meta, save_policy
+from domino_agents.trained import load_policy, policy_meta, save_policy
 from domino_envs.errors import ConfigError
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
@@ -153,13 +153,32 @@ def test_a_tiny_best_response_runs_resumes_and_says_lower_bound(tmp_path, monkey
 
 def test_responses_train_from_scratch_with_the_games_reward_unless_warm_started():
     learner, params = best_response.learner_and_params("heuristic", *SMALL, best_response.BRSettings())
-    assert learner == "ppo" and "imitation.teacher" not in params
+    assert learner == "ppo" and "imitation.teacher" not in params and "network.init_actor" not in params
+    assert params["ppo.reward"] == "score" and params["opponents.target"] == 1.0 and params["ppo.score_scale"] > 0
     warm = best_response.BRSettings(warm_start=True)
     assert best_response.learner_and_params("random", *SMALL, warm)[0] == "ppo"  # nothing to copy
-    learner, params = best_response.learner_and_params("trained", *SMALL, warm)
-    assert learner == "ppo_bc" and params["imitation.teacher"] == "trained"
-    assert params["ppo.reward"] == "score" and params["opponents.target"] == 1.0
-    assert params["ppo.score_scale"] > 0
+    learner, params = best_response.learner_and_params("heuristic", *SMALL, warm)
+    assert learner == "ppo_bc" and params["imitation.teacher"] == "heuristic"
+    learner, params = best_response.learner_and_params("trained", "draw_v0", {}, warm)
+    assert learner == "ppo" and params["network.init_actor"].endswith("draw_v0.npz")
+    assert params["network.hidden"] == load_policy(params["network.init_actor"])[1]["hidden"]
+
+
+def test_a_run_can_start_from_a_policy_files_actor(tmp_path):
+    from domino_training.configs import RunConfig
+    from domino_training.ppo import Trainer
+
+    game = make_game("draw_v0")
+    path = random_policy_file(tmp_path, game)
+    train = TrainConfig()
+    for k, v in {**TINY, "network.hidden": [8], "network.init_actor": str(path)}.items():
+        set_key(train, k, v)
+    trainer = Trainer(RunConfig("draw_v0", {}, train), tmp_path / "run")
+    for (w, b), (w0, b0) in zip(trainer.model.actor_layers(), load_policy(path)[0]):
+        assert np.array_equal(w, w0) and np.array_equal(b, b0)
+    set_key(train, "network.hidden", [16])
+    with pytest.raises(ConfigError, match="set network.hidden to the file's widths"):
+        Trainer(RunConfig("draw_v0", {}, train), tmp_path / "other")
 
 
 @pytest.mark.parametrize("settings,message", [
