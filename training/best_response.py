@@ -190,7 +190,7 @@ def train(target: str, game_name: str, config: dict, settings: BRSettings, out: 
             _save(path, edges)
             e = mine - np.asarray(edges["self_play"][str(deals)])
             log(f"  {game_name} vs {target}: seed {s} at {point.mark:,} steps: edge {e.mean():+.4f} "
-                f"(95% CI {_interval(e)})")
+                f"(95% CI {_interval(e)})", flush=True)
     return result(edges)
 
 

@@ -135,7 +135,7 @@ def test_a_tiny_best_response_runs_resumes_and_says_lower_bound(tmp_path, monkey
     name, config = SMALL
     settings = best_response.BRSettings(steps=4096, seeds=2, marks=2, deals=40, curve_deals=20, imitation=1024,
                                         warm_start=True, params={**TINY, "imitation.epochs": 1})
-    res = best_response.train("heuristic", name, config, settings, tmp_path, log=lambda *_: None)
+    res = best_response.train("heuristic", name, config, settings, tmp_path, log=lambda *a, **k: None)
     assert res["learner"] == "ppo_bc" and res["final"]["seeds"] == 2
     assert [c["mark"] for c in res["curve"]] == [2048, 4096]
     assert {p["deals"] for p in res["points"]} == {20, 40}
@@ -144,11 +144,11 @@ def test_a_tiny_best_response_runs_resumes_and_says_lower_bound(tmp_path, monkey
     assert "a lower bound" in text and "seed 1: edge" in text
     # a second call trains and evaluates nothing: the folder holds every point
     monkeypatch.setattr(best_response, "per_deal_returns", lambda *a: pytest.fail("evaluated again"))
-    again = best_response.train("heuristic", name, config, settings, tmp_path, log=lambda *_: None)
+    again = best_response.train("heuristic", name, config, settings, tmp_path, log=lambda *a, **k: None)
     assert again == res
     # another run in the same folder is refused
     with pytest.raises(ConfigError, match="another best-response run"):
-        best_response.train("greedy", name, config, settings, tmp_path, log=lambda *_: None)
+        best_response.train("greedy", name, config, settings, tmp_path, log=lambda *a, **k: None)
 
 
 def test_responses_train_from_scratch_with_the_games_reward_unless_warm_started():
