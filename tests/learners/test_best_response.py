@@ -225,3 +225,13 @@ def test_result_pairs_each_deal_with_the_targets_own_return():
     assert res["final"]["edge"] == 0.5 and res["final"]["best_seed"] == 1 and res["final"]["best_edge"] == 1.0
     assert 0.0 <= res["final"]["lo"] <= 0.5 <= res["final"]["hi"] <= 1.0
     assert res["self_play_return"] == 2.0
+
+
+def test_observation_response_improves_on_its_start_and_stays_below_the_best_response():
+    name, config = SMALL
+    start = exploit.response_gains(name, config, "greedy", "heuristic")
+    found = exploit.observation_response(name, config, "heuristic", "greedy")
+    assert found["best_gains"] == pytest.approx(start["best_gains"])
+    for g, g0, b in zip(found["gains"], start["gains"], found["best_gains"]):
+        assert g0 - 1e-9 <= g <= b + 1e-9
+    assert found["edge"] > start["edge"]  # greedy is no best response to the heuristic: there is something to find
