@@ -235,3 +235,30 @@ def test_observation_response_improves_on_its_start_and_stays_below_the_best_res
     for g, g0, b in zip(found["gains"], start["gains"], found["best_gains"]):
         assert g0 - 1e-9 <= g <= b + 1e-9
     assert found["edge"] > start["edge"]  # greedy is no best response to the heuristic: there is something to find
+
+
+def test_the_report_gathers_finished_runs_and_leaves_out_other_settings(tmp_path, monkeypatch):
+    """`exploit.learned` on one tiny small-config item: trained, checked exactly, written to the page
+    (with the words "a lower bound"); a folder run with other settings is left out."""
+    import shutil
+
+    curves = tmp_path / "curves"
+    curves.mkdir()
+    shutil.copy(exploit.CURVES / "results.json", curves / "results.json")
+    for name, value in {"RUNS": tmp_path / "runs", "CURVES": curves, "LEARNED": curves / "learned.json",
+                        "REPORT": tmp_path / "exploitability.md"}.items():
+        monkeypatch.setattr(exploit, name, value)
+    stem = "draw_d2"
+    env, cfg = exploit.small_configs()[stem]
+    tiny = best_response.BRSettings(steps=4096, seeds=2, marks=1, deals=30, curve_deals=30, params=TINY)
+    monkeypatch.setattr(exploit, "learned_items", lambda: [(stem, env, cfg, "random", tiny)])
+    page = exploit.learned(log=lambda *a, **k: None).read_text()
+    rows = json.loads((curves / "learned.json").read_text())
+    assert len(rows) == 1 and len(rows[0]["exact"]) == 2 and "observation_response" in rows[0]
+    assert "### Checked on the small configs" in page and "a lower" in page and "| draw_d2 | random |" in page
+    assert (curves / "learned.png").stat().st_size > 1000
+    other = best_response.BRSettings(steps=4096, seeds=2, marks=1, deals=20, curve_deals=20, params=TINY)
+    monkeypatch.setattr(exploit, "learned_items", lambda: [(stem, env, cfg, "random", other)])
+    said = []
+    exploit.learned(train=False, log=lambda *a, **k: said.append(a[0]))
+    assert json.loads((curves / "learned.json").read_text()) == [] and "other settings" in said[0]
