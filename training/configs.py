@@ -305,6 +305,8 @@ def validate(train: TrainConfig) -> None:
                train.opponents.greedy, train.opponents.heuristic, train.opponents.target]
     need(all(w >= 0 for w in weights) and sum(weights) > 0, "opponents", weights,
          "weights must be >= 0 with a positive sum")
+    need(not train.network.init_actor or train.algo == "ppo", "network.init_actor", train.network.init_actor,
+         "starting from a policy file is for algo ppo only")
     if train.opponents.target > 0:
         need(train.algo == "ppo", "opponents.target", train.opponents.target, "a target opponent is for algo ppo only")
         need(_is_spec(train.opponents.target_spec), "opponents.target_spec", train.opponents.target_spec,

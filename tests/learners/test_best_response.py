@@ -74,12 +74,16 @@ def test_agents_that_cannot_play_batched_are_refused():
     ("opponents.target_spec", "", "needs an agent spec"),
     ("opponents.target_spec", "nobody", "needs an agent spec"),
     ("algo", "sb3", "for algo ppo only"),
+    ("network.init_actor", "x.npz", "for algo ppo only"),
 ])
 def test_target_weight_needs_a_spec_and_ppo(key, value, message):
     train = TrainConfig()
     set_key(train, "opponents.target", 1.0)
     set_key(train, "opponents.target_spec", "heuristic")
     set_key(train, key, value)
+    if key == "network.init_actor":
+        set_key(train, "algo", "sb3")
+        set_key(train, "opponents.target", 0.0)
     with pytest.raises(ConfigError, match=message):
         validate(train)
 

@@ -35,7 +35,7 @@ from domino_envs.core import H_DONE, H_TURN
 from domino_training import imitate
 from domino_training.network import masked_log_probs
 from domino_training.opponents import HeuristicBatch, sample_actions
-from domino_training.ppo import GREEDY, HEURISTIC, LEARNER, POOL_KINDS, RANDOM, SNAPSHOT0, Trainer, ppo_update
+from domino_training.ppo import GREEDY, HEURISTIC, LEARNER, POOL_KINDS, RANDOM, SNAPSHOT0, TARGET, Trainer, ppo_update
 from domino_training.train import CsvLog, train_ppo
 from tests.learners.test_training import tiny_run
 
@@ -228,7 +228,7 @@ def test_lr_schedule_decays_linearly_and_never_goes_below_zero(tmp_path):
 
 
 # ------------------------------------------------------------------------------ the opponent pool
-POOL = {"self_play": 0.3, "snapshot": 0.25, "random": 0.15, "greedy": 0.1, "heuristic": 0.2}
+POOL = {"self_play": 0.3, "snapshot": 0.2, "random": 0.15, "greedy": 0.1, "heuristic": 0.15, "target": 0.1}
 
 
 def within(count: int, total: int, p: float, sigmas: float = 5.0) -> bool:
@@ -241,7 +241,7 @@ def test_drawn_opponent_kinds_and_seat_codes_follow_the_pool_weights(tmp_path):
     within 5 sigma of its weight; a self-play game has the learner in every seat, any other kind
     the learner in one seat (uniform over the seats) and that kind's opponent in all the others
     (a snapshot: one of the filled slots, uniformly)."""
-    run = with_players(tiny_run("draw_v0", "ppo.num_envs=64", "opponents.max_snapshots=3",
+    run = with_players(tiny_run("draw_v0", "ppo.num_envs=64", "opponents.max_snapshots=3", "opponents.target_spec=greedy",
                                 *[f"opponents.{k}={w}" for k, w in POOL.items()]), 3)
     trainer = Trainer(run, tmp_path)
     col = trainer.collector
@@ -257,7 +257,7 @@ def test_drawn_opponent_kinds_and_seat_codes_follow_the_pool_weights(tmp_path):
     for k, name in enumerate(POOL_KINDS):
         count = int((kinds == k).sum())
         assert within(count, total, POOL[name]), (name, count / total, POOL[name])
-    code_of = {2: RANDOM, 3: GREEDY, 4: HEURISTIC}
+    code_of = {2: RANDOM, 3: GREEDY, 4: HEURISTIC, 5: TARGET}
     assert (ctrls[kinds == 0] == LEARNER).all()
     others = ctrls[kinds != 0]
     learners = others == LEARNER

@@ -142,7 +142,7 @@ def test_resume_continues_timesteps(trained, tmp_path):
     _, run_dir, *_ = trained
     again = tmp_path / "run"
     shutil.copytree(run_dir, again)
-    with pytest.raises(CheckpointError, match=r"network=\{'hidden': \[16\]\} vs \{'hidden': \[8\]\}"):
+    with pytest.raises(CheckpointError, match=r"network=\{'hidden': \[16\], 'init_actor': ''\} vs \{'hidden': \[8\], 'init_actor': ''\}"):
         train_sb3(tiny_run("budget.env_steps=900", "network.hidden=[8]"), again, progress=False)
     train_sb3(tiny_run("budget.env_steps=900"), again, progress=False)
     steps = [int(r["time/total_timesteps"]) for r in csv_rows(again / "log.csv")]
