@@ -276,7 +276,8 @@ def test_drawn_opponent_kinds_and_seat_codes_follow_the_pool_weights(tmp_path):
 
 def test_without_snapshots_their_weight_goes_to_self_play(tmp_path):
     """Before the first snapshot a game drawn for 'snapshot' is played as self-play (no slot to use)."""
-    run = tiny_run("draw_v0", "ppo.num_envs=64", *[f"opponents.{k}={w}" for k, w in POOL.items()])
+    run = tiny_run("draw_v0", "ppo.num_envs=64", "opponents.target_spec=greedy",
+                   *[f"opponents.{k}={w}" for k, w in POOL.items()])
     col = Trainer(run, tmp_path).collector
     kinds = []
     for _ in range(100):
