@@ -156,13 +156,13 @@ MUTATIONS = [
         "training/ppo.py",
         [("        w = np.array([getattr(cfg.opponents, k) for k in POOL_KINDS], dtype=np.float64)\n",
           "        o = cfg.opponents\n"
-          "        w = np.array([o.self_play, o.snapshot, o.random, 0.0, o.heuristic], dtype=np.float64)\n")],
+          "        w = np.array([o.self_play, o.snapshot, o.random, 0.0, o.heuristic, o.target], dtype=np.float64)\n")],
         ["tests/learners/test_learners.py", "-k", "pool_weights"]),
     Mutation(
         "heuristic_games_self_play", "games drawn for the heuristic are played as self-play",
         "training/ppo.py",
-        [("        codes[kinds == 2], codes[kinds == 3], codes[kinds == 4] = RANDOM, GREEDY, HEURISTIC\n",
-          "        codes[kinds == 2], codes[kinds == 3] = RANDOM, GREEDY\n")],
+        [("        codes[kinds == 2], codes[kinds == 3], codes[kinds == 4], codes[kinds == 5] = RANDOM, GREEDY, HEURISTIC, TARGET\n",
+          "        codes[kinds == 2], codes[kinds == 3], codes[kinds == 5] = RANDOM, GREEDY, TARGET\n")],
         ["tests/learners/test_learners.py", "-k", "pool_weights or heuristic"]),
     Mutation(
         "snapshots_never_added", "no snapshot is ever added to the pool",
