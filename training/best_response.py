@@ -37,7 +37,6 @@ target's exploitability in games too large for a tree walk.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -45,6 +44,7 @@ import numpy as np
 
 from domino_envs.errors import ConfigError
 from domino_envs.registry import make_game
+from domino_training.evaluate import Stat
 
 EDGES_FILE = "edges.json"
 BOOTSTRAP = 2000
@@ -188,15 +188,10 @@ def train(target: str, game_name: str, config: dict, settings: BRSettings, out: 
                                     "seconds": point.seconds, "spec": point.spec, "deals": deals,
                                     "returns": mine.tolist()}
             _save(path, edges)
-            e = mine - np.asarray(edges["self_play"][str(deals)])
-            log(f"  {game_name} vs {target}: seed {s} at {point.mark:,} steps: edge {e.mean():+.4f} "
-                f"(95% CI {_interval(e)})", flush=True)
+            e = Stat.of(mine - np.asarray(edges["self_play"][str(deals)]))
+            log(f"  {game_name} vs {target}: seed {s} at {point.mark:,} steps: edge {e.mean:+.4f} "
+                f"(95% CI {e.lo:+.4f}, {e.hi:+.4f})", flush=True)
     return result(edges)
-
-
-def _interval(values: np.ndarray) -> str:
-    half = 1.959963984540054 * values.std(ddof=1) / math.sqrt(values.size)
-    return f"{values.mean() - half:+.4f}, {values.mean() + half:+.4f}"
 
 
 def bootstrap_interval(matrix: np.ndarray, seed: int = 0) -> tuple[float, float]:
@@ -217,13 +212,14 @@ def result(edges: dict) -> dict:
     run = edges["run"]
     settings = run["settings"]
     base = {int(k): np.asarray(v) for k, v in edges["self_play"].items()}
-    per_point = []
+    per_point, final_edges = [], []
     for p in sorted(edges["points"].values(), key=lambda p: (p["seed"], p["mark"])):
         e = np.asarray(p["returns"]) - base[p["deals"]]
-        half = 1.959963984540054 * e.std(ddof=1) / math.sqrt(e.size)
+        stat = Stat.of(e)
         per_point.append({k: p[k] for k in ("seed", "mark", "env_steps", "seconds", "spec", "deals")}
-                         | {"edge": float(e.mean()), "lo": float(e.mean() - half), "hi": float(e.mean() + half),
-                            "return": float(np.mean(p["returns"]))})
+                         | {"edge": stat.mean, "lo": stat.lo, "hi": stat.hi, "return": float(np.mean(p["returns"]))})
+        if p["mark"] == settings["steps"]:
+            final_edges.append(e)
     final = [p for p in per_point if p["mark"] == settings["steps"]]
     out = {"target": run["target"], "game": run["game"], "config": run["config"], "learner": run["learner"],
            "settings": settings, "score_scale": run["params"]["ppo.score_scale"],
@@ -231,8 +227,7 @@ def result(edges: dict) -> dict:
            "curve": [{"mark": m, "edge": float(np.mean([p["edge"] for p in per_point if p["mark"] == m]))}
                      for m in sorted({p["mark"] for p in per_point})]}
     if final:
-        matrix = np.stack([np.asarray(edges["points"][f"{p['seed']}/{p['mark']}"]["returns"]) - base[p["deals"]]
-                           for p in final])
+        matrix = np.stack(final_edges)
         lo, hi = bootstrap_interval(matrix) if len(final) > 1 else (final[0]["lo"], final[0]["hi"])
         best = max(final, key=lambda p: p["edge"])
         out["final"] = {"seeds": len(final), "edge": float(matrix.mean()), "lo": lo, "hi": hi,
