@@ -130,6 +130,7 @@ class TrainConfig:
 
 
 ALGOS = ("ppo", "sb3")
+POOL_KINDS = ("self_play", "snapshot", "random", "greedy", "heuristic", "target")  # the Opponents weights, in ppo's kind order
 REWARDS = ("win", "score")
 TEACHERS = ("heuristic", "greedy", "random")  # the baselines; any agent spec that plays from observations teaches
 
@@ -301,8 +302,7 @@ def validate(train: TrainConfig) -> None:
         need(v >= 0, f"ppo.{key}", v, "must be >= 0")
     need(train.ppo.device == "cpu" or train.ppo.device.startswith("cuda"), "ppo.device", train.ppo.device,
          "allowed: 'cpu', 'cuda', 'cuda:N'")
-    weights = [train.opponents.self_play, train.opponents.snapshot, train.opponents.random,
-               train.opponents.greedy, train.opponents.heuristic, train.opponents.target]
+    weights = [getattr(train.opponents, k) for k in POOL_KINDS]
     need(all(w >= 0 for w in weights) and sum(weights) > 0, "opponents", weights,
          "weights must be >= 0 with a positive sum")
     need(not train.network.init_actor or train.algo == "ppo", "network.init_actor", train.network.init_actor,

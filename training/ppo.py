@@ -55,7 +55,7 @@ from domino_envs.errors import StateError
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
 from domino_envs.version import __version__
-from domino_training.configs import RunConfig, TrainConfig
+from domino_training.configs import POOL_KINDS, RunConfig, TrainConfig
 from domino_training.network import ActorCritic, masked_log_probs
 from domino_training.opponents import (
     GreedyBatch,
@@ -70,7 +70,6 @@ LEARNER = 0
 # opponent codes in the per-seat controller table; snapshots take SNAPSHOT0 + slot; the fixed
 # target (opponents.target_spec) is -1, below the learner, so the codes saved before it keep their meaning
 RANDOM, GREEDY, HEURISTIC, SNAPSHOT0, TARGET = 1, 2, 3, 4, -1
-POOL_KINDS = ("self_play", "snapshot", "random", "greedy", "heuristic", "target")
 CHECKPOINT_FORMAT = "domino-envs-ppo-checkpoint/1"
 CHECKPOINT_KEYS = ("format", "package_version", "run", "update", "env_steps", "seconds", "model", "optimizer",
                    "collector", "extra")
