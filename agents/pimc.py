@@ -21,29 +21,38 @@ tests check it gives the same choice when handed a resampled state of the same s
 Parameters:
     n         samples (determinizations) per decision (default 32)
     rollout   "greedy" (heaviest-tile policy of agents/greedy.py with epsilon exploration,
-              default) or "random" (uniform legal actions)
+              default), "random" (uniform legal actions) or "policy" (a trained actor, below)
     epsilon   probability of a uniform random action in a greedy rollout (default 0.1)
+    policy    rollout=policy only: the actor the rollouts follow, "trained" (the policy shipped
+              for the game) or the path of a policy file (``ppo:checkpoint=`` files, `agents/trained.py`);
+              every seat of a rollout draws its moves from that actor's masked softmax
     objective "win" (default): the best mean win share (ties shared, as the harness scores a
               hand), mean return breaking ties; "return": the best mean return, win share
               breaking ties
 
 Speed: the rollouts run in one numba function per call, reaching the engine through
 domino_envs/dispatch.py (compiled once per game and cached on disk). A new game joins by its
-dispatch entry.
+dispatch entry. Policy rollouts cannot run the network inside numba, so they run in lockstep
+instead: all N x (legal actions) rollouts of a decision are rows of one batch, and each step is
+one compiled call (`_advance_dispatch`: step, score the finished rows, observe and mask the rest)
+plus one numpy forward pass of the actor over the live rows. Common random numbers hold here too:
+every rollout of sample i draws its moves from the same uniform stream.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import literally, njit
 
-from domino_envs.core import H_DONE, H_REWARD
-from domino_envs.dispatch import game_id, mask_one, specialize, step_one
+from domino_envs.core import H_DONE, H_REWARD, H_TURN
+from domino_envs.dispatch import game_id, mask_one, observe_one, specialize, step_one
+from domino_envs.errors import CheckpointError
 from domino_envs.rng import rng_below, rng_next, seed_from_generator
 from domino_envs.sampling import checked_sample
 
 from .actions import greedy_scores
+from .trained import check_meta, load_policy, mlp_logits, shipped_path
 
-ROLLOUTS = {"random": 0, "greedy": 1}
+ROLLOUTS = {"random": 0, "greedy": 1, "policy": 2}  # policy: lockstep batch, not _policy
 MAX_ROLLOUT_STEPS = 2000
 
 
@@ -137,6 +146,47 @@ def _search_dispatch(gid, samples, p, seat, legal, seeds, kind, eps, weight, n_a
                 _score(tot, base, n_players, seat, out, j)
 
 
+@njit(cache=True)
+def _advance_dispatch(gid, states, actions, p, live, seat, base, tot, steps, obs, masks, action_of, out):
+    """One lockstep step of policy rollouts: every live row takes its action and adds its rewards
+    to tot; a row that ends (or passes MAX_ROLLOUT_STEPS) is scored into out[action_of[row]] and
+    leaves `live`; the others get the observation and mask of the seat to act next. A step that
+    fails marks its action -1e300 (cannot happen: legal actions, masked rollouts, consistent samples)."""
+    literally(gid)  # one compiled version per game (domino_envs/dispatch.py)
+    n_players = tot.shape[1]
+    for i in range(states.shape[0]):
+        if live[i] == 0:
+            continue
+        s = states[i]
+        if step_one(gid, s, actions[i], p) != 0:
+            out[action_of[i], 0] = -1e300
+            live[i] = 0
+            continue
+        for k in range(n_players):
+            tot[i, k] += s[H_REWARD + k]
+        steps[i] += 1
+        if s[H_DONE] != 0 or steps[i] >= MAX_ROLLOUT_STEPS:
+            _score(tot[i], base, n_players, seat, out, action_of[i])
+            live[i] = 0
+            continue
+        mask_one(gid, s, p, masks[i])
+        observe_one(gid, s, p, s[H_TURN], obs[i])
+
+
+def _policy_file(game, policy: str):
+    """(layers, path) of the actor a policy rollout follows: "trained" or a policy file's path."""
+    if not isinstance(policy, str) or not policy:
+        raise CheckpointError(f"PIMCAgent: rollout=policy needs policy=trained or policy=PATH (a policy .npz); "
+                              f"got policy={policy!r}")
+    path = shipped_path(game.name) if policy == "trained" else policy
+    layers, meta = load_policy(path)
+    check_meta(meta, game, f"rollout policy {str(path)!r}")
+    if meta.get("algo") == "dmc":
+        raise CheckpointError(f"PIMCAgent: rollout policy {str(path)!r} is a dmc Q-network; policy rollouts draw from "
+                              f"an actor's softmax (a ppo policy file or trained)")
+    return [(w.astype(np.float32), b.astype(np.float32)) for w, b in layers], str(path)
+
+
 class PIMCAgent:
     """Perfect-Information Monte Carlo search over `sample_hidden` determinizations (module doc)."""
 
@@ -144,7 +194,7 @@ class PIMCAgent:
     searches = True
 
     def __init__(self, game, seed: int | None = None, n: int = 32, rollout: str = "greedy",
-                 epsilon: float = 0.1, objective: str = "win"):
+                 epsilon: float = 0.1, objective: str = "win", policy: str = ""):
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"PIMCAgent: n={n!r} must be a positive integer (samples per decision)")
         if rollout not in ROLLOUTS:
@@ -153,8 +203,11 @@ class PIMCAgent:
             raise ValueError(f"PIMCAgent: epsilon={epsilon!r} must be a number in [0, 1]")
         if objective not in ("win", "return"):
             raise ValueError(f"PIMCAgent: objective={objective!r} is not allowed; allowed values: ['win', 'return']")
+        if policy and rollout != "policy":
+            raise ValueError(f"PIMCAgent: policy={policy!r} is for rollout=policy only (got rollout={rollout!r})")
         self.objective = objective
         self.game = game
+        self._layers, self.policy = _policy_file(game, policy) if rollout == "policy" else (None, "")
         self.n = int(n)
         self.rollout = rollout
         self.epsilon = float(epsilon)
@@ -196,14 +249,48 @@ class PIMCAgent:
         if self._samples is None:
             raise RuntimeError("PIMCAgent: observe_state(state, seat) must be called before each decision "
                                "(the evaluation harness does this for agents with searches = True)")
-        seeds = np.array([seed_from_generator(self._rng) for _ in range(self.n)], dtype=np.int64)
         out = np.zeros((legal.size, 2), dtype=np.float64)
+        if self._layers is not None:
+            self._policy_search(legal, out)
+            return legal, self._means(out)
+        seeds = np.array([seed_from_generator(self._rng) for _ in range(self.n)], dtype=np.int64)
         self._run_search(self._samples, self.game.params, np.int64(self._seat), legal, seeds,
                      np.int64(ROLLOUTS[self.rollout]), self.epsilon, self._weight,
                      np.int64(self.game.num_actions), np.int64(self.game.num_players), self._base, out)
-        win = out[:, 0] / self.n
-        ret = out[:, 1] / self.n / self.game.reward_scale  # the instance's: Magic-7 sets its own
-        return legal, (win, ret)
+        return legal, self._means(out)
+
+    def _means(self, out: np.ndarray):
+        """(mean win share, mean return in game units) of each action from the sums in `out`."""
+        return out[:, 0] / self.n, out[:, 1] / self.n / self.game.reward_scale  # the instance's: Magic-7 sets its own
+
+    def _policy_search(self, legal: np.ndarray, out: np.ndarray) -> None:
+        """`out` sums of every (sample, legal action) rollout, the rollouts following the actor in
+        lockstep (module doc): row i*L + j is sample i after legal[j]."""
+        g, n, L = self.game, self.n, legal.size
+        rows = n * L
+        states = np.repeat(self._samples, L, axis=0)
+        actions = np.tile(legal, n).astype(np.int64)
+        action_of = np.tile(np.arange(L, dtype=np.int64), n)
+        sample_of = np.repeat(np.arange(n), L)
+        live = np.ones(rows, dtype=np.int8)
+        tot = np.repeat(self._base[None, :], rows, axis=0)
+        steps = np.full(rows, -1, dtype=np.int64)  # the searched action is step 0
+        obs = np.zeros((rows, g.obs_size), dtype=np.float32)
+        masks = np.zeros((rows, g.num_actions), dtype=np.int8)
+        args = (states, actions, g.params, live, np.int64(self._seat), self._base, tot, steps, obs, masks,
+                action_of, out)
+        advance = specialize(_advance_dispatch, self._gid, *args)
+        while True:
+            advance(self._gid, *args)
+            idx = np.flatnonzero(live)
+            if idx.size == 0:
+                return
+            logits = mlp_logits(self._layers, obs[idx]).astype(np.float64)
+            logits[masks[idx] == 0] = -np.inf
+            prob = np.exp(logits - logits.max(axis=1, keepdims=True))
+            cum = np.cumsum(prob, axis=1)
+            u = self._rng.random(n)[sample_of[idx]] * cum[:, -1]  # one draw per sample: common random numbers
+            actions[idx] = np.minimum((cum <= u[:, None]).sum(axis=1), g.num_actions - 1)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = np.flatnonzero(action_mask)

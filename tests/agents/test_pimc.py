@@ -2,6 +2,8 @@
 (returns so far included), and reports returns in the instance's reward units."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -77,3 +79,114 @@ def test_pimc_returns_use_the_instance_reward_scale(monkeypatch):
     monkeypatch.setattr(PIMCAgent, "_run_search", fake_search)
     legal, (win, ret) = agent.action_values(game.legal_mask(state))
     assert np.allclose(ret, 2.0)
+
+
+# ------------------------------------------------------------------ rollout=policy (a trained actor)
+def _reference_policy_values(agent, game, samples, seat, legal, u_rng, base):
+    """action_values of a policy-rollout PIMC recomputed one rollout at a time through the Python
+    API: the k-th policy move of sample i's rollouts uses the i-th entry of the k-th `u_rng.random(n)`
+    draw, as the lockstep search does, drawn until the longest rollout ends."""
+    from domino_agents.trained import mlp_logits
+    from domino_envs.core import H_REWARD
+
+    n = samples.shape[0]
+    draws: list[np.ndarray] = []
+    sums = np.zeros((legal.size, 2))
+    for i in range(n):
+        for j, first in enumerate(legal):
+            s = samples[i].copy()
+            game.step(s, int(first))
+            tot = base + s[H_REWARD:H_REWARD + game.num_players]
+            k = 0
+            while not game.is_over(s):
+                while len(draws) <= k:
+                    draws.append(u_rng.random(n))
+                mask = game.legal_mask(s)
+                logits = mlp_logits(agent._layers, game.observe(s, game.current_seat(s))).astype(np.float64)
+                prob = np.where(mask != 0, np.exp(logits - logits[mask != 0].max()), 0.0)
+                cum = np.cumsum(prob)
+                game.step(s, int(np.searchsorted(cum, draws[k][i] * cum[-1], side="right")))
+                tot = tot + s[H_REWARD:H_REWARD + game.num_players]
+                k += 1
+            top = tot.max()
+            if tot[seat] == top:
+                sums[j, 0] += 1.0 / np.count_nonzero(tot == top)
+            sums[j, 1] += tot[seat] - base[seat]
+    return sums[:, 0] / n, sums[:, 1] / n / game.reward_scale
+
+
+@pytest.mark.parametrize("name", ["draw_v0", "magic7_v0"])
+def test_pimc_policy_rollouts_equal_one_rollout_at_a_time(name):
+    """The lockstep batch gives exactly the sums of each rollout played alone through the game's
+    Python API with the same uniform draws (the shipped actor, a few decision points)."""
+    game = make_game(name)
+    rng = np.random.default_rng(7)
+    checked = 0
+    for seed in range(6):
+        state = game.new_state()
+        game.reset(state, seed)
+        while not game.is_over(state) and checked < 4:
+            mask = game.legal_mask(state)
+            if mask.sum() > 1:
+                seat = game.current_seat(state)
+                agent = PIMCAgent(game, seed=seed, n=3, rollout="policy", policy="trained")
+                agent.observe_state(state, seat)
+                samples = agent._samples.copy()
+                twin = np.random.default_rng(seed)  # the agent's stream after its sample draws
+                for _ in range(3):
+                    from domino_envs.sampling import checked_sample
+                    checked_sample(game, state, seat, twin)
+                legal, (win, ret) = agent.action_values(mask)
+                ref_win, ref_ret = _reference_policy_values(agent, game, samples, seat, legal, twin, agent._base)
+                assert np.array_equal(win, ref_win) and np.allclose(ret, ref_ret, rtol=0, atol=1e-12), (win, ref_win)
+                checked += 1
+                break
+            legal = np.flatnonzero(mask)
+            game.step(state, int(legal[rng.integers(legal.size)]))
+    assert checked == 4
+
+
+def test_pimc_policy_rollouts_find_the_winning_lead():
+    game, state, good, bad = _lead_position()
+    agent = PIMCAgent(game, seed=1, n=32, rollout="policy", policy="trained")
+    agent.observe_state(state, 0)
+    legal, (win, _) = agent.action_values(game.legal_mask(state))
+    w = dict(zip(legal.tolist(), win.tolist()))
+    assert w[good] > w[bad], w
+
+
+def test_pimc_policy_rollouts_never_read_hidden_state():
+    """A redraw of the seat's own view gives the same choice (the leakage test of test_agents,
+    for the policy rollout on two engine families)."""
+    from tests.agents.test_agents import _decision_points
+
+    for name in ("draw_v0", "sum7_v0"):
+        game = make_game(name)
+        differs = 0
+        for i, real in enumerate(_decision_points(game, 3, 4)):
+            seat = game.current_seat(real)
+            fake = game.sample_hidden(real, seat, np.random.default_rng(50 + i))
+            differs += not np.array_equal(fake, real)
+            choices = []
+            for s in (real, fake):
+                agent = PIMCAgent(game, seed=i, n=4, rollout="policy", policy="trained")
+                agent.observe_state(s, seat)
+                choices.append(agent.act(game.observe(s, seat), game.legal_mask(s)))
+            assert choices[0] == choices[1]
+        assert differs > 0
+
+
+def test_pimc_policy_spec_errors(tmp_path):
+    from domino_agents.registry import make_agent
+    from domino_envs.errors import CheckpointError
+
+    game = make_game("draw_v0")
+    with pytest.raises(CheckpointError, match="rollout=policy needs policy=trained or policy=PATH"):
+        make_agent("pimc:rollout=policy", game)
+    with pytest.raises(ValueError, match="is for rollout=policy only"):
+        make_agent("pimc:rollout=greedy,policy=trained", game)
+    with pytest.raises(CheckpointError, match="does not fit draw_v0"):
+        make_agent("pimc:rollout=policy,policy=" + str(Path(__file__).parents[2] / "agents/checkpoints/sum7_v0.npz"),
+                   game)
+    with pytest.raises(CheckpointError):
+        make_agent(f"pimc:rollout=policy,policy={tmp_path / 'missing.npz'}", game)
