@@ -91,6 +91,19 @@ class Imitation:
 
 
 @dataclass
+class Distill:
+    """Search distillation after imitation, before PPO (training/distill.py); 0 rounds: off."""
+
+    teacher: str = "pimc:n=64,rollout=random"  # an agent spec; a search's action values are its targets
+    rounds: int = 0                 # DAgger rounds: the actor plays, the teacher labels, the actor fits all so far
+    positions: int = 20000          # teacher-labelled decisions a round
+    epochs: int = 4                 # passes over every position gathered so far, each round
+    lr: float = 3e-4
+    temperature: float = 0.0        # 0: the teacher's best actions (ties split); > 0: softmax(win share / temperature)
+    teacher_moves: float = 0.5      # round 0 only: share of the student's decisions the teacher plays instead
+
+
+@dataclass
 class Eval:
     every_updates: int = 25         # evaluation against `opponents` during training (0: never)
     deals: int = 100                # duplicate deals per matchup during training
@@ -122,6 +135,7 @@ class TrainConfig:
     ppo: PPO = field(default_factory=PPO)
     opponents: Opponents = field(default_factory=Opponents)
     imitation: Imitation = field(default_factory=Imitation)
+    distill: Distill = field(default_factory=Distill)
     eval: Eval = field(default_factory=Eval)
     sb3: SB3 = field(default_factory=SB3)
 
@@ -318,6 +332,16 @@ def validate(train: TrainConfig) -> None:
     need(train.imitation.decisions >= 0, "imitation.decisions", train.imitation.decisions, "must be >= 0")
     need(train.imitation.epochs >= 1, "imitation.epochs", train.imitation.epochs, "must be >= 1")
     need(train.imitation.lr > 0, "imitation.lr", train.imitation.lr, "must be > 0")
+    d = train.distill
+    need(_is_spec(d.teacher), "distill.teacher", d.teacher, "an agent spec, e.g. pimc:n=64,rollout=random")
+    for key in ("rounds",):
+        need(getattr(d, key) >= 0, f"distill.{key}", getattr(d, key), "must be >= 0")
+    for key in ("positions", "epochs"):
+        need(getattr(d, key) >= 1, f"distill.{key}", getattr(d, key), "must be >= 1")
+    need(d.lr > 0, "distill.lr", d.lr, "must be > 0")
+    need(d.temperature >= 0, "distill.temperature", d.temperature, "must be >= 0")
+    need(0 <= d.teacher_moves <= 1, "distill.teacher_moves", d.teacher_moves, "must be in [0, 1]")
+    need(not d.rounds or train.algo == "ppo", "distill.rounds", d.rounds, "search distillation is for algo ppo only")
     need(train.eval.every_updates >= 0, "eval.every_updates", train.eval.every_updates, "must be >= 0")
     need(train.eval.deals >= 1, "eval.deals", train.eval.deals, "must be >= 1")
     need(train.eval.final_deals >= 0, "eval.final_deals", train.eval.final_deals, "must be >= 0")

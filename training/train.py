@@ -146,13 +146,19 @@ def train_ppo(run: RunConfig, run_dir: str | Path, resume: bool = False, progres
         if not resume:
             raise DominoError(f"{run_dir} already holds a run (checkpoint.pt): pass --resume to continue it, "
                               f"or choose another --run-dir")
-        trainer.load_checkpoint()
+        extra = trainer.load_checkpoint()
         echo(f"resumed {run_dir} at update {trainer.update} ({trainer.env_steps:,} env steps)")
-    elif cfg.imitation.decisions:
-        t0 = time.perf_counter()
-        stats = trainer.warm_start()
-        echo(f"imitation of {cfg.imitation.teacher}: {cfg.imitation.decisions:,} decisions, agreement "
-             f"{stats['bc_agreement']:.3f}, {time.perf_counter() - t0:.0f} s")
+    else:
+        extra = {}
+        if cfg.imitation.decisions:
+            t0 = time.perf_counter()
+            stats = trainer.warm_start()
+            echo(f"imitation of {cfg.imitation.teacher}: {cfg.imitation.decisions:,} decisions, agreement "
+                 f"{stats['bc_agreement']:.3f}, {time.perf_counter() - t0:.0f} s")
+    if cfg.distill.rounds:
+        from domino_training.distill import rounds_done, run_rounds
+
+        run_rounds(trainer, rounds_done(trainer, extra), echo)
     (run_dir / "config.yaml").write_text(yaml.safe_dump(run.to_dict(), sort_keys=False))
     log, evals = CsvLog(run_dir / "log.csv"), CsvLog(run_dir / "eval.csv", EVAL_FIELDS)
     log.truncate_after(trainer.update)

@@ -232,6 +232,17 @@ MUTATIONS = [
         "training/ppo.py",
         [("codes[kinds == 5] = RANDOM, GREEDY, HEURISTIC, TARGET", "codes[kinds == 5] = RANDOM, GREEDY, HEURISTIC, RANDOM")],
         ["tests/learners/test_best_response.py", "-k", "one_learner_seat"]),
+    # issue 24: policy-guided search
+    Mutation(
+        "pimc_policy_rollout_drops_rewards", "policy rollouts forget the rewards of every step after the searched one",
+        "agents/pimc.py",
+        [("            tot[i, k] += s[H_REWARD + k]\n", "            tot[i, k] += s[H_REWARD + k] * (steps[i] < 0)\n")],
+        ["tests/agents/test_pimc.py", "-k", "policy"]),
+    Mutation(
+        "pimc_policy_independent_draws", "policy rollouts of one sample draw independent numbers (no common random numbers)",
+        "agents/pimc.py",
+        [("            u = self._rng.random(n)[sample_of[idx]] * cum[:, -1]", "            u = self._rng.random(idx.size) * cum[:, -1]")],
+        ["tests/agents/test_pimc.py", "-k", "policy"]),
 ]
 
 

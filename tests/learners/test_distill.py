@@ -1,0 +1,88 @@
+"""Search distillation (training/distill.py): the teacher's targets, the fit moving the actor toward
+them, and a run that resumes between rounds exactly as an uninterrupted one runs."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from domino_envs import make_game
+from domino_envs.errors import ConfigError
+from domino_training import distill
+from domino_training.configs import load_run
+from domino_training.ppo import Trainer
+from domino_training.train import train_ppo
+
+TINY = ["network.hidden=[16]", "ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=64", "imitation.decisions=0",
+        "eval.every_updates=0", "eval.final_deals=0", "budget.env_steps=64", "budget.checkpoint_every=1",
+        "ppo.torch_threads=1"]
+DISTILL = ["distill.rounds=2", "distill.positions=24", "distill.epochs=2", "distill.teacher=pimc:n=2,rollout=random"]
+
+
+def _run(extra=()):
+    return load_run(game="draw_v0", overrides=TINY + DISTILL + list(extra))
+
+
+def test_teacher_targets_are_the_searchs_best_actions_or_its_softmax():
+    from domino_agents.pimc import PIMCAgent
+    from tests.agents.test_pimc import _lead_position
+
+    game, state, good, bad = _lead_position()
+    mask = game.legal_mask(state)
+    t = distill.teacher_targets(PIMCAgent(game, seed=3, n=32), game, state, 0, np.zeros(2), mask, 0.0)
+    assert t[good] == 1.0 and t.sum() == 1.0
+    soft = distill.teacher_targets(PIMCAgent(game, seed=3, n=32), game, state, 0, np.zeros(2), mask, 0.05)
+    assert soft[good] > soft[bad] > 0 and np.isclose(soft.sum(), 1.0) and soft[mask == 0].sum() == 0
+    greedy = distill.teacher_targets(__import__("domino_agents").GreedyAgent(game), game, state, 0, np.zeros(2), mask,
+                                     0.0)
+    assert greedy.sum() == 1.0 and mask[int(np.argmax(greedy))] == 1
+
+
+def test_gather_labels_only_real_decisions_of_the_students_games():
+    game = make_game("draw_v0")
+    from domino_agents.greedy import GreedyAgent
+
+    layers = [(np.zeros((game.num_actions, game.obs_size), np.float32), np.zeros(game.num_actions, np.float32))]
+    obs, masks, targets = distill.gather(game, layers, GreedyAgent(game), 50, np.random.default_rng(0), 0.0, 0.0)
+    assert obs.shape == (50, game.obs_size) and masks.shape == targets.shape == (50, game.num_actions)
+    assert (masks.sum(1) >= 2).all()  # forced moves are not labelled
+    assert np.allclose(targets.sum(1), 1) and not (targets[~masks] > 0).any()
+
+
+def test_fit_moves_the_actor_to_the_targets():
+    rng = np.random.default_rng(0)
+    obs = rng.normal(size=(256, 6)).astype(np.float32)
+    masks = np.ones((256, 3), bool)
+    targets = np.eye(3, dtype=np.float32)[(obs[:, 0] > 0).astype(int)]
+    actor = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3))
+    before = distill.fit(actor, obs, masks, targets, 1, 1e-3, np.random.default_rng(1))
+    after = distill.fit(actor, obs, masks, targets, 40, 1e-2, np.random.default_rng(1))
+    assert after["distill_loss"] < before["distill_loss"] and after["distill_agreement"] > 0.9
+
+
+def test_distillation_resumes_between_rounds_exactly(tmp_path):
+    straight = tmp_path / "straight"
+    train_ppo(_run(), straight, echo=lambda *a, **k: None)
+    # the same run stopped after its first round, then resumed
+    stopped = tmp_path / "stopped"
+    trainer = Trainer(_run(["distill.rounds=1"]), stopped)
+    distill.run_rounds(trainer, 0, echo=lambda *a, **k: None)
+    assert torch.load(trainer.checkpoint_path, weights_only=False)["extra"] == {"distill_rounds": 1}
+    train_ppo(_run(), stopped, resume=True, echo=lambda *a, **k: None)
+    a, b = (np.load(d / "policy.npz") for d in (straight, stopped))
+    assert all(np.array_equal(a[k], b[k]) for k in a.files if k != "meta")
+    with np.load(straight / distill.DATA_FILE) as z:
+        assert z["obs"].shape[0] == 48  # two rounds of 24 positions
+    # a run resumed after PPO has begun does not distill again
+    train_ppo(_run(["budget.env_steps=128"]), straight, resume=True, echo=lambda *a, **k: None)
+    with np.load(straight / distill.DATA_FILE) as z:
+        assert z["obs"].shape[0] == 48
+
+
+def test_distill_settings_are_checked(tmp_path):
+    with pytest.raises(ConfigError, match="distill.positions"):
+        _run(["distill.positions=0"])
+    with pytest.raises(ConfigError, match="distill.teacher_moves"):
+        _run(["distill.teacher_moves=1.5"])
+    with pytest.raises(ConfigError, match="distill.teacher"):
+        train_ppo(_run(["distill.teacher=pimc:n=zero"]), tmp_path / "run", echo=lambda *a, **k: None)
