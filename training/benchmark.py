@@ -551,10 +551,28 @@ def _cell(r: dict | None, lo="iqm_lo", mid="iqm", hi="iqm_hi") -> str:
     return "-" if not r else f"{r[mid]:.2f} [{r[lo]:.2f}, {r[hi]:.2f}]"
 
 
+def finished_seeds(suite: Suite, scores: ScoreFile) -> dict[tuple[str, str], int]:
+    """(learner, game) -> how many of its seeds have their final policy evaluated."""
+    return {(lr, g): len({r["seed"] for r in scores.of(game=g, learner=lr) if r["final"] and r["seed"] < seeds})
+            for lr, (seeds, gs) in suite.runs.items() for g in gs}
+
+
+def coverage_line(suite: Suite, done: dict[tuple[str, str], int]) -> str:
+    """"Complete", or "Partial" naming each (learner, game) short of its seeds."""
+    short = [f"{lr} on {g} {done[(lr, g)]}/{seeds}" for lr, (seeds, gs) in suite.runs.items() for g in gs
+             if done[(lr, g)] < seeds]
+    if not short:
+        return "**Complete:** every run of the profile has its final policy evaluated."
+    return ("**Partial:** the aggregates hold the finished runs only; seeds finished of those configured: "
+            + ", ".join(short) + f". `domino benchmark --profile {suite.profile}` resumes the rest.")
+
+
 def markdown(suite: Suite, agg: dict, strength: dict, cross: dict, plots: list[Path], where: Path,
-             hardware: str, minutes: float) -> str:
+             hardware: str, minutes: float, done: dict[tuple[str, str], int] | None = None) -> str:
     learners = list(suite.runs)
+    done = done if done is not None else {(lr, g): seeds for lr, (seeds, gs) in suite.runs.items() for g in gs}
     lines = [f"# Benchmark: profile `{suite.profile}` (protocol version {suite.version})", "",
+             coverage_line(suite, done), "",
              f"Regenerate: `domino benchmark --profile {suite.profile}` (resumes; configs/benchmark/suite.yaml). "
              f"Budget {suite.budget:,} env steps a run (every seat's decisions), policies saved at "
              f"{', '.join(f'{m:,}' for m in suite.marks)}. Each saved policy plays the first {suite.ladder_deals} "
@@ -563,9 +581,9 @@ def markdown(suite: Suite, agg: dict, strength: dict, cross: dict, plots: list[P
              f"(1.0 = as good as the table). Aggregates with rliable: IQM and mean over runs x games, stratified "
              f"bootstrap 95% intervals. {hardware}; {minutes:.0f} minutes in the session that wrote this page (a resumed "
              f"benchmark counts only its own session; each run's training minutes are in the JSON).", "",
-             "## Runs", "", "| learner | seeds | games |", "|---|---|---|"]
+             "## Runs", "", "| learner | seeds | games (seeds finished) |", "|---|---|---|"]
     for lr, (seeds, gs) in suite.runs.items():
-        lines.append(f"| {lr} | {seeds} | {', '.join(gs)} |")
+        lines.append(f"| {lr} | {seeds} | {', '.join(f'{g} ({done[(lr, g)]})' for g in gs)} |")
     for view, title in (("own", "each learner on its games"), ("common", f"on the games every learner ran: "
                                                                          f"{', '.join(agg['common_games']) or 'none'}")):
         table = agg["opponents"].get(view, {})
@@ -648,7 +666,8 @@ def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None
     folder.mkdir(parents=True, exist_ok=True)
     plots = _plots(suite, agg, folder, profile, scores)
     minutes = (time.perf_counter() - t0) / 60
-    report.write_text(markdown(suite, agg, strength, cross, plots, report, hardware_line(), minutes))
+    report.write_text(markdown(suite, agg, strength, cross, plots, report, hardware_line(), minutes,
+                               finished_seeds(suite, scores)))
     everything = {"profile": profile, "version": suite.version, "protocol": suite.protocol,
                   "scores": list(scores.rows.values()), "aggregate": agg, "time_to_strength": strength_rows,
                   "crossplay": {g: {k: v for k, v in e.items() if k != "markdown"} for g, e in cross.items()}}

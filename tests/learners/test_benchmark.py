@@ -147,6 +147,7 @@ def test_the_ci_profile_runs_the_whole_pipeline_and_a_second_call_redoes_nothing
     for heading in ("## Final policies", "## Probability of improvement", "## Time to strength",
                     "## Cross-play and ratings", "## Curves"):
         assert heading in text
+    assert "**Complete:** every run of the profile" in text and "| ppo | 2 | block (2) |" in text
     assert (report.parent / "benchmark_ci" / "ci_iqm.png").stat().st_size > 1000
     scores = (out / "scores.jsonl").read_text()
     points = sorted((out / "runs").rglob("points.json"))
@@ -191,3 +192,17 @@ def test_the_vectorized_bootstrap_agrees_with_rliable():
     assert np.isclose(bm.improvement(x, y), metrics.probability_of_improvement(x, y))
     assert np.isclose(bm.improvement(y, y), 0.5) and np.isclose(bm.improvement(x + 10, y), 1.0)
     assert np.allclose(bm.trimmed_means(x.reshape(2, 10)), [metrics.aggregate_iqm(r) for r in x.reshape(2, 10)])
+
+
+def test_the_report_says_which_runs_are_missing(tmp_path):
+    s = bm.load_suite("ci")
+    s.runs = {"ppo": (2, ["block"]), "dmc": (1, ["block"])}
+    scores = bm.ScoreFile(tmp_path / "scores.jsonl")
+    for seed, final in ((0, True), (1, False)):
+        scores.add({"game": "block", "learner": "ppo", "seed": seed, "env_steps": 5, "opponent": "greedy",
+                    "final": final})
+    scores.add({"game": "block", "learner": "ppo", "seed": 7, "env_steps": 5, "opponent": "greedy", "final": True})
+    done = bm.finished_seeds(s, scores)
+    assert done == {("ppo", "block"): 1, ("dmc", "block"): 0}  # seed 7 is not one of the profile's two
+    line = bm.coverage_line(s, done)
+    assert line.startswith("**Partial:**") and "ppo on block 1/2, dmc on block 0/1" in line
