@@ -190,3 +190,9 @@ def test_pimc_policy_spec_errors(tmp_path):
                    game)
     with pytest.raises(CheckpointError):
         make_agent(f"pimc:rollout=policy,policy={tmp_path / 'missing.npz'}", game)
+    from domino_agents.trained import load_policy, policy_meta, save_policy, shipped_path
+
+    layers, meta = load_policy(shipped_path("draw_v0"))
+    q = save_policy(tmp_path / "q.npz", layers, policy_meta(game, meta["hidden"], "dmc", 0))
+    with pytest.raises(CheckpointError, match="is a dmc Q-network"):
+        make_agent(f"pimc:rollout=policy,policy={q}", game)
