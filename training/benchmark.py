@@ -44,6 +44,7 @@ import json
 import math
 import sys
 import time
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -568,11 +569,12 @@ def coverage_line(suite: Suite, done: dict[tuple[str, str], int]) -> str:
 
 
 def markdown(suite: Suite, agg: dict, strength: dict, cross: dict, plots: list[Path], where: Path,
-             hardware: str, minutes: float, done: dict[tuple[str, str], int] | None = None) -> str:
+             hardware: str, minutes: float, done: dict[tuple[str, str], int] | None = None,
+             coverage: str | None = None) -> str:
     learners = list(suite.runs)
     done = done if done is not None else {(lr, g): seeds for lr, (seeds, gs) in suite.runs.items() for g in gs}
     lines = [f"# Benchmark: profile `{suite.profile}` (protocol version {suite.version})", "",
-             coverage_line(suite, done), "",
+             coverage or coverage_line(suite, done), "",
              f"Regenerate: `domino benchmark --profile {suite.profile}` (resumes; configs/benchmark/suite.yaml). "
              f"Budget {suite.budget:,} env steps a run (every seat's decisions), policies saved at "
              f"{', '.join(f'{m:,}' for m in suite.marks)}. Each saved policy plays the first {suite.ladder_deals} "
@@ -650,13 +652,21 @@ def hardware_line() -> str:
 
 
 def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None = None, lock_path: Path | None = None,
-                  only: list[str] | None = None, reps: int = 2000, bootstrap: int = 200, echo=print) -> dict:
-    """The whole pipeline: check the protocol, train and evaluate (resuming), aggregate, rate, report."""
+                  only: list[str] | None = None, reps: int = 2000, bootstrap: int = 200, echo=print,
+                  train: bool = True) -> dict:
+    """The whole pipeline: check the protocol, train and evaluate (resuming), aggregate, rate, report.
+    ``train=False`` (``--report-only``) trains and evaluates nothing: the report holds the runs whose
+    seeds are all finished, each learner on the games where it has them all, and says what is missing."""
     t0 = time.perf_counter()
     data = read_suite_file(suite_path)
     check_protocol(data, read_lock(lock_path))
     suite = load_suite(profile, suite_path, only)
-    scores = run_all(suite, out, echo)
+    scores = run_all(suite, out, echo) if train else ScoreFile(Path(out) / "scores.jsonl")
+    done = finished_seeds(suite, scores)
+    coverage = coverage_line(suite, done)
+    if not train:
+        suite = dataclasses.replace(suite, runs={lr: (seeds, [g for g in gs if done[(lr, g)] == seeds])
+                                                 for lr, (seeds, gs) in suite.runs.items()})
     agg = aggregate(suite, scores, reps)
     strength_rows = time_to_strength(suite, scores)
     strength = summarize_strength(strength_rows, suite)
@@ -666,8 +676,7 @@ def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None
     folder.mkdir(parents=True, exist_ok=True)
     plots = _plots(suite, agg, folder, profile, scores)
     minutes = (time.perf_counter() - t0) / 60
-    report.write_text(markdown(suite, agg, strength, cross, plots, report, hardware_line(), minutes,
-                               finished_seeds(suite, scores)))
+    report.write_text(markdown(suite, agg, strength, cross, plots, report, hardware_line(), minutes, done, coverage))
     everything = {"profile": profile, "version": suite.version, "protocol": suite.protocol,
                   "scores": list(scores.rows.values()), "aggregate": agg, "time_to_strength": strength_rows,
                   "crossplay": {g: {k: v for k, v in e.items() if k != "markdown"} for g, e in cross.items()}}
@@ -687,6 +696,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--only", nargs="+", metavar="GAME", help="run only these games of the suite")
     ap.add_argument("--suite", help="another suite file (default configs/benchmark/suite.yaml)")
     ap.add_argument("--lock", help="another lock file (default configs/benchmark/lock.json)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="train and evaluate nothing: report the runs already finished and name the missing ones")
     ap.add_argument("--reps", type=int, default=2000, help="bootstrap resamples of the aggregates")
     ap.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
                     help="import a module or .py file first (a learner of your own that calls register_learner)")
@@ -727,7 +738,7 @@ def main(argv: list[str] | None = None) -> int:
         report = Path(args.report or (DOCS / ("benchmark.md" if args.profile == "quick"
                                               else f"benchmark_{args.profile}.md")))
         run_benchmark(args.profile, out, report, args.suite and Path(args.suite), args.lock and Path(args.lock),
-                      args.only, args.reps)
+                      args.only, args.reps, train=not args.report_only)
     except ValueError as e:
         print(f"domino benchmark: {e}", file=sys.stderr)
         return 2

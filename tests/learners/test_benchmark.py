@@ -155,6 +155,14 @@ def test_the_ci_profile_runs_the_whole_pipeline_and_a_second_call_redoes_nothing
     bm.run_benchmark("ci", out, report, reps=100, bootstrap=10, echo=lambda *a: None)
     assert (out / "scores.jsonl").read_text() == scores  # nothing evaluated again
     assert [p.stat().st_mtime_ns for p in points] == stamps  # nothing trained again
+    # --report-only with a run missing: nothing trains, the learner short of seeds drops out and is named
+    kept = [line for line in scores.splitlines() if '"learner": "dmc"' not in line]
+    (out / "scores.jsonl").write_text("\n".join(kept) + "\n")
+    partial = bm.run_benchmark("ci", out, report, reps=100, bootstrap=10, echo=lambda *a: None, train=False)
+    assert [p.stat().st_mtime_ns for p in points] == stamps and (out / "scores.jsonl").read_text().count("\n") == len(kept)
+    assert set(partial["aggregate"]["opponents"]["own"]["greedy"]) == {"ppo"}
+    text = report.read_text()
+    assert "**Partial:**" in text and "dmc on block 0/1" in text and "| dmc | 1 |  |" in text
 
 
 def test_a_learner_of_ones_own_joins_the_suite_by_import(tmp_path, suite_copy, monkeypatch):
