@@ -38,13 +38,13 @@ plots beside it (docs/benchmark/).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import importlib.resources
 import json
 import math
 import sys
 import time
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
