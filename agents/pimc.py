@@ -146,7 +146,7 @@ def _search_dispatch(gid, samples, p, seat, legal, seeds, kind, eps, weight, n_a
                 _score(tot, base, n_players, seat, out, j)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)  # allocates nothing
 def _advance_dispatch(gid, states, actions, p, live, seat, base, tot, steps, obs, masks, action_of, out):
     """One lockstep step of policy rollouts: every live row takes its action and adds its rewards
     to tot; a row that ends (or passes MAX_ROLLOUT_STEPS) is scored into out[action_of[row]] and
