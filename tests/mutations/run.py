@@ -243,6 +243,11 @@ MUTATIONS = [
         "agents/pimc.py",
         [("            u = self._rng.random(n)[sample_of[idx]] * cum[:, -1]", "            u = self._rng.random(idx.size) * cum[:, -1]")],
         ["tests/agents/test_pimc.py", "-k", "policy"]),
+    Mutation(
+        "distill_forgets_rounds_done", "a resumed distillation starts its rounds again from the first",
+        "training/distill.py",
+        [("    return done\n", "    return 0\n")],
+        ["tests/learners/test_distill.py", "-k", "resumes"]),
 ]
 
 
