@@ -334,8 +334,7 @@ def validate(train: TrainConfig) -> None:
     need(train.imitation.lr > 0, "imitation.lr", train.imitation.lr, "must be > 0")
     d = train.distill
     need(_is_spec(d.teacher), "distill.teacher", d.teacher, "an agent spec, e.g. pimc:n=64,rollout=random")
-    for key in ("rounds",):
-        need(getattr(d, key) >= 0, f"distill.{key}", getattr(d, key), "must be >= 0")
+    need(d.rounds >= 0, "distill.rounds", d.rounds, "must be >= 0")
     for key in ("positions", "epochs"):
         need(getattr(d, key) >= 1, f"distill.{key}", getattr(d, key), "must be >= 1")
     need(d.lr > 0, "distill.lr", d.lr, "must be > 0")

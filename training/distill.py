@@ -31,7 +31,6 @@ import numpy as np
 import torch
 
 from domino_envs.errors import ConfigError
-from domino_envs.registry import make_game
 from domino_envs.rng import mix_seed
 from domino_training.network import masked_log_probs
 
@@ -137,7 +136,7 @@ def run_rounds(trainer, start: int, echo=print) -> None:
     from domino_agents.registry import make_agent
 
     cfg = trainer.cfg.distill
-    game = make_game(trainer.run.game, **trainer.run.config)
+    game = trainer.collector.game
     data_path = trainer.dir / DATA_FILE
     have = _load(data_path)
     if start > 0 and have is None:
