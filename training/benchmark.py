@@ -615,7 +615,9 @@ def markdown(suite: Suite, agg: dict, strength: dict, cross: dict, plots: list[P
     lines += ["", "## Time to strength", "",
               "Median over runs that got there (runs that did / runs) of the env steps and training minutes until a "
               "run first beats greedy (interval above the fair share) and first reaches the heuristic's level "
-              "(mean at or above it), read at the marks.", "",
+              "(mean at or above it), read at the marks. These runs were trained one after another, each under "
+              "whatever else the machine ran; for minutes that compare between learners, trained side by side "
+              "under the same load at finer marks, see [benchmark_timing.md](benchmark_timing.md).", "",
               "| learner | game | beats greedy | heuristic level |", "|---|---|---|---|"]
 
     def reach(c):
