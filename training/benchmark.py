@@ -2,6 +2,8 @@
 
     domino benchmark --profile quick                  # train, evaluate, rate, write docs/benchmark.md
     domino benchmark --profile quick --only draw      # some games (the rest resume later)
+    domino benchmark --profile quick --learners rllib --out runs/benchmark/quick-rllib \
+        --report docs/benchmark_rllib.md              # an optional learner (its extra), its own page
     domino benchmark --profile ci --out /tmp/b        # the seconds-long version CI runs
     domino benchmark freeze                           # after bumping `version`: record the fingerprints
     domino benchmark --import my_learner.py ...       # a learner of your own (register_learner)
@@ -91,6 +93,8 @@ class Suite:
     deal_seed: int
     runs: dict[str, tuple[int, list[str]]]  # learner -> (seeds, games)
     params: dict[str, dict] = field(default_factory=dict)
+    why: dict[str, str] = field(default_factory=dict)  # learner -> why it runs fewer games (shown in the report)
+    left_out: list[str] = field(default_factory=list)  # optional learners of the profile not selected
 
     def run_list(self) -> list[tuple[str, str, int]]:
         """(game, learner, seed) of every run, games in suite order."""
@@ -127,8 +131,13 @@ def read_suite_file(path: Path | None = None) -> dict:
     return data
 
 
-def load_suite(profile: str, path: Path | None = None, only: list[str] | None = None) -> Suite:
-    """The suite file's `profile`, checked (ConfigError naming a bad key or value)."""
+def load_suite(profile: str, path: Path | None = None, only: list[str] | None = None,
+               learners: list[str] | None = None) -> Suite:
+    """The suite file's `profile`, checked (ConfigError naming a bad key or value). `only` keeps
+    these games, `learners` these learners of the profile's runs; without `learners`, every learner
+    the profile runs except the optional ones (rllib: an extra not every venv has), which run only
+    when named."""
+    from domino_training.learners import LEARNERS
     data = read_suite_file(path)
     _need(profile in PROFILES, "profile", profile, f"one of {list(PROFILES)}")
     version = data["version"]
@@ -155,11 +164,17 @@ def load_suite(profile: str, path: Path | None = None, only: list[str] | None = 
     default_games = spec.get("games", list(games))
     for g in default_games:
         _need(g in games, f"runs.{profile}.games", g, f"one of the protocol's games {list(games)}")
-    runs = {}
+    runs, why = {}, {}
     for learner, v in (spec.get("learners") or {}).items():
+        _need(isinstance(v, int) or (isinstance(v, dict) and set(v) <= {"seeds", "games", "why"}),
+              f"runs.{profile}.learners.{learner}", v, "seeds (a positive int) or {seeds: N, games: [...], why: text}")
         seeds, gs = (v, default_games) if isinstance(v, int) else (v.get("seeds"), v.get("games", default_games))
         _need(isinstance(seeds, int) and seeds >= 1, f"runs.{profile}.learners.{learner}", v,
-              "seeds (a positive int) or {seeds: N, games: [...]}")
+              "seeds (a positive int) or {seeds: N, games: [...], why: text}")
+        if isinstance(v, dict) and "why" in v:
+            _need(isinstance(v["why"], str) and v["why"].strip(), f"runs.{profile}.learners.{learner}.why", v["why"],
+                  "a sentence saying why the learner runs fewer games")
+            why[learner] = v["why"].strip()
         for g in gs:
             _need(g in games, f"runs.{profile}.learners.{learner}.games", g, f"one of {list(games)}")
         runs[learner] = (seeds, [g for g in games if g in gs])
@@ -167,6 +182,16 @@ def load_suite(profile: str, path: Path | None = None, only: list[str] | None = 
         for g in only:
             _need(g in games, "--only", g, f"one of the protocol's games {list(games)}")
         runs = {k: (s, [g for g in gs if g in only]) for k, (s, gs) in runs.items()}
+    for lr in runs:
+        _need(lr in LEARNERS, f"runs.{profile}.learners", lr, f"a registered learner {sorted(LEARNERS)}")
+    if learners:
+        for lr in learners:
+            _need(lr in runs, "--learners", lr, f"one of the learners profile {profile} runs {list(runs)}")
+        left_out = []
+        runs = {k: v for k, v in runs.items() if k in learners}
+    else:
+        left_out = [k for k in runs if LEARNERS[k].optional]
+        runs = {k: v for k, v in runs.items() if k not in left_out}
     params = data["learners"] or {}
     _need(isinstance(params, dict), "learners", params, "a mapping learner -> settings")
     params = {k: dict(v or {}) for k, v in params.items()}
@@ -174,7 +199,7 @@ def load_suite(profile: str, path: Path | None = None, only: list[str] | None = 
         params[k] = {**params.get(k, {}), **dict(v or {})}
     return Suite(version, profile, p, games, budget, steps, list(p["ladder"]), _per_profile(p, "ladder_deals", profile),
                  p["search"], _per_profile(p, "search_deals", profile), _per_profile(p, "crossplay_deals", profile),
-                 int(p["deal_seed"]), runs, params)
+                 int(p["deal_seed"]), runs, params, {k: w for k, w in why.items() if k in runs}, left_out)
 
 
 # ------------------------------------------------------------------------------ the frozen protocol
@@ -558,24 +583,25 @@ def finished_seeds(suite: Suite, scores: ScoreFile) -> dict[tuple[str, str], int
             for lr, (seeds, gs) in suite.runs.items() for g in gs}
 
 
-def coverage_line(suite: Suite, done: dict[tuple[str, str], int]) -> str:
+def coverage_line(suite: Suite, done: dict[tuple[str, str], int], command: str | None = None) -> str:
     """"Complete", or "Partial" naming each (learner, game) short of its seeds."""
     short = [f"{lr} on {g} {done[(lr, g)]}/{seeds}" for lr, (seeds, gs) in suite.runs.items() for g in gs
              if done[(lr, g)] < seeds]
     if not short:
         return "**Complete:** every run of the profile has its final policy evaluated."
     return ("**Partial:** the aggregates hold the finished runs only; seeds finished of those configured: "
-            + ", ".join(short) + f". `domino benchmark --profile {suite.profile}` resumes the rest.")
+            + ", ".join(short) + f". `{command or f'domino benchmark --profile {suite.profile}'}` resumes the rest.")
 
 
 def markdown(suite: Suite, agg: dict, strength: dict, cross: dict, plots: list[Path], where: Path,
              hardware: str, minutes: float, done: dict[tuple[str, str], int] | None = None,
-             coverage: str | None = None) -> str:
+             coverage: str | None = None, command: str | None = None) -> str:
     learners = list(suite.runs)
+    command = command or f"domino benchmark --profile {suite.profile}"
     done = done if done is not None else {(lr, g): seeds for lr, (seeds, gs) in suite.runs.items() for g in gs}
     lines = [f"# Benchmark: profile `{suite.profile}` (protocol version {suite.version})", "",
              coverage or coverage_line(suite, done), "",
-             f"Regenerate: `domino benchmark --profile {suite.profile}` (resumes; configs/benchmark/suite.yaml). "
+             f"Regenerate: `{command}` (resumes; configs/benchmark/suite.yaml). "
              f"Budget {suite.budget:,} env steps a run (every seat's decisions), policies saved at "
              f"{', '.join(f'{m:,}' for m in suite.marks)}. Each saved policy plays the first {suite.ladder_deals} "
              f"frozen duplicate deals of its game (seats rotated) against a table of each ladder agent; the final "
@@ -586,6 +612,14 @@ def markdown(suite: Suite, agg: dict, strength: dict, cross: dict, plots: list[P
              "## Runs", "", "| learner | seeds | games (seeds finished) |", "|---|---|---|"]
     for lr, (seeds, gs) in suite.runs.items():
         lines.append(f"| {lr} | {seeds} | {', '.join(f'{g} ({done[(lr, g)]})' for g in gs)} |")
+    notes = [f"- `{lr}` runs on {', '.join(suite.runs[lr][1])} only: {w}" for lr, w in suite.why.items()]
+    for lr in suite.left_out:
+        page = f"{where.stem}_{lr}.md"
+        notes.append(f"- `{lr}` needs an optional extra and has a page of its own, [{page}]({page}) "
+                     f"(`{command} --learners {lr} --out runs/benchmark/{suite.profile}-{lr} --report "
+                     f"{where.parent.name}/{page}`, from a venv with the extra).")
+    if notes:
+        lines += [""] + notes
     for view, title in (("own", "each learner on its games"), ("common", f"on the games every learner ran: "
                                                                          f"{', '.join(agg['common_games']) or 'none'}")):
         table = agg["opponents"].get(view, {})
@@ -655,17 +689,20 @@ def hardware_line() -> str:
 
 def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None = None, lock_path: Path | None = None,
                   only: list[str] | None = None, reps: int = 2000, bootstrap: int = 200, echo=print,
-                  train: bool = True) -> dict:
+                  train: bool = True, learners: list[str] | None = None) -> dict:
     """The whole pipeline: check the protocol, train and evaluate (resuming), aggregate, rate, report.
     ``train=False`` (``--report-only``) trains and evaluates nothing: the report holds the runs whose
     seeds are all finished, each learner on the games where it has them all, and says what is missing."""
     t0 = time.perf_counter()
     data = read_suite_file(suite_path)
     check_protocol(data, read_lock(lock_path))
-    suite = load_suite(profile, suite_path, only)
+    suite = load_suite(profile, suite_path, only, learners)
     scores = run_all(suite, out, echo) if train else ScoreFile(Path(out) / "scores.jsonl")
     done = finished_seeds(suite, scores)
-    coverage = coverage_line(suite, done)
+    command = f"domino benchmark --profile {profile}"
+    if learners:  # a page of some learners: name them and where it lives
+        command += f" --learners {' '.join(learners)} --out {out} --report {report}"
+    coverage = coverage_line(suite, done, command)
     if not train:
         suite = dataclasses.replace(suite, runs={lr: (seeds, [g for g in gs if done[(lr, g)] == seeds])
                                                  for lr, (seeds, gs) in suite.runs.items()})
@@ -678,7 +715,8 @@ def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None
     folder.mkdir(parents=True, exist_ok=True)
     plots = _plots(suite, agg, folder, profile, scores)
     minutes = (time.perf_counter() - t0) / 60
-    report.write_text(markdown(suite, agg, strength, cross, plots, report, hardware_line(), minutes, done, coverage))
+    report.write_text(markdown(suite, agg, strength, cross, plots, report, hardware_line(), minutes, done, coverage,
+                               command))
     everything = {"profile": profile, "version": suite.version, "protocol": suite.protocol,
                   "scores": list(scores.rows.values()), "aggregate": agg, "time_to_strength": strength_rows,
                   "crossplay": {g: {k: v for k, v in e.items() if k != "markdown"} for g, e in cross.items()}}
@@ -696,6 +734,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--report", help="the Markdown report (default docs/benchmark.md for quick, "
                                      "docs/benchmark_<profile>.md otherwise)")
     ap.add_argument("--only", nargs="+", metavar="GAME", help="run only these games of the suite")
+    ap.add_argument("--learners", nargs="+", metavar="LEARNER",
+                    help="run only these learners of the profile (default: all but the optional ones, e.g. rllib)")
     ap.add_argument("--suite", help="another suite file (default configs/benchmark/suite.yaml)")
     ap.add_argument("--lock", help="another lock file (default configs/benchmark/lock.json)")
     ap.add_argument("--report-only", action="store_true",
@@ -740,7 +780,7 @@ def main(argv: list[str] | None = None) -> int:
         report = Path(args.report or (DOCS / ("benchmark.md" if args.profile == "quick"
                                               else f"benchmark_{args.profile}.md")))
         run_benchmark(args.profile, out, report, args.suite and Path(args.suite), args.lock and Path(args.lock),
-                      args.only, args.reps, train=not args.report_only)
+                      args.only, args.reps, train=not args.report_only, learners=args.learners)
     except ValueError as e:
         print(f"domino benchmark: {e}", file=sys.stderr)
         return 2

@@ -36,7 +36,7 @@ The learners (`LEARNERS`; `register_learner` adds one, see docs/examples/my_lear
   ``network.hidden``, ``opponents.*``; base the same config section. Spec ``ppo:checkpoint=PATH``
   (its actor exported in the policy format).
 - ``rllib`` (optional: the `rllib` extra, not in CI): RLlib's PPO through training/rllib_train.py;
-  params ``rllib.*`` (train_batch, minibatch, epochs, lr, entropy_coeff, env_runners, num_cpus),
+  params ``rllib.*`` (train_batch, minibatch, epochs, lr, entropy_coeff, env_runners, envs_per_runner, num_cpus),
   ``network.hidden``. Spec ``rllib:checkpoint=DIR``; resumes from its last mark.
 
 A learner is a function ``train(run: LearnerRun, log: PointLog, progress: bool) -> None`` that
@@ -340,6 +340,7 @@ class RLlibParams:
     lr: float = 3e-4
     entropy_coeff: float = 0.01
     env_runners: int = 0
+    envs_per_runner: int = 8  # games a runner steps side by side (one forward for all)
     num_cpus: int = 0        # 0: every core
 
 
@@ -362,7 +363,7 @@ def rllib_settings(run: LearnerRun) -> RLlibSettings:
     s = RLlibSettings()
     for key, value in run.params.items():
         set_key(s, key, value)
-    for key in ("train_batch", "minibatch", "epochs"):
+    for key in ("train_batch", "minibatch", "epochs", "envs_per_runner"):
         if getattr(s.rllib, key) < 1:
             raise ConfigError(f"rllib.{key}={getattr(s.rllib, key)!r} must be >= 1")
     return s
@@ -381,7 +382,8 @@ def train_rllib(run: LearnerRun, log: PointLog, progress: bool) -> None:
     done = log.points[-1] if log.points else None  # resume from the last mark's checkpoint, its counts
     rllib_train.start_ray(None, r.num_cpus or None)
     try:
-        algo = rllib_train.build_config(run.game, run.config, env_runners=r.env_runners, seed=run.seed,
+        algo = rllib_train.build_config(run.game, run.config, env_runners=r.env_runners,
+                                        envs_per_runner=r.envs_per_runner, seed=run.seed,
                                         train_batch=r.train_batch, minibatch=r.minibatch, epochs=r.epochs, lr=r.lr,
                                         entropy_coeff=r.entropy_coeff, hidden=tuple(s.network.hidden)).build_algo()
         if done is not None:

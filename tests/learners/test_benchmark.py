@@ -101,6 +101,21 @@ def test_the_profiles_resolve_to_runs_and_marks():
     assert {g for g, _, _ in only.run_list()} == {"sum7"}
 
 
+def test_optional_learners_run_only_when_named():
+    """rllib is in the quick profile's runs, but needs an extra: the default run leaves it out,
+    --learners picks it (alone, with its settings), and a learner the profile does not run is refused."""
+    default = bm.load_suite("quick")
+    assert "rllib" not in default.runs and {"ppo", "sb3"} <= set(default.runs)
+    named = bm.load_suite("quick", learners=["rllib"])
+    assert named.runs == {"rllib": (3, ["block", "sum7"])}
+    assert named.params["rllib"] == {"rllib.num_cpus": 1}
+    assert set(bm.load_suite("quick", learners=["ppo", "rllib"]).runs) == {"ppo", "rllib"}
+    with pytest.raises(ConfigError, match=r"--learners='nope'.*'rllib'"):
+        bm.load_suite("quick", learners=["nope"])
+    with pytest.raises(ConfigError, match=r"--learners='rllib'"):
+        bm.load_suite("ci", learners=["rllib"])
+
+
 def test_time_to_strength_reads_the_first_mark_past_each_bar(tmp_path):
     s = bm.load_suite("ci")
     s.runs = {"ppo": (1, ["block"])}
@@ -125,7 +140,7 @@ def test_the_score_matrix_needs_every_run(tmp_path):
     assert np.allclose(bm.score_matrix(scores, "x", ["a"], 2, "o", 10), [[1.2], [2.0]])
 
 
-def test_the_ci_profile_runs_the_whole_pipeline_and_a_second_call_redoes_nothing(tmp_path):
+def test_the_ci_profile_runs_the_whole_pipeline_and_a_second_call_redoes_nothing(tmp_path, suite_copy):
     """Criterion: a seconds-long version of the whole pipeline (train at every mark, evaluate on the
     frozen deals, aggregate with rliable, rate, report) runs in CI, and resumes."""
     out, report = tmp_path / "out", tmp_path / "docs" / "benchmark_ci.md"
@@ -163,6 +178,15 @@ def test_the_ci_profile_runs_the_whole_pipeline_and_a_second_call_redoes_nothing
     assert set(partial["aggregate"]["opponents"]["own"]["greedy"]) == {"ppo"}
     text = report.read_text()
     assert "**Partial:**" in text and "dmc on block 0/1" in text and "| dmc | 1 |  |" in text
+    # the page says why a learner runs fewer games, and where an optional learner left out has its page
+    suite, lock = suite_copy
+    _edit(suite, lambda d: d["runs"]["ci"]["learners"].update({"ppo": {"seeds": 2, "why": "a reason."}, "rllib": 1}))
+    bm.run_benchmark("ci", out, report, suite, lock, reps=100, bootstrap=10, echo=lambda *a: None, train=False)
+    text = report.read_text()
+    assert "- `ppo` runs on block only: a reason." in text
+    assert ("- `rllib` needs an optional extra and has a page of its own, [benchmark_ci_rllib.md](benchmark_ci_rllib.md) "
+            "(`domino benchmark --profile ci --learners rllib --out runs/benchmark/ci-rllib --report "
+            "docs/benchmark_ci_rllib.md`") in text and "| rllib |" not in text
 
 
 def test_a_learner_of_ones_own_joins_the_suite_by_import(tmp_path, suite_copy, monkeypatch):

@@ -89,6 +89,24 @@ def test_one_training_iteration_on_draw(local_ray):
     assert illegal > 0, "the test would pass without masking: the unmasked network never picked an illegal action"
 
 
+def test_list_episodes_train_exactly_like_numpy_episodes(local_ray):
+    """build_config turns RLlib's episodes_to_numpy off for speed only: with it on, the same seed
+    gives the same sampled steps and the same losses (a change of RLlib's would show here)."""
+    summaries = []
+    for to_numpy in (True, False):
+        config = rllib_train.build_config("block_v0", {}, env_runners=0, envs_per_runner=4, seed=3, **TINY)
+        algo = config.env_runners(episodes_to_numpy=to_numpy).build_algo()
+        try:
+            summaries.append([rllib_train.iteration_summary(algo.train()) for _ in range(2)])
+        finally:
+            algo.stop()
+    numpy_run, list_run = summaries
+    for a, b in zip(numpy_run, list_run):
+        assert a["env_steps_total"] == b["env_steps_total"]
+        for key in ("policy_loss", "vf_loss", "entropy"):
+            assert a[key] == pytest.approx(b[key], rel=1e-6), (key, a, b)
+
+
 def test_masked_module_samples_only_legal_actions():
     """The exploration distribution (what env runners sample from) puts no mass on illegal actions,
     even when the raw logits strongly favour them."""
