@@ -95,6 +95,7 @@ class Suite:
     params: dict[str, dict] = field(default_factory=dict)
     why: dict[str, str] = field(default_factory=dict)  # learner -> why it runs fewer games (shown in the report)
     left_out: list[str] = field(default_factory=list)  # optional learners of the profile not selected
+    capped: dict[str, int] = field(default_factory=dict)  # learner -> the profile's seeds, where --seeds ran fewer
 
     def run_list(self) -> list[tuple[str, str, int]]:
         """(game, learner, seed) of every run, games in suite order."""
@@ -132,11 +133,11 @@ def read_suite_file(path: Path | None = None) -> dict:
 
 
 def load_suite(profile: str, path: Path | None = None, only: list[str] | None = None,
-               learners: list[str] | None = None) -> Suite:
+               learners: list[str] | None = None, seeds: int | None = None) -> Suite:
     """The suite file's `profile`, checked (ConfigError naming a bad key or value). `only` keeps
     these games, `learners` these learners of the profile's runs; without `learners`, every learner
     the profile runs except the optional ones (rllib: an extra not every venv has), which run only
-    when named."""
+    when named. `seeds` runs at most that many seeds of each (a page of fewer seeds says so)."""
     from domino_training.learners import LEARNERS
     data = read_suite_file(path)
     _need(profile in PROFILES, "profile", profile, f"one of {list(PROFILES)}")
@@ -168,8 +169,8 @@ def load_suite(profile: str, path: Path | None = None, only: list[str] | None = 
     for learner, v in (spec.get("learners") or {}).items():
         _need(isinstance(v, int) or (isinstance(v, dict) and set(v) <= {"seeds", "games", "why"}),
               f"runs.{profile}.learners.{learner}", v, "seeds (a positive int) or {seeds: N, games: [...], why: text}")
-        seeds, gs = (v, default_games) if isinstance(v, int) else (v.get("seeds"), v.get("games", default_games))
-        _need(isinstance(seeds, int) and seeds >= 1, f"runs.{profile}.learners.{learner}", v,
+        n, gs = (v, default_games) if isinstance(v, int) else (v.get("seeds"), v.get("games", default_games))
+        _need(isinstance(n, int) and n >= 1, f"runs.{profile}.learners.{learner}", v,
               "seeds (a positive int) or {seeds: N, games: [...], why: text}")
         if isinstance(v, dict) and "why" in v:
             _need(isinstance(v["why"], str) and v["why"].strip(), f"runs.{profile}.learners.{learner}.why", v["why"],
@@ -177,13 +178,18 @@ def load_suite(profile: str, path: Path | None = None, only: list[str] | None = 
             why[learner] = v["why"].strip()
         for g in gs:
             _need(g in games, f"runs.{profile}.learners.{learner}.games", g, f"one of {list(games)}")
-        runs[learner] = (seeds, [g for g in games if g in gs])
+        runs[learner] = (n, [g for g in games if g in gs])
     if only:
         for g in only:
             _need(g in games, "--only", g, f"one of the protocol's games {list(games)}")
         runs = {k: (s, [g for g in gs if g in only]) for k, (s, gs) in runs.items()}
     for lr in runs:
         _need(lr in LEARNERS, f"runs.{profile}.learners", lr, f"a registered learner {sorted(LEARNERS)}")
+    capped = {}
+    if seeds is not None:
+        _need(isinstance(seeds, int) and not isinstance(seeds, bool) and seeds >= 1, "--seeds", seeds, "a positive int")
+        capped = {k: n for k, (n, _) in runs.items() if n > seeds}
+        runs = {k: (min(n, seeds), gs) for k, (n, gs) in runs.items()}
     if learners:
         for lr in learners:
             _need(lr in runs, "--learners", lr, f"one of the learners profile {profile} runs {list(runs)}")
@@ -199,7 +205,8 @@ def load_suite(profile: str, path: Path | None = None, only: list[str] | None = 
         params[k] = {**params.get(k, {}), **dict(v or {})}
     return Suite(version, profile, p, games, budget, steps, list(p["ladder"]), _per_profile(p, "ladder_deals", profile),
                  p["search"], _per_profile(p, "search_deals", profile), _per_profile(p, "crossplay_deals", profile),
-                 int(p["deal_seed"]), runs, params, {k: w for k, w in why.items() if k in runs}, left_out)
+                 int(p["deal_seed"]), runs, params, {k: w for k, w in why.items() if k in runs}, left_out,
+                 {k: n for k, n in capped.items() if k in runs})
 
 
 # ------------------------------------------------------------------------------ the frozen protocol
@@ -350,6 +357,19 @@ def run_all(suite: Suite, out: Path, echo=print) -> ScoreFile:
 # ------------------------------------------------------------------------------ aggregation
 def score_of(r: dict) -> float:
     return r["win"] / r["fair"]
+
+
+def per_game_finals(suite: Suite, scores: ScoreFile) -> dict[str, dict[str, dict[str, list[float]]]]:
+    """learner -> game -> opponent -> the final policies' scores, one per finished seed."""
+    out = {}
+    for lr, (seeds, gs) in suite.runs.items():
+        for g in gs:
+            for o in suite.ladder + [suite.search]:
+                vals = [score_of(r) for r in sorted(scores.of(game=g, learner=lr, opponent=o), key=lambda r: r["seed"])
+                        if r["final"] and r["seed"] < seeds]
+                if vals:
+                    out.setdefault(lr, {}).setdefault(g, {})[o] = vals
+    return out
 
 
 def score_matrix(scores: ScoreFile, learner: str, games: list[str], seeds: int, opponent: str,
@@ -595,7 +615,7 @@ def coverage_line(suite: Suite, done: dict[tuple[str, str], int], command: str |
 
 def markdown(suite: Suite, agg: dict, strength: dict, cross: dict, plots: list[Path], where: Path,
              hardware: str, minutes: float, done: dict[tuple[str, str], int] | None = None,
-             coverage: str | None = None, command: str | None = None) -> str:
+             coverage: str | None = None, command: str | None = None, per_game: dict | None = None) -> str:
     learners = list(suite.runs)
     command = command or f"domino benchmark --profile {suite.profile}"
     done = done if done is not None else {(lr, g): seeds for lr, (seeds, gs) in suite.runs.items() for g in gs}
@@ -613,6 +633,8 @@ def markdown(suite: Suite, agg: dict, strength: dict, cross: dict, plots: list[P
     for lr, (seeds, gs) in suite.runs.items():
         lines.append(f"| {lr} | {seeds} | {', '.join(f'{g} ({done[(lr, g)]})' for g in gs)} |")
     notes = [f"- `{lr}` runs on {', '.join(suite.runs[lr][1])} only: {w}" for lr, w in suite.why.items()]
+    notes += [f"- `{lr}`: {suite.runs[lr][0]} of the profile's {n} seeds on this page (`--seeds`)."
+              for lr, n in suite.capped.items()]
     for lr in suite.left_out:
         page = f"{where.stem}_{lr}.md"
         notes.append(f"- `{lr}` needs an optional extra and has a page of its own, [{page}]({page}) "
@@ -635,6 +657,15 @@ def markdown(suite: Suite, agg: dict, strength: dict, cross: dict, plots: list[P
         for lr in learners:
             lines.append(f"| {lr} | " + " | ".join(_cell(table[o].get(lr), "mean_lo", "mean", "mean_hi") for o in opps)
                          + " |")
+    if per_game:
+        opps = suite.ladder + [suite.search]
+        lines += ["", "## Final policies per game", "", "Mean score over seeds [lowest, highest seed].", "",
+                  "| learner | game | " + " | ".join(f"vs {o}" for o in opps) + " |", "|---" * (len(opps) + 2) + "|"]
+        for lr, per in per_game.items():
+            for g, cells in per.items():
+                lines.append(f"| {lr} | {g} | " + " | ".join(
+                    f"{np.mean(cells[o]):.2f} [{min(cells[o]):.2f}, {max(cells[o]):.2f}]" if o in cells else "-"
+                    for o in opps) + " |")
     if agg["improvement"]:
         lines += ["", "## Probability of improvement (final policies, common games)", "",
                   "P(a run of the first beats a run of the second on a random common game) [95% CI].", "",
@@ -689,19 +720,21 @@ def hardware_line() -> str:
 
 def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None = None, lock_path: Path | None = None,
                   only: list[str] | None = None, reps: int = 2000, bootstrap: int = 200, echo=print,
-                  train: bool = True, learners: list[str] | None = None) -> dict:
+                  train: bool = True, learners: list[str] | None = None, seeds: int | None = None) -> dict:
     """The whole pipeline: check the protocol, train and evaluate (resuming), aggregate, rate, report.
     ``train=False`` (``--report-only``) trains and evaluates nothing: the report holds the runs whose
     seeds are all finished, each learner on the games where it has them all, and says what is missing."""
     t0 = time.perf_counter()
     data = read_suite_file(suite_path)
     check_protocol(data, read_lock(lock_path))
-    suite = load_suite(profile, suite_path, only, learners)
+    suite = load_suite(profile, suite_path, only, learners, seeds)
     scores = run_all(suite, out, echo) if train else ScoreFile(Path(out) / "scores.jsonl")
     done = finished_seeds(suite, scores)
     command = f"domino benchmark --profile {profile}"
-    if learners:  # a page of some learners: name them and where it lives
-        command += f" --learners {' '.join(learners)} --out {out} --report {report}"
+    subset = [f"--{flag} {' '.join(map(str, value)) if isinstance(value, list) else value}"
+              for flag, value in (("only", only), ("learners", learners), ("seeds", seeds)) if value]
+    if subset:  # a page of part of the profile: what it holds and where it lives
+        command = " ".join([command, *subset, f"--out {out} --report {report}"])
     coverage = coverage_line(suite, done, command)
     if not train:
         suite = dataclasses.replace(suite, runs={lr: (seeds, [g for g in gs if done[(lr, g)] == seeds])
@@ -716,7 +749,7 @@ def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None
     plots = _plots(suite, agg, folder, profile, scores)
     minutes = (time.perf_counter() - t0) / 60
     report.write_text(markdown(suite, agg, strength, cross, plots, report, hardware_line(), minutes, done, coverage,
-                               command))
+                               command, per_game_finals(suite, scores)))
     everything = {"profile": profile, "version": suite.version, "protocol": suite.protocol,
                   "scores": list(scores.rows.values()), "aggregate": agg, "time_to_strength": strength_rows,
                   "crossplay": {g: {k: v for k, v in e.items() if k != "markdown"} for g, e in cross.items()}}
@@ -736,6 +769,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--only", nargs="+", metavar="GAME", help="run only these games of the suite")
     ap.add_argument("--learners", nargs="+", metavar="LEARNER",
                     help="run only these learners of the profile (default: all but the optional ones, e.g. rllib)")
+    ap.add_argument("--seeds", type=int, metavar="N", help="at most N seeds of each learner (the page says so)")
     ap.add_argument("--suite", help="another suite file (default configs/benchmark/suite.yaml)")
     ap.add_argument("--lock", help="another lock file (default configs/benchmark/lock.json)")
     ap.add_argument("--report-only", action="store_true",
@@ -780,7 +814,7 @@ def main(argv: list[str] | None = None) -> int:
         report = Path(args.report or (DOCS / ("benchmark.md" if args.profile == "quick"
                                               else f"benchmark_{args.profile}.md")))
         run_benchmark(args.profile, out, report, args.suite and Path(args.suite), args.lock and Path(args.lock),
-                      args.only, args.reps, train=not args.report_only, learners=args.learners)
+                      args.only, args.reps, train=not args.report_only, learners=args.learners, seeds=args.seeds)
     except ValueError as e:
         print(f"domino benchmark: {e}", file=sys.stderr)
         return 2

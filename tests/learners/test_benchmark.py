@@ -116,6 +116,15 @@ def test_optional_learners_run_only_when_named():
         bm.load_suite("ci", learners=["rllib"])
 
 
+def test_seeds_caps_every_learner_and_the_page_can_say_so():
+    s = bm.load_suite("full", only=["draw"], learners=["ppo", "sb3"], seeds=1)
+    assert s.runs == {"ppo": (1, ["draw"]), "sb3": (1, [])} and s.capped == {"ppo": 5, "sb3": 3}
+    assert bm.load_suite("quick", seeds=4).runs["ppo_bc"][0] == 3 and bm.load_suite("quick", seeds=4).capped == {"ppo": 5}
+    for bad in (0, True, 1.5):
+        with pytest.raises(ConfigError, match="--seeds"):
+            bm.load_suite("quick", seeds=bad)
+
+
 def test_time_to_strength_reads_the_first_mark_past_each_bar(tmp_path):
     s = bm.load_suite("ci")
     s.runs = {"ppo": (1, ["block"])}
@@ -130,6 +139,15 @@ def test_time_to_strength_reads_the_first_mark_past_each_bar(tmp_path):
     assert row["heuristic_level"] == {"env_steps": s.marks[-1], "minutes": s.marks[-1] / 100.0 / 60}
     again = bm.ScoreFile(tmp_path / "scores.jsonl")  # a resumed benchmark reads what was written
     assert again.rows == scores.rows
+
+
+def test_per_game_finals_keep_each_seeds_final_score(tmp_path):
+    s = bm.load_suite("ci")
+    scores = bm.ScoreFile(tmp_path / "s.jsonl")
+    for seed, win, final in ((0, 0.6, True), (1, 0.4, True), (1, 0.9, False), (5, 0.1, True)):  # seed 5: not in the profile
+        scores.add({"game": "block", "learner": "ppo", "seed": seed, "env_steps": 10 + final, "opponent": "greedy",
+                    "win": win, "fair": 0.5, "final": final})
+    assert bm.per_game_finals(s, scores) == {"ppo": {"block": {"greedy": [1.2, 0.8]}}}
 
 
 def test_the_score_matrix_needs_every_run(tmp_path):
@@ -159,7 +177,7 @@ def test_the_ci_profile_runs_the_whole_pipeline_and_a_second_call_redoes_nothing
     assert {x["agent"] for x in ratings["ratings"]} >= set(s.ladder) and ratings["anchor"] == "random"
     assert len(result["time_to_strength"]) == len(runs)
     text = report.read_text()
-    for heading in ("## Final policies", "## Probability of improvement", "## Time to strength",
+    for heading in ("## Final policies", "## Final policies per game", "## Probability of improvement", "## Time to strength",
                     "## Cross-play and ratings", "## Curves"):
         assert heading in text
     assert "**Complete:** every run of the profile" in text and "| ppo | 2 | block (2) |" in text
@@ -183,7 +201,7 @@ def test_the_ci_profile_runs_the_whole_pipeline_and_a_second_call_redoes_nothing
     _edit(suite, lambda d: d["runs"]["ci"]["learners"].update({"ppo": {"seeds": 2, "why": "a reason."}, "rllib": 1}))
     bm.run_benchmark("ci", out, report, suite, lock, reps=100, bootstrap=10, echo=lambda *a: None, train=False)
     text = report.read_text()
-    assert "- `ppo` runs on block only: a reason." in text
+    assert "- `ppo` runs on block only: a reason." in text and "`--seeds`" not in text
     assert ("- `rllib` needs an optional extra and has a page of its own, [benchmark_ci_rllib.md](benchmark_ci_rllib.md) "
             "(`domino benchmark --profile ci --learners rllib --out runs/benchmark/ci-rllib --report "
             "docs/benchmark_ci_rllib.md`") in text and "| rllib |" not in text
