@@ -28,7 +28,7 @@ $(RLLIB_STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(RLLIB_VENV)
 	$(RLLIB_PY) -m pip install -q --upgrade pip
 	$(RLLIB_PY) -m pip install -q "torch==2.13.0"
-	$(RLLIB_PY) -m pip install -q -e ".[dev,rllib]"
+	$(RLLIB_PY) -m pip install -q -e ".[train,dev,rllib]"
 	touch $(RLLIB_STAMP)
 
 test-rllib: $(RLLIB_STAMP)
