@@ -257,7 +257,10 @@ def _nothing():
 
 
 def _ignore(folder, names):
-    return {n for n in names if n in (".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis")}
+    """What a mutated copy leaves out: caches, and at the top the git folder, the venvs and run folders
+    (gigabytes, and files a training run writes and renames while the copy is made)."""
+    top = {".git", ".venv", ".venv-rllib", "runs"} if Path(folder).resolve() == ROOT.resolve() else set()
+    return {n for n in names if n in top or n in ("__pycache__", ".pytest_cache", ".hypothesis")}
 
 
 def apply(mutation: Mutation, root: Path) -> None:
