@@ -4,6 +4,8 @@
     domino benchmark --profile quick --only draw      # some games (the rest resume later)
     domino benchmark --profile quick --learners rllib --out runs/benchmark/quick-rllib \
         --report docs/benchmark_rllib.md              # an optional learner (its extra), its own page
+    domino benchmark --profile full --learners ppo --only draw magic7 --seeds 1 \
+        --report docs/benchmark_full.md               # part of a profile: the page says what it holds
     domino benchmark --profile ci --out /tmp/b        # the seconds-long version CI runs
     domino benchmark freeze                           # after bumping `version`: record the fingerprints
     domino benchmark --import my_learner.py ...       # a learner of your own (register_learner)
