@@ -605,6 +605,18 @@ def finished_seeds(suite: Suite, scores: ScoreFile) -> dict[tuple[str, str], int
             for lr, (seeds, gs) in suite.runs.items() for g in gs}
 
 
+def regenerate_command(profile: str, only: list[str] | None = None, learners: list[str] | None = None,
+                       seeds: int | None = None, out: Path | None = None, report: Path | None = None) -> str:
+    """The `domino benchmark` line that writes a page again: the profile alone, or a part of it
+    (games, learners, fewer seeds) with the folder and page it lives in."""
+    command = f"domino benchmark --profile {profile}"
+    subset = [f"--{flag} {' '.join(map(str, value)) if isinstance(value, list) else value}"
+              for flag, value in (("only", only), ("learners", learners), ("seeds", seeds)) if value]
+    if subset:
+        command = " ".join([command, *subset, f"--out {out} --report {report}"])
+    return command
+
+
 def coverage_line(suite: Suite, done: dict[tuple[str, str], int], command: str | None = None) -> str:
     """"Complete", or "Partial" naming each (learner, game) short of its seeds."""
     short = [f"{lr} on {g} {done[(lr, g)]}/{seeds}" for lr, (seeds, gs) in suite.runs.items() for g in gs
@@ -612,14 +624,14 @@ def coverage_line(suite: Suite, done: dict[tuple[str, str], int], command: str |
     if not short:
         return "**Complete:** every run of the profile has its final policy evaluated."
     return ("**Partial:** the aggregates hold the finished runs only; seeds finished of those configured: "
-            + ", ".join(short) + f". `{command or f'domino benchmark --profile {suite.profile}'}` resumes the rest.")
+            + ", ".join(short) + f". `{command or regenerate_command(suite.profile)}` resumes the rest.")
 
 
 def markdown(suite: Suite, agg: dict, strength: dict, cross: dict, plots: list[Path], where: Path,
              hardware: str, minutes: float, done: dict[tuple[str, str], int] | None = None,
              coverage: str | None = None, command: str | None = None, per_game: dict | None = None) -> str:
     learners = list(suite.runs)
-    command = command or f"domino benchmark --profile {suite.profile}"
+    command = command or regenerate_command(suite.profile)
     done = done if done is not None else {(lr, g): seeds for lr, (seeds, gs) in suite.runs.items() for g in gs}
     lines = [f"# Benchmark: profile `{suite.profile}` (protocol version {suite.version})", "",
              coverage or coverage_line(suite, done), "",
@@ -732,11 +744,7 @@ def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None
     suite = load_suite(profile, suite_path, only, learners, seeds)
     scores = run_all(suite, out, echo) if train else ScoreFile(Path(out) / "scores.jsonl")
     done = finished_seeds(suite, scores)
-    command = f"domino benchmark --profile {profile}"
-    subset = [f"--{flag} {' '.join(map(str, value)) if isinstance(value, list) else value}"
-              for flag, value in (("only", only), ("learners", learners), ("seeds", seeds)) if value]
-    if subset:  # a page of part of the profile: what it holds and where it lives
-        command = " ".join([command, *subset, f"--out {out} --report {report}"])
+    command = regenerate_command(profile, only, learners, seeds, out, report)
     coverage = coverage_line(suite, done, command)
     if not train:
         suite = dataclasses.replace(suite, runs={lr: (seeds, [g for g in gs if done[(lr, g)] == seeds])
