@@ -92,10 +92,14 @@ class Imitation:
 
 @dataclass
 class Distill:
-    """Search distillation after imitation, before PPO (training/distill.py); 0 rounds: off."""
+    """Search distillation (training/distill.py): `rounds` after imitation, before PPO, and one more
+    after every `every_updates` PPO updates (expert iteration); 0 and 0: off."""
 
-    teacher: str = "pimc:n=64,rollout=random"  # an agent spec; a search's action values are its targets
+    teacher: str = "pimc:n=64,rollout=random"  # an agent spec (policy=current: the actor as it is then); a search's
+    #                                            action values are its targets
     rounds: int = 0                 # DAgger rounds: the actor plays, the teacher labels, the actor fits all so far
+    every_updates: int = 0          # > 0: another round after every that many PPO updates, alternating with PPO
+    window: int = 0                 # fit the positions of the last `window` rounds (0: all rounds so far)
     positions: int = 20000          # teacher-labelled decisions a round
     epochs: int = 4                 # passes over every position gathered so far, each round
     lr: float = 3e-4
@@ -334,13 +338,16 @@ def validate(train: TrainConfig) -> None:
     need(train.imitation.lr > 0, "imitation.lr", train.imitation.lr, "must be > 0")
     d = train.distill
     need(_is_spec(d.teacher), "distill.teacher", d.teacher, "an agent spec, e.g. pimc:n=64,rollout=random")
-    need(d.rounds >= 0, "distill.rounds", d.rounds, "must be >= 0")
+    for key in ("rounds", "every_updates", "window"):
+        need(getattr(d, key) >= 0, f"distill.{key}", getattr(d, key), "must be >= 0")
     for key in ("positions", "epochs"):
         need(getattr(d, key) >= 1, f"distill.{key}", getattr(d, key), "must be >= 1")
     need(d.lr > 0, "distill.lr", d.lr, "must be > 0")
     need(d.temperature >= 0, "distill.temperature", d.temperature, "must be >= 0")
     need(0 <= d.teacher_moves <= 1, "distill.teacher_moves", d.teacher_moves, "must be in [0, 1]")
-    need(not d.rounds or train.algo == "ppo", "distill.rounds", d.rounds, "search distillation is for algo ppo only")
+    for key in ("rounds", "every_updates"):
+        need(not getattr(d, key) or train.algo == "ppo", f"distill.{key}", getattr(d, key),
+             "search distillation is for algo ppo only")
     need(train.eval.every_updates >= 0, "eval.every_updates", train.eval.every_updates, "must be >= 0")
     need(train.eval.deals >= 1, "eval.deals", train.eval.deals, "must be >= 1")
     need(train.eval.final_deals >= 0, "eval.final_deals", train.eval.final_deals, "must be >= 0")

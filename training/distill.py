@@ -1,14 +1,20 @@
-"""Search distillation (DAgger): the actor learns a searching teacher's choices at the positions it
-reaches itself (the ``distill`` config section; 0 rounds: off).
+"""Search distillation (DAgger, expert iteration): the actor learns a searching teacher's choices at
+the positions it reaches itself (the ``distill`` config section; 0 rounds and 0 every_updates: off).
 
 Why: PIMC beats the shipped policies, but it costs milliseconds a decision where the network costs
 microseconds. Imitation of the heuristic (imitate.py) copies a teacher on the teacher's own games;
 here the teacher is a search and the positions are the student's: each round the current actor
 plays every seat of `positions`-worth of games (a draw from its masked softmax; in round 0 the
 teacher plays a `teacher_moves` share of the moves, DAgger's mixing), the teacher labels every
-decision with more than one legal action, the labelled positions join all earlier rounds', and the
-actor is fitted to the whole set by cross-entropy (`epochs` passes). So the student learns what to
-do in the positions its own mistakes lead to, not only in the teacher's.
+decision with more than one legal action, the labelled positions join earlier rounds' (the last
+`window` rounds, 0: all), and the actor is fitted to them by cross-entropy (`epochs` passes). So the
+student learns what to do in the positions its own mistakes lead to, not only in the teacher's.
+
+When: `rounds` rounds after imitation, before PPO; then, with `every_updates` > 0, one more round
+after every that many PPO updates, so search and self-play alternate (expert iteration). A teacher
+spec with ``policy=current`` searches with the actor as it is at the round (its rollouts follow the
+student, written to distill_teacher.npz in the run folder first), so a stronger student makes a
+stronger teacher.
 
 Targets: a searching teacher's action values where it has them (PIMC's `action_values`: the mean
 win share of each legal action), as its best actions (ties split, ``temperature`` 0) or a softmax
@@ -16,10 +22,11 @@ of the win shares over ``temperature``; else its `action_probs`, else its chosen
 that searches is handed the state through `observe_state`, as the evaluation harness does, so it
 sees what it would see in play and nothing more.
 
-Resuming: the run folder holds the positions gathered so far (distill.npz) and the checkpoint
-records the rounds done (``extra["distill_rounds"]``); each round draws from its own stream
-(seed, round), so an interrupted run continues exactly as an uninterrupted one would. PPO then
-starts from the distilled actor. The critic is not fitted here: PPO's first updates fit it.
+Resuming: the run folder holds the positions gathered so far (distill.npz, each with its round) and
+every checkpoint records the rounds done (``extra["distill_rounds"]``); each round draws from its
+own stream (seed, round), and a round due before the checkpoint's update that it does not record is
+run first, so an interrupted run continues exactly as an uninterrupted one would. The critic is not
+fitted here: PPO's next updates fit it.
 """
 from __future__ import annotations
 
@@ -35,6 +42,7 @@ from domino_envs.rng import mix_seed
 from domino_training.network import masked_log_probs
 
 DATA_FILE = "distill.npz"
+TEACHER_FILE = "distill_teacher.npz"  # the actor a policy=current teacher searches with
 
 
 def teacher_targets(teacher, game, state, seat: int, returns: np.ndarray, mask: np.ndarray,
@@ -121,51 +129,82 @@ def _load(path: Path):
     if not path.is_file():
         return None
     with np.load(path, allow_pickle=False) as z:
-        return z["obs"], z["masks"], z["targets"]
+        return z["obs"], z["masks"], z["targets"], z["round"]
 
 
-def _save(path: Path, obs, masks, targets) -> None:
+def _save(path: Path, obs, masks, targets, rounds) -> None:
     tmp = path.with_name(path.name + ".tmp.npz")
-    np.savez(tmp, obs=obs, masks=masks, targets=targets)
+    np.savez(tmp, obs=obs, masks=masks, targets=targets, round=rounds)
     tmp.replace(path)
 
 
-def run_rounds(trainer, start: int, echo=print) -> None:
-    """Rounds `start`.. of the trainer's ``distill`` section, each saved (positions, then a
-    checkpoint recording it) before the next begins."""
-    from domino_agents.registry import make_agent
+def rounds_due(cfg, update: int) -> int:
+    """Rounds a run has done once it reaches PPO update `update`: the ones before PPO, plus one
+    after every `every_updates` updates."""
+    return cfg.rounds + (update // cfg.every_updates if cfg.every_updates else 0)
 
+
+def make_teacher(trainer, seed: int):
+    """Round r's teacher from the spec, ``policy=current`` resolved to the actor as it is now."""
+    from domino_agents.registry import make_agent, parse_spec
+
+    spec = trainer.cfg.distill.teacher
+    _, params = parse_spec(spec)
+    if params.get("policy") == "current":
+        path = trainer.export_policy(trainer.dir / TEACHER_FILE)
+        name, _, rest = spec.partition(":")
+        spec = name + ":" + ",".join(f"policy={path}" if item.strip() == "policy=current" else item
+                                     for item in rest.split(","))
+    try:
+        return make_agent(spec, trainer.collector.game, seed=seed)
+    except ValueError as err:
+        raise ConfigError(f"distill.teacher={trainer.cfg.distill.teacher!r}: {err}") from None
+
+
+def run_round(trainer, r: int, echo=print) -> dict:
+    """Round r: gather and label the student's positions, keep them with the earlier rounds', fit the
+    actor to the window, then save a checkpoint recording r + 1 rounds done; returns the round's stats."""
     cfg = trainer.cfg.distill
     game = trainer.collector.game
     data_path = trainer.dir / DATA_FILE
     have = _load(data_path)
-    if start > 0 and have is None:
-        raise ConfigError(f"{trainer.dir}: the checkpoint records {start} distillation rounds but {DATA_FILE} is "
+    if r > 0 and have is None:
+        raise ConfigError(f"{trainer.dir}: the checkpoint records {r} distillation rounds but {DATA_FILE} is "
                           f"missing; start the run again in a fresh folder")
-    for r in range(start, cfg.rounds):
-        t0 = time.perf_counter()
-        seed = mix_seed(trainer.cfg.seed, 0xD157 + r)
-        try:
-            teacher = make_agent(cfg.teacher, game, seed=seed)
-        except ValueError as err:
-            raise ConfigError(f"distill.teacher={cfg.teacher!r}: {err}") from None
-        rng = np.random.default_rng(seed)
-        new = gather(game, trainer.model.actor_layers(), teacher, cfg.positions, rng,
-                     cfg.teacher_moves if r == 0 else 0.0, cfg.temperature)
-        have = new if have is None else tuple(np.concatenate([a, b]) for a, b in zip(have, new))
-        _save(data_path, *have)
-        stats = fit(trainer.model.actor, *have, cfg.epochs, cfg.lr, rng)
-        trainer.seconds += time.perf_counter() - t0
-        trainer.save_checkpoint({"distill_rounds": r + 1})
-        echo(f"distill round {r + 1}/{cfg.rounds}: {len(have[0]):,} positions, " + json.dumps(
-            {k: round(v, 4) for k, v in stats.items()}) + f", {time.perf_counter() - t0:.0f} s", flush=True)
+    if have is not None:  # a round interrupted after saving its positions gathers them again
+        have = tuple(a[have[3] < r] for a in have)
+    t0 = time.perf_counter()
+    seed = mix_seed(trainer.cfg.seed, 0xD157 + r)
+    teacher = make_teacher(trainer, seed)
+    rng = np.random.default_rng(seed)
+    new = gather(game, trainer.model.actor_layers(), teacher, cfg.positions, rng,
+                 cfg.teacher_moves if r == 0 else 0.0, cfg.temperature)
+    new = (*new, np.full(len(new[0]), r, dtype=np.int64))
+    have = new if have is None else tuple(np.concatenate([a, b]) for a, b in zip(have, new))
+    _save(data_path, *have)
+    keep = have[3] > r - cfg.window if cfg.window else np.ones(len(have[3]), bool)
+    stats = fit(trainer.model.actor, *(a[keep] for a in have[:3]), cfg.epochs, cfg.lr, rng)
+    trainer.seconds += time.perf_counter() - t0
+    trainer.save_checkpoint({"distill_rounds": r + 1})
+    stats = {"round": r + 1, "update": trainer.update, "positions": int(keep.sum()), **stats,
+             "seconds": round(time.perf_counter() - t0, 1)}
+    echo(f"distill round {r + 1} (update {trainer.update}): " + json.dumps(
+        {k: round(v, 4) if isinstance(v, float) else v for k, v in stats.items() if k not in ("round", "update")}),
+        flush=True)
+    return stats
+
+
+def run_rounds(trainer, start: int, stop: int, echo=print) -> list[dict]:
+    """Rounds `start`..`stop - 1`, each saved before the next begins; their stats."""
+    return [run_round(trainer, r, echo) for r in range(start, stop)]
 
 
 def rounds_done(trainer, extra: dict) -> int:
-    """Distillation rounds a resumed run has done: all once PPO has begun, else the checkpoint's record."""
-    if trainer.update > 0:
-        return trainer.cfg.distill.rounds
-    done = extra.get("distill_rounds", 0)
+    """Distillation rounds a resumed run has done: the checkpoint's record (a checkpoint written before
+    rounds were recorded once PPO began counts the pre-PPO rounds as done)."""
+    if "distill_rounds" not in extra:
+        return trainer.cfg.distill.rounds if trainer.update > 0 else 0
+    done = extra["distill_rounds"]
     if isinstance(done, bool) or not isinstance(done, int) or done < 0:
         raise ConfigError(f"{trainer.checkpoint_path}: distill_rounds={done!r} must be an int >= 0")
     return done

@@ -252,7 +252,8 @@ def ppo_run_config(run: LearnerRun, learner: str):
     train.seed = int(run.seed)
     train.budget.env_steps, train.budget.minutes = int(run.budget), 0.0
     train.eval.every_updates, train.eval.final_deals = 0, 0
-    train.distill.rounds = 0  # search distillation (a game config's, for shipping) is not one of these learners
+    # search distillation (a game config's, for shipping) is not one of these learners
+    train.distill.rounds = train.distill.every_updates = 0
     if learner == "ppo":
         train.imitation.decisions = 0
     elif learner == "ppo_bc" and train.imitation.decisions == 0:

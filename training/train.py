@@ -155,10 +155,23 @@ def train_ppo(run: RunConfig, run_dir: str | Path, resume: bool = False, progres
             stats = trainer.warm_start()
             echo(f"imitation of {cfg.imitation.teacher}: {cfg.imitation.decisions:,} decisions, agreement "
                  f"{stats['bc_agreement']:.3f}, {time.perf_counter() - t0:.0f} s")
-    if cfg.distill.rounds:
-        from domino_training.distill import rounds_done, run_rounds
+    started = time.perf_counter()  # budget.minutes counts distillation rounds too
+    distilling = bool(cfg.distill.rounds or cfg.distill.every_updates)
+    if distilling:
+        from domino_training.distill import rounds_done, rounds_due, run_round
 
-        run_rounds(trainer, rounds_done(trainer, extra), echo)
+        done = rounds_done(trainer, extra)
+        dlog = CsvLog(run_dir / "distill.csv")
+        dlog.truncate_after(trainer.update if done else -1)
+
+        def catch_up() -> None:
+            """Run (and log in distill.csv) the rounds due by this update that are not done yet."""
+            nonlocal done
+            while done < rounds_due(cfg.distill, trainer.update):
+                dlog.write(run_round(trainer, done, echo))
+                done += 1
+
+        catch_up()
     (run_dir / "config.yaml").write_text(yaml.safe_dump(run.to_dict(), sort_keys=False))
     log, evals = CsvLog(run_dir / "log.csv"), CsvLog(run_dir / "eval.csv", EVAL_FIELDS)
     log.truncate_after(trainer.update)
@@ -173,7 +186,6 @@ def train_ppo(run: RunConfig, run_dir: str | Path, resume: bool = False, progres
 
         bar = tqdm(total=total, initial=min(trainer.update, total), unit="update", desc=f"{run.game} ppo",
                    file=sys.stderr)
-    started = time.perf_counter()
     time_cap = cfg.budget.minutes * 60.0
     fair = 1.0 / trainer.collector.n
     try:
@@ -191,7 +203,9 @@ def train_ppo(run: RunConfig, run_dir: str | Path, resume: bool = False, progres
                 _evaluate_point(run, trainer, evals, writer, bar)
             if trainer.update % cfg.budget.checkpoint_every == 0:
                 trainer.export_policy()
-                trainer.save_checkpoint()
+                trainer.save_checkpoint({"distill_rounds": done} if distilling else None)
+            if distilling:
+                catch_up()
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix(sps=f"{row['steps_per_s']:.0f}", ent=f"{row.get('entropy', 0):.2f}")
@@ -199,7 +213,7 @@ def train_ppo(run: RunConfig, run_dir: str | Path, resume: bool = False, progres
         if bar is not None:
             bar.close()
         trainer.export_policy()
-        trainer.save_checkpoint()
+        trainer.save_checkpoint({"distill_rounds": done} if distilling else None)
         if writer is not None:
             writer.close()
     plot_curve(run_dir / "eval.csv", run_dir / "curve.png", f"{run.game}: PPO", fair)

@@ -66,7 +66,7 @@ def test_distillation_resumes_between_rounds_exactly(tmp_path):
     # the same run stopped after its first round, then resumed
     stopped = tmp_path / "stopped"
     trainer = Trainer(_run(["distill.rounds=1"]), stopped)
-    distill.run_rounds(trainer, 0, echo=lambda *a, **k: None)
+    distill.run_rounds(trainer, 0, 1, echo=lambda *a, **k: None)
     assert torch.load(trainer.checkpoint_path, weights_only=False)["extra"] == {"distill_rounds": 1}
     train_ppo(_run(), stopped, resume=True, echo=lambda *a, **k: None)
     a, b = (np.load(d / "policy.npz") for d in (straight, stopped))
@@ -86,3 +86,54 @@ def test_distill_settings_are_checked(tmp_path):
         _run(["distill.teacher_moves=1.5"])
     with pytest.raises(ConfigError, match="distill.teacher"):
         train_ppo(_run(["distill.teacher=pimc:n=zero"]), tmp_path / "run", echo=lambda *a, **k: None)
+
+
+ALTERNATE = ["distill.rounds=1", "distill.every_updates=2", "budget.env_steps=256"]  # rounds before updates 1, 3, 5
+
+
+def test_rounds_alternate_with_ppo_and_resume_exactly_after_an_interruption(tmp_path, monkeypatch):
+    quiet = lambda *a, **k: None  # noqa: E731
+    straight = tmp_path / "straight"
+    train_ppo(_run(ALTERNATE), straight, echo=quiet)
+    rows = (straight / "distill.csv").read_text().splitlines()[1:]
+    assert [r.split(",")[:2] for r in rows] == [["1", "0"], ["2", "2"], ["3", "4"]]  # (round, after update)
+    with np.load(straight / distill.DATA_FILE) as z:
+        assert z["round"].tolist() == [0] * 24 + [1] * 24 + [2] * 24
+    # stopped when the round due after update 2 starts: its checkpoint records update 2 and one round
+    stopped = tmp_path / "stopped"
+    real = distill.run_round
+
+    def interrupted(trainer, r, echo=print):
+        if r == 1:
+            raise KeyboardInterrupt
+        return real(trainer, r, echo)
+
+    monkeypatch.setattr(distill, "run_round", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        train_ppo(_run(ALTERNATE), stopped, echo=quiet)
+    data = torch.load(stopped / "checkpoint.pt", weights_only=False)
+    assert (data["update"], data["extra"]) == (2, {"distill_rounds": 1})
+    monkeypatch.setattr(distill, "run_round", real)
+    train_ppo(_run(ALTERNATE), stopped, resume=True, echo=quiet)
+    a, b = (np.load(d / "policy.npz") for d in (straight, stopped))
+    assert all(np.array_equal(a[k], b[k]) for k in a.files if k != "meta")
+    again = (stopped / "distill.csv").read_text().splitlines()[1:]
+    assert [r.rsplit(",", 1)[0] for r in again] == [r.rsplit(",", 1)[0] for r in rows]  # all but the seconds
+
+
+def test_a_window_fits_only_the_last_rounds(tmp_path):
+    train_ppo(_run(ALTERNATE + ["distill.window=1"]), tmp_path / "run", echo=lambda *a, **k: None)
+    rows = (tmp_path / "run" / "distill.csv").read_text().splitlines()
+    col = rows[0].split(",").index("positions")
+    assert [int(r.split(",")[col]) for r in rows[1:]] == [24, 24, 24]  # all rounds kept on disk, one fitted
+
+
+def test_a_policy_current_teacher_searches_with_the_actor_as_it_is(tmp_path):
+    from domino_agents.trained import load_policy
+
+    trainer = Trainer(_run(["distill.teacher=pimc:n=2,rollout=policy,policy=current"]), tmp_path)
+    teacher = distill.make_teacher(trainer, seed=0)
+    assert teacher.policy == str(tmp_path / distill.TEACHER_FILE)
+    layers, _ = load_policy(teacher.policy)
+    assert all(np.array_equal(w, v) and np.array_equal(b, c)
+               for (w, b), (v, c) in zip(layers, trainer.model.actor_layers()))
