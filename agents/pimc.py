@@ -26,6 +26,8 @@ Parameters:
     policy    rollout=policy only: the actor the rollouts follow, "trained" (the policy shipped
               for the game) or the path of a policy file (``ppo:checkpoint=`` files, `agents/trained.py`);
               every seat of a rollout draws its moves from that actor's masked softmax
+    temperature  rollout=policy only: the softmax is of logits / temperature (default 1; above 1
+              spreads the rollouts' moves, below 1 sharpens them)
     objective "win" (default): the best mean win share (ties shared, as the harness scores a
               hand), mean return breaking ties; "return": the best mean return, win share
               breaking ties
@@ -194,7 +196,7 @@ class PIMCAgent:
     searches = True
 
     def __init__(self, game, seed: int | None = None, n: int = 32, rollout: str = "greedy",
-                 epsilon: float = 0.1, objective: str = "win", policy: str = ""):
+                 epsilon: float = 0.1, objective: str = "win", policy: str = "", temperature: float = 1.0):
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"PIMCAgent: n={n!r} must be a positive integer (samples per decision)")
         if rollout not in ROLLOUTS:
@@ -205,6 +207,11 @@ class PIMCAgent:
             raise ValueError(f"PIMCAgent: objective={objective!r} is not allowed; allowed values: ['win', 'return']")
         if policy and rollout != "policy":
             raise ValueError(f"PIMCAgent: policy={policy!r} is for rollout=policy only (got rollout={rollout!r})")
+        if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 < temperature < np.inf:
+            raise ValueError(f"PIMCAgent: temperature={temperature!r} must be a number > 0")
+        if temperature != 1.0 and rollout != "policy":
+            raise ValueError(f"PIMCAgent: temperature={temperature!r} is for rollout=policy only (got rollout={rollout!r})")
+        self.temperature = float(temperature)
         self.objective = objective
         self.game = game
         self._layers, self.policy = _policy_file(game, policy) if rollout == "policy" else (None, "")
@@ -285,7 +292,7 @@ class PIMCAgent:
             idx = np.flatnonzero(live)
             if idx.size == 0:
                 return
-            logits = mlp_logits(self._layers, obs[idx]).astype(np.float64)
+            logits = mlp_logits(self._layers, obs[idx]).astype(np.float64) / self.temperature
             logits[masks[idx] == 0] = -np.inf
             prob = np.exp(logits - logits.max(axis=1, keepdims=True))
             cum = np.cumsum(prob, axis=1)

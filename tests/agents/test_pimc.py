@@ -103,6 +103,7 @@ def _reference_policy_values(agent, game, samples, seat, legal, u_rng, base):
                     draws.append(u_rng.random(n))
                 mask = game.legal_mask(s)
                 logits = mlp_logits(agent._layers, game.observe(s, game.current_seat(s))).astype(np.float64)
+                logits /= agent.temperature
                 prob = np.where(mask != 0, np.exp(logits - logits[mask != 0].max()), 0.0)
                 cum = np.cumsum(prob)
                 game.step(s, int(np.searchsorted(cum, draws[k][i] * cum[-1], side="right")))
@@ -115,8 +116,8 @@ def _reference_policy_values(agent, game, samples, seat, legal, u_rng, base):
     return sums[:, 0] / n, sums[:, 1] / n / game.reward_scale
 
 
-@pytest.mark.parametrize("name", ["draw_v0", "magic7_v0"])
-def test_pimc_policy_rollouts_equal_one_rollout_at_a_time(name):
+@pytest.mark.parametrize("name,temperature", [("draw_v0", 1.0), ("magic7_v0", 1.0), ("draw_v0", 2.5)])
+def test_pimc_policy_rollouts_equal_one_rollout_at_a_time(name, temperature):
     """The lockstep batch gives exactly the sums of each rollout played alone through the game's
     Python API with the same uniform draws (the shipped actor, a few decision points)."""
     game = make_game(name)
@@ -129,7 +130,7 @@ def test_pimc_policy_rollouts_equal_one_rollout_at_a_time(name):
             mask = game.legal_mask(state)
             if mask.sum() > 1:
                 seat = game.current_seat(state)
-                agent = PIMCAgent(game, seed=seed, n=3, rollout="policy", policy="trained")
+                agent = PIMCAgent(game, seed=seed, n=3, rollout="policy", policy="trained", temperature=temperature)
                 agent.observe_state(state, seat)
                 samples = agent._samples.copy()
                 twin = np.random.default_rng(seed)  # the agent's stream after its sample draws
@@ -185,6 +186,11 @@ def test_pimc_policy_spec_errors(tmp_path):
         make_agent("pimc:rollout=policy", game)
     with pytest.raises(ValueError, match="is for rollout=policy only"):
         make_agent("pimc:rollout=greedy,policy=trained", game)
+    with pytest.raises(ValueError, match="temperature=2 is for rollout=policy only"):
+        make_agent("pimc:rollout=random,temperature=2", game)
+    for bad in ("0", "-1", "inf", "hot"):
+        with pytest.raises(ValueError, match="must be a number > 0"):
+            make_agent(f"pimc:rollout=policy,policy=trained,temperature={bad}", game)
     with pytest.raises(CheckpointError, match="does not fit draw_v0"):
         make_agent("pimc:rollout=policy,policy=" + str(Path(__file__).parents[2] / "agents/checkpoints/sum7_v0.npz"),
                    game)

@@ -244,6 +244,16 @@ MUTATIONS = [
         [("            u = self._rng.random(n)[sample_of[idx]] * cum[:, -1]", "            u = self._rng.random(idx.size) * cum[:, -1]")],
         ["tests/agents/test_pimc.py", "-k", "policy"]),
     Mutation(
+        "pimc_policy_ignores_temperature", "policy rollouts draw from the plain softmax whatever the temperature",
+        "agents/pimc.py",
+        [("astype(np.float64) / self.temperature", "astype(np.float64)")],
+        ["tests/agents/test_pimc.py", "-k", "one_rollout_at_a_time"]),
+    Mutation(
+        "distill_skips_due_round_on_resume", "a session does not run the rounds due when it starts (pre-PPO ones, one interrupted)",
+        "training/train.py",
+        [("        catch_up()\n    (run_dir", "    (run_dir")],
+        ["tests/learners/test_distill.py", "-k", "alternate"]),
+    Mutation(
         "distill_forgets_rounds_done", "a resumed distillation starts its rounds again from the first",
         "training/distill.py",
         [("    return done\n", "    return 0\n")],
