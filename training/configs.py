@@ -61,7 +61,7 @@ class PPO:
     score_scale: float = 0.02       # multiplies the game's rewards when reward == "score"
     perfect_info_critic: bool = False  # the critic reads every seat's observation (actor: its own only)
     torch_threads: int = 2          # torch intra-op threads: 2 on 2 cores (update 17.5k vs 12.0k decisions/s
-                                    # end to end with 1 thread, training/bench_train.py on a quiet machine)
+                                    # end to end with 1 thread, training/scripts/train_speed.py on a quiet machine)
     device: str = "cpu"             # "cuda" where a GPU exists; nothing needs one
 
 
@@ -82,7 +82,7 @@ class Opponents:
 
 @dataclass
 class Imitation:
-    """Warm start: the actor first copies an agent's choices (training/imitate.py); 0 decisions: off."""
+    """Warm start: the actor first copies an agent's choices (training/learners/imitate.py); 0 decisions: off."""
 
     teacher: str = "heuristic"      # an agent spec that plays from observations: heuristic, greedy, trained...
     decisions: int = 0              # teacher decisions to learn from
@@ -92,7 +92,7 @@ class Imitation:
 
 @dataclass
 class Distill:
-    """Search distillation (training/distill.py): `rounds` after imitation, before PPO, and one more
+    """Search distillation (training/learners/distill.py): `rounds` after imitation, before PPO, and one more
     after every `every_updates` PPO updates (expert iteration); 0 and 0: off."""
 
     teacher: str = "pimc:n=64,rollout=random"  # an agent spec (policy=current: the actor as it is then); a search's
@@ -347,7 +347,7 @@ def validate(train: TrainConfig) -> None:
     need(0 <= d.teacher_moves <= 1, "distill.teacher_moves", d.teacher_moves, "must be in [0, 1]")
     for key in ("rounds", "every_updates"):
         need(not getattr(d, key) or train.algo == "ppo", f"distill.{key}", getattr(d, key),
-             "search distillation is for algo ppo only")
+             f"search distillation is for algo ppo only (with another algo: --set distill.{key}=0)")
     need(train.eval.every_updates >= 0, "eval.every_updates", train.eval.every_updates, "must be >= 0")
     need(train.eval.deals >= 1, "eval.deals", train.eval.deals, "must be >= 1")
     need(train.eval.final_deals >= 0, "eval.final_deals", train.eval.final_deals, "must be >= 0")

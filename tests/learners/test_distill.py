@@ -1,4 +1,4 @@
-"""Search distillation (training/distill.py): the teacher's targets, the fit moving the actor toward
+"""Search distillation (training/learners/distill.py): the teacher's targets, the fit moving the actor toward
 them, and a run that resumes between rounds exactly as an uninterrupted one runs."""
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import torch
 
 from domino_envs import make_game
 from domino_envs.errors import ConfigError
-from domino_training import distill
 from domino_training.configs import load_run
-from domino_training.ppo import Trainer
-from domino_training.train import train_ppo
+from domino_training.learners import distill
+from domino_training.learners.ppo import Trainer
+from domino_training.learners.train import train_ppo
 
 TINY = ["network.hidden=[16]", "ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=64", "imitation.decisions=0",
         "eval.every_updates=0", "eval.final_deals=0", "budget.env_steps=64", "budget.checkpoint_every=1",
@@ -84,6 +84,8 @@ def test_distill_settings_are_checked(tmp_path):
         _run(["distill.positions=0"])
     with pytest.raises(ConfigError, match="distill.teacher_moves"):
         _run(["distill.teacher_moves=1.5"])
+    with pytest.raises(ConfigError, match=r"distill.rounds=2 .*ppo only \(with another algo: --set distill.rounds=0\)"):
+        _run(["algo=sb3"])
     with pytest.raises(ConfigError, match="distill.teacher"):
         train_ppo(_run(["distill.teacher=pimc:n=zero"]), tmp_path / "run", echo=lambda *a, **k: None)
 
