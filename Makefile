@@ -40,10 +40,10 @@ test: $(STAMP)
 	$(PY) -m pytest -n 2 -q tests
 
 demo: $(STAMP)
-	$(PY) -m domino_training.demo
+	$(PY) -m domino_training.tools.demo
 
 bench: $(STAMP)
-	$(PY) -m domino_training.bench
+	$(PY) -m domino_training.tools.envspeed
 
 clean:
 	rm -rf $(VENV) $(RLLIB_VENV) .pytest_cache

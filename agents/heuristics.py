@@ -112,7 +112,7 @@ class ScoredHeuristic:
     - `act(observation, mask)`: one row through the kernel, ties broken by the agent's own seeded
       Generator (`reset(seed)`), exactly as the Python heuristics broke them.
     - `act_batch(obs, masks, rng)`: many rows in one kernel call, ties broken by `rng` row by row
-      (training/opponents.py `HeuristicBatch` passes a Generator seeded from its caller's stream).
+      (training/learners/pool.py `HeuristicBatch` passes a Generator seeded from its caller's stream).
     - `scores(observation, mask)`: (legal action ids, their scores); `batch_scores(obs, masks)`: the
       kernel's score matrix (-inf where illegal); both for tests and inspection, they draw nothing.
     """

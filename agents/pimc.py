@@ -48,6 +48,7 @@ from numba import literally, njit
 from domino_envs.core import H_DONE, H_REWARD, H_TURN
 from domino_envs.dispatch import game_id, mask_one, observe_one, specialize, step_one
 from domino_envs.errors import CheckpointError
+from domino_envs.outcome import win_share_of
 from domino_envs.rng import rng_below, rng_next, seed_from_generator
 from domino_envs.sampling import checked_sample
 
@@ -97,18 +98,9 @@ def _policy(mask, kind, eps, weight, rng):
 
 @njit(cache=True, _nrt=False)
 def _score(tot, base, n_players, seat, out, j):
-    """Add seat's win share (1/w if among the w seats with the top episode return `tot`) and its
+    """Add seat's win share of the episode returns `tot` (domino_envs/outcome.py's rule) and its
     return after the search point (tot - base) to out[j]."""
-    top = tot[0]
-    for k in range(1, n_players):
-        if tot[k] > top:
-            top = tot[k]
-    if tot[seat] == top:
-        w = 0
-        for k in range(n_players):
-            if tot[k] == top:
-                w += 1
-        out[j, 0] += 1.0 / w
+    out[j, 0] += win_share_of(tot, n_players, seat)
     out[j, 1] += tot[seat] - base[seat]
 
 

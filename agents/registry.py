@@ -3,7 +3,7 @@
 Trained policies: ``ppo:checkpoint=PATH`` (a policy file a training run exported), ``dmc:checkpoint=PATH``
 (a DMC Q-network, greedy over the legal Q-values) and ``trained``
 (the policy shipped for the game); ``sb3:model=PATH`` for a saved MaskablePPO model;
-``rllib:checkpoint=DIR`` for a policy trained by Ray RLlib (training/rllib_train.py);
+``rllib:checkpoint=DIR`` for a policy trained by Ray RLlib (training/learners/rllib.py);
 ``tabular:path=FILE`` for a tabular policy (CFR+ on a small config, domino_training.exploit).
 
 A spec is ``name`` or ``name:key=value,key=value``; values are parsed as int, float, bool
@@ -47,10 +47,10 @@ AGENTS = {
     "heuristic": _heuristic_class,                  # the game's own heuristic class
     "pimc": _lazy("pimc", "PIMCAgent"),
     "ppo": _lazy("trained", "PolicyAgent"),          # ppo:checkpoint=PATH[,sample=true]: a policy file written by training
-    "dmc": _lazy("trained", "QPolicyAgent"),         # dmc:checkpoint=PATH: a Q-network (training/dmc.py), greedy over legal Q
+    "dmc": _lazy("trained", "QPolicyAgent"),         # dmc:checkpoint=PATH: a Q-network (training/learners/dmc.py), greedy over legal Q
     "trained": _lazy("trained", "shipped_agent"),    # the policy shipped for the game (agents/checkpoints/<env>.npz)
-    "sb3": lambda game: SB3Agent,                    # sb3:model=PATH[,sample=true]: a MaskablePPO zip saved by domino_training.sb3
-    "rllib": _lazy("rllib_agent", "RLlibAgent"),     # rllib:checkpoint=DIR[,sample=true]: domino_training.rllib_train --out
+    "sb3": lambda game: SB3Agent,                    # sb3:model=PATH[,sample=true]: a MaskablePPO zip saved by domino_training.learners.sb3
+    "rllib": _lazy("rllib_agent", "RLlibAgent"),     # rllib:checkpoint=DIR[,sample=true]: domino_training.learners.rllib --out
     "tabular": _lazy("tabular", "TabularAgent"),     # tabular:path=FILE: a CFR+ policy file of a small config (domino_training.exploit)
 }
 

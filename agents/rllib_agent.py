@@ -1,6 +1,6 @@
-"""A policy trained by Ray RLlib (training/rllib_train.py, module in rllib_module.py) as an agent: ``rllib:checkpoint=DIR``.
+"""A policy trained by Ray RLlib (training/learners/rllib.py, module in rllib_module.py) as an agent: ``rllib:checkpoint=DIR``.
 
-DIR is the checkpoint folder ``python -m domino_training.rllib_train --out DIR`` writes. Beside RLlib's own
+DIR is the checkpoint folder ``python -m domino_training.learners.rllib --out DIR`` writes. Beside RLlib's own
 files it holds ``domino_policy.json`` (the game, its config and the sizes), checked against the game
 the agent is made for, so a checkpoint trained on another game or rule config is refused with a
 `CheckpointError` naming each difference. Acting is the shared module's masked logits: the most
@@ -28,12 +28,12 @@ class RLlibAgent(SampledAgent):
 
     def __init__(self, game, seed: int | None = None, checkpoint: str = "", sample: bool = False):
         if not checkpoint:
-            raise CheckpointError("rllib agent needs checkpoint=DIR (a folder written by domino_training.rllib_train --out)")
+            raise CheckpointError("rllib agent needs checkpoint=DIR (a folder written by domino_training.learners.rllib --out)")
         folder = Path(checkpoint)
         where = f"rllib checkpoint {str(folder)!r}"
         info = folder / META_FILE
         if not info.is_file():
-            raise CheckpointError(f"{where} has no {META_FILE}: not a checkpoint written by domino_training.rllib_train --out")
+            raise CheckpointError(f"{where} has no {META_FILE}: not a checkpoint written by domino_training.learners.rllib --out")
         check_meta(read_description(info, META_FORMAT, where), game, where)
         try:
             import torch

@@ -1,4 +1,4 @@
-"""The RLModule our RLlib training builds (training/rllib_train.py) and the loading of a trained one,
+"""The RLModule our RLlib training builds (training/learners/rllib.py) and the loading of a trained one,
 in the agents layer so that `rllib:checkpoint=DIR` (rllib_agent.py) loads a policy without the
 training code. RLlib records a module's class by its import path in the checkpoint: defined here, it
 is ``domino_agents.rllib_module.MaskedActorCritic`` however the trainer was started (``python -m``
@@ -107,7 +107,7 @@ def load_module(checkpoint: str | Path) -> MaskedActorCritic:
     `greedy_actions` or ``forward_inference``."""
     path = Path(checkpoint).resolve() / "learner_group" / "learner" / "rl_module" / POLICY
     if not path.is_dir():
-        raise FileNotFoundError(f"{checkpoint} is not an RLlib checkpoint of domino_training.rllib_train: no {path}")
+        raise FileNotFoundError(f"{checkpoint} is not an RLlib checkpoint of domino_training.learners.rllib: no {path}")
     return MaskedActorCritic.from_checkpoint(str(path))
 
 

@@ -1,6 +1,6 @@
 """A saved `sb3_contrib.MaskablePPO` model as an agent: ``make_agent("sb3:model=runs/x/sb3_model.zip", game)``.
 
-The model file is SB3's own zip (training/sb3.py writes it). Beside it, ``<name>.json`` (written by
+The model file is SB3's own zip (training/learners/sb3.py writes it). Beside it, ``<name>.json`` (written by
 the same run) records the game, its config and the sizes; when present it is checked against the
 game, so a model saved for another game or another rule config is refused even where the sizes
 happen to agree (draw_v0 and block_v0 share them). Without it only the spaces are checked.
@@ -15,7 +15,7 @@ agent never calls it. It reads ``data`` as plain JSON (for the activation functi
 allowed list), the weights ``policy.pth`` with ``torch.load(weights_only=True)``, and builds a
 ``MaskableActorCriticPolicy`` of its own for the game's spaces, with the layer sizes the weights
 have: anything else in the file is ignored, and weights that do not fit (shapes, keys, NaN) are a
-`CheckpointError`. Resuming SB3 *training* (training/sb3.py) does use SB3's loader: resume only run
+`CheckpointError`. Resuming SB3 *training* (training/learners/sb3.py) does use SB3's loader: resume only run
 folders of your own.
 
 sb3_contrib (the ``train`` extra) is imported only when such an agent is built, so the registry
@@ -116,7 +116,7 @@ def load_maskable_policy(path: Path, game, where: str):
 
 
 def meta_path(model_path: str | Path) -> Path:
-    """sb3_model.zip -> sb3_model.json (where training/sb3.py records the game of a model)."""
+    """sb3_model.zip -> sb3_model.json (where training/learners/sb3.py records the game of a model)."""
     return Path(model_path).with_suffix(".json")
 
 
@@ -127,7 +127,7 @@ class SB3Agent(SampledAgent):
 
     def __init__(self, game, seed: int | None = None, model: str = "", sample: bool = False):
         if not model:
-            raise CheckpointError("sb3 agent needs model=PATH (a MaskablePPO .zip saved by domino_training.sb3)")
+            raise CheckpointError("sb3 agent needs model=PATH (a MaskablePPO .zip saved by domino_training.learners.sb3)")
         path = Path(model)
         if not path.is_file():
             raise CheckpointError(f"sb3 model file {str(path)!r} does not exist")

@@ -186,7 +186,7 @@ class PolicyAgent(SampledAgent):
 
 
 class QPolicyAgent(PolicyAgent):
-    """A Q-network in the policy format (training/dmc.py exports one): the legal action of highest Q.
+    """A Q-network in the policy format (training/learners/dmc.py exports one): the legal action of highest Q.
     The file is the actor's format (an MLP with one output per action), so this is `PolicyAgent`'s
     argmax without sampling (a softmax over Q-values is not the policy DMC learned)."""
 

@@ -22,7 +22,7 @@ a line of dominoes, Magic-7's suit rows (its seats' tiles then drawn as cards), 
 
 Pillow is imported only inside the drawing functions (never by ``import domino_envs``, the vector
 env or training); without it a drawing call raises `PillowMissingError`. The ``domino render``
-command, which plays agents to a position first, is domino_training/render.py.
+command, which plays agents to a position first, is domino_training/tools/render.py.
 """
 from __future__ import annotations
 

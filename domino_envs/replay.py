@@ -32,7 +32,7 @@ API: ``load(path) -> list[Replay]``; ``Replay.positions()`` yields a copy of the
 start and after every recorded step, checking each step as it goes; ``Replay.verify()`` replays
 the whole game; ``Recorder`` records a game as it is played (``start``, ``step``, ``finish``);
 ``save(path, replays)`` / ``append(path, replay)`` write lines. ``domino replay`` (printing a file
-move by move) is domino_training/replay_view.py.
+move by move) is domino_training/tools/replay_view.py.
 
 Verification: the game and config must build, the deal read from the dealt row must equal the
 recorded one, and at every step the seat to act must be the recorded seat, the action legal, and

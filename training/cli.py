@@ -1,7 +1,8 @@
-"""The `domino` command: `domino train ...`, `domino evaluate ...`, `domino bench ...`, `domino games`,
-`domino benchmark ...` (benchmark.py), `domino rate SPEC...` (ratings.py), `domino exploit --exact SPEC
---game G ...` (exploit.py), `domino play GAME --vs SPEC ...` (play.py), `domino replay FILE ...`
-(replay_view.py), `domino render ...` (render.py). Each subcommand's module is imported only when it runs."""
+"""The `domino` command, one subcommand per tool: `train` (learners/train.py), `evaluate` (evaluate.py),
+`bench` (tools/envspeed.py), `benchmark` (benchmark/cli.py), `rate` (benchmark/ratings.py), `exploit`
+(exploit/cli.py), `games`, `play` (tools/play.py), `replay` (tools/replay_view.py), `render`
+(tools/render.py). Each subcommand's module is imported only when it runs; this module is the top of
+the library's layers (nothing imports it)."""
 from __future__ import annotations
 
 import sys
@@ -15,39 +16,39 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     cmd, rest = argv[0], argv[1:]
     if cmd == "bench":
-        from .bench import main as bench_main
+        from domino_training.tools.envspeed import main as bench_main
 
         bench_main(rest)
     elif cmd == "benchmark":
-        from .benchmark import main as benchmark_main
+        from domino_training.benchmark.cli import main as benchmark_main
 
         return benchmark_main(rest)
     elif cmd == "rate":
-        from .ratings import main as rate_main
+        from domino_training.benchmark.ratings import main as rate_main
 
         return rate_main(rest)
     elif cmd == "train":
-        from .train import main as train_main
+        from domino_training.learners.train import main as train_main
 
         return train_main(rest)
     elif cmd == "render":
-        from .render import main as render_main
+        from domino_training.tools.render import main as render_main
 
         return render_main(rest)
     elif cmd == "evaluate":
-        from .evaluate import main as evaluate_main
+        from domino_training.evaluate import main as evaluate_main
 
         evaluate_main(rest)
     elif cmd == "play":
-        from .play import main as play_main
+        from domino_training.tools.play import main as play_main
 
         return play_main(rest)
     elif cmd == "exploit":
-        from .exploit import main as exploit_main
+        from domino_training.exploit.cli import main as exploit_main
 
         return exploit_main(rest)
     elif cmd == "replay":
-        from .replay_view import main as replay_main
+        from domino_training.tools.replay_view import main as replay_main
 
         return replay_main(rest)
     else:

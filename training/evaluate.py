@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 import time
 from dataclasses import dataclass, field
@@ -50,11 +49,12 @@ import numpy as np
 
 from domino_agents.registry import agent_names, make_agent, parse_spec
 from domino_envs.core import H_DONE, H_TURN
+from domino_envs.outcome import win_shares
 from domino_envs.registry import config_from_pairs, game_names, make_game
 from domino_envs.replay import Recorder
 from domino_envs.rng import mix_seed
+from domino_training.stats import Stat
 
-Z95 = 1.959963984540054
 PROGRESS_MIN_HANDS = 2000  # bar shown for runs longer than this (unless disabled)
 _AGENT_STREAM = 0x5EED_A6E7
 
@@ -92,40 +92,6 @@ def play_hand(game, state, agents, engine_seed: int, agent_seeds, recorder=None)
         if recorder is not None:
             recorder.step(seat, int(action), state)
     return totals
-
-
-def win_shares(totals: np.ndarray) -> np.ndarray:
-    """Each seat's share of the hand's one win: 1/w for each of the w seats with the top return."""
-    top = totals.max()
-    winners = np.isclose(totals, top, rtol=0.0, atol=1e-9)
-    return winners / winners.sum()
-
-
-# ------------------------------------------------------------------------------ statistics
-@dataclass
-class Stat:
-    """Mean and 95% normal interval of per-deal values."""
-
-    mean: float
-    lo: float
-    hi: float
-    n: int
-
-    @classmethod
-    def of(cls, values, clip: tuple[float, float] | None = None) -> Stat:
-        v = np.asarray(values, dtype=np.float64)
-        n = int(v.size)
-        if n == 0:
-            return cls(math.nan, math.nan, math.nan, 0)
-        m = float(v.mean())
-        half = Z95 * float(v.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
-        lo, hi = m - half, m + half
-        if clip is not None:
-            lo, hi = max(lo, clip[0]), min(hi, clip[1])
-        return cls(m, lo, hi, n)
-
-    def as_dict(self) -> dict:
-        return {"mean": self.mean, "lo": self.lo, "hi": self.hi}
 
 
 @dataclass

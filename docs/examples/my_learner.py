@@ -1,4 +1,4 @@
-"""An example of a user's own learner on the learner interface (training/learners.py), in one file.
+"""An example of a user's own learner on the learner interface (training/learners/interface.py), in one file.
 
 The algorithm: random search (hill climbing) over a linear policy, logits = W @ obs + b. Each round
 perturbs the incumbent with Gaussian noise and plays the candidate against it on the vector env
@@ -24,6 +24,7 @@ import numpy as np
 from domino_agents.trained import policy_meta, save_policy
 from domino_envs import make_game
 from domino_envs.core import ConfigError
+from domino_envs.outcome import win_shares
 from domino_envs.vector import VectorEnv
 from domino_training.learners import LearnerRun, PointLog, register_learner, train_learner
 
@@ -78,8 +79,7 @@ def train(run: LearnerRun, log: PointLog, progress: bool) -> None:
             obs, masks, seats, rewards, term, trunc, _ = venv.step(actions)
             returns += rewards
             for i in np.flatnonzero(term | trunc):
-                top = np.isclose(returns[i], returns[i].max())
-                wins += top[cand_seat[i]] / top.sum()
+                wins += win_shares(returns[i])[cand_seat[i]]
                 games += 1
                 returns[i] = 0.0
         env_steps += venv.num_envs * s["search.steps_per_round"]

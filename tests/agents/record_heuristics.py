@@ -11,7 +11,7 @@ that the kernels give the same scores and choose within the same sets on every r
 
 The recorded heuristics are always the Python ones of commit 7b59658: the committed file was
 written at that commit, and at any later one this module loads those modules from git
-(`domino_training.bench_train.legacy_heuristic_class`, as the benchmark does), so after an intended
+(`domino_training.scripts.train_speed.legacy_heuristic_class`, as the benchmark does), so after an intended
 change of the observations it can be re-run in a git checkout and still records the Python
 originals (they read the observation through `decode`, by piece name).
 
@@ -79,7 +79,7 @@ def record_family(env: str, config: dict, params: dict, positions: int, seed: in
     """Play seeded games of `env` until `positions` decisions with 2+ legal actions are recorded."""
     from domino_envs.core import H_TURN
     from domino_envs.registry import make_game
-    from domino_training.bench_train import legacy_heuristic_class
+    from domino_training.scripts.train_speed import legacy_heuristic_class
 
     game = make_game(env, **config)
     agent = legacy_heuristic_class(game)(game, seed=0, **params)  # the Python heuristic of 7b59658

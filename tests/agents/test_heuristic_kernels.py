@@ -25,7 +25,7 @@ import pytest
 from domino_agents.heuristics import make_heuristic
 from domino_envs.errors import IllegalActionError, StateError
 from domino_envs.registry import make_game
-from domino_training.opponents import HeuristicBatch
+from domino_training.learners.pool import HeuristicBatch
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "heuristic_positions.npz"
 

@@ -15,8 +15,8 @@ import pytest
 
 from domino_envs import make_game
 from domino_envs.replay import load
-from domino_training.play import Session
-from domino_training.play import main as play_main
+from domino_training.tools.play import Session
+from domino_training.tools.play import main as play_main
 
 REPO = Path(__file__).resolve().parents[2]
 

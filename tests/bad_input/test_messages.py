@@ -6,7 +6,7 @@ import pytest
 
 import domino_envs
 from domino_envs import ConfigError, DealError, DominoError, IllegalActionError, make_game
-from tests.configs import CONFIG_IDS, CONFIGS
+from tests.env_cases import CONFIG_IDS, CONFIGS
 
 
 def test_unknown_game_lists_registered_games():

@@ -336,7 +336,7 @@ def check_domino_command(argv: list[str]) -> None:
     command, rest = argv[0], argv[1:]
     if command == "train":
         from domino_training.configs import load_run
-        from domino_training.train import build_parser
+        from domino_training.learners.train import build_parser
 
         args = build_parser().parse_args(rest)
         overrides = list(args.set) + ([f"algo={args.algo}"] if args.algo else [])

@@ -7,6 +7,7 @@ import pkgutil
 import pytest
 
 import domino_envs
+import domino_envs.games
 
 # ------------------------------------------------------------------------------ inlining policy
 # compiled functions that may count references (plain njit): they allocate (search, sampling,

@@ -9,7 +9,7 @@ import pytest
 from domino_envs import make_game
 from domino_envs.core import H_TURN
 from domino_envs.sampling import checked_sample
-from tests.configs import CONFIG_IDS, CONFIGS
+from tests.env_cases import CONFIG_IDS, CONFIGS
 from tests.helpers import play_to_random_point
 
 N_GAMES = 10_000

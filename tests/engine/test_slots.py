@@ -1,7 +1,7 @@
 """The slot tables (domino_envs/slots.py): each state slot declared once, and what derives from it.
 
 - the builder on its own: contiguous offsets, sizes, used counts, views, blocks, refusals;
-- every game and config of tests/configs.py: its table tiles the row exactly (no gap, no overlap,
+- every game and config of tests/env_cases.py: its table tiles the row exactly (no gap, no overlap,
   the layout block's inner entries included), the slot map prints every entry;
 - validate refuses a value just outside each declared range, for every range-checked entry of
   every config (parametrized over the tables, so a new slot is covered without touching this file);
@@ -22,7 +22,7 @@ from domino_envs import make_game
 from domino_envs.core import HEADER, HEADER_SIZE, StateError
 from domino_envs.layout import lay_size
 from domino_envs.slots import Entry, ObsLayout, Slots
-from tests.configs import CONFIG_IDS, CONFIGS
+from tests.env_cases import CONFIG_IDS, CONFIGS
 
 INT64_MIN, INT64_MAX = -(2 ** 63), 2 ** 63 - 1
 GAME_MODULES = ["draw", "pete", "racehorse", "sum7", "magic7"]

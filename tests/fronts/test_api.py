@@ -9,7 +9,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import domino_envs
-from tests.configs import CONFIG_IDS, CONFIGS
+from tests.env_cases import CONFIG_IDS, CONFIGS
 
 
 @pytest.mark.parametrize("name,kwargs", CONFIGS, ids=CONFIG_IDS)

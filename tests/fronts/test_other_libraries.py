@@ -121,7 +121,7 @@ def play_tutorial_style(model, name: str, games: int) -> list[dict]:
 @pytest.mark.parametrize("name", ENV_NAMES)
 def test_sb3_tutorial_pattern_trains_maskable_ppo(name):
     pytest.importorskip("sb3_contrib")
-    from domino_training.sb3 import seeded_globals
+    from domino_training.learners.sb3 import seeded_globals
 
     with seeded_globals(0, threads=1):
         model = train_tutorial_style(SB3ActionMaskWrapper, name, STEPS)
@@ -135,7 +135,7 @@ def test_sb3_tutorial_pattern_trains_maskable_ppo(name):
 
 def test_sb3_tutorial_pattern_with_mask_ignored_is_refused():
     pytest.importorskip("sb3_contrib")
-    from domino_training.sb3 import seeded_globals
+    from domino_training.learners.sb3 import seeded_globals
 
     with seeded_globals(0, threads=1), pytest.raises(IllegalActionError):
         train_tutorial_style(MaskIgnoredWrapper, "draw_v0", 64)

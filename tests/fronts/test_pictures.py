@@ -15,7 +15,7 @@ from domino_envs.errors import PillowMissingError
 from domino_envs.pictures import HEIGHT, WIDTH, LinePlay, RowsPlay, describe, picture, save_gif
 from domino_envs.registry import config_from_pairs
 from domino_training import cli
-from domino_training.render import play_position, write_docs
+from domino_training.tools.render import play_position, write_docs
 
 # (env, --set items, seed, moves): a mid-game position of each game, with what the case is there for
 CASES = {
@@ -180,8 +180,9 @@ def test_pillow_is_imported_only_by_a_drawing_call():
     code = (
         "import sys\n"
         "import domino_envs\n"
-        "from domino_envs import vector, wrappers, pictures\nfrom domino_training import cli, render\n"
-        "import domino_agents, domino_training.train, domino_training.ppo, domino_training.evaluate, domino_training.configs\n"
+        "from domino_envs import vector, wrappers, pictures\nfrom domino_training import cli\nfrom domino_training.tools import render\n"
+        "import domino_agents, domino_training.learners.train, domino_training.learners.ppo\n"
+        "import domino_training.evaluate, domino_training.configs\n"
         "env = domino_envs.make('draw_v0', render_mode='ansi'); env.reset(seed=0); env.render()\n"
         "assert not [m for m in sys.modules if m == 'PIL' or m.startswith('PIL.')], 'PIL imported'\n"
         "print('ok')\n"

@@ -15,8 +15,8 @@ from domino_envs import ReplayError, make_game
 from domino_envs.core import H_DONE, H_HAND, H_TURN
 from domino_envs.replay import Recorder, Replay, load, save
 from domino_envs.rng import mix_seed
-from domino_training.replay_view import main as replay_main
-from tests.configs import CONFIGS, config_id
+from domino_training.tools.replay_view import main as replay_main
+from tests.env_cases import CONFIGS, config_id
 
 # one config of each env, and match modes (several hands per episode)
 ROUND_TRIP = [

@@ -11,7 +11,7 @@ from domino_envs.dispatch import GAME_IDS
 from domino_envs.fronts import deal_to_decision  # the deal-again rule the vector env follows
 from domino_envs.registry import GAMES
 from domino_envs.vector import VectorEnv, make_vec, next_episode_seed
-from tests.configs import CONFIG_IDS, CONFIGS
+from tests.env_cases import CONFIG_IDS, CONFIGS
 from tests.helpers import vector_reference_rows
 
 VECTOR_CONFIGS = [(n, k) for n, k in CONFIGS if GAMES[n][1] in GAME_IDS]

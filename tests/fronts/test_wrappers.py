@@ -189,9 +189,9 @@ def test_maskable_ppo_trains_on_it():
 @pytest.mark.parametrize("family", ["block_4p", "sum7_wild_4p"])
 def test_maskable_ppo_smoke_on_the_families_that_crashed(family):
     """Issue 13: MaskablePPO crashed within seconds on these (a finished game after reset); a
-    tiny budget of training/check_maskable.py's run (the full run is a documented command)."""
+    tiny budget of training/scripts/check_maskable.py's run (the full run is a documented command)."""
     pytest.importorskip("sb3_contrib")
-    from domino_training.check_maskable import train_family
+    from domino_training.scripts.check_maskable import train_family
 
     result = train_family(family, steps=600)
     assert result["episodes"] > 0

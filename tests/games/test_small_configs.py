@@ -1,6 +1,6 @@
 """The small configs (configs/small/): the Draw and Block Games on the double-two and double-three
 sets, the same rules on fewer tiles. The generic tests (api, properties, vector == AEC, bad input)
-run them through tests/configs.py; here: the files, the refusals that stay, and the rules on a
+run them through tests/env_cases.py; here: the files, the refusals that stay, and the rules on a
 hand-set double-two deal."""
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from domino_envs import ConfigError, make_game
 from domino_envs.games import draw as D
 from domino_training.configs import load, make_from_file
-from tests.configs import CONFIGS
+from tests.env_cases import CONFIGS
 from tests.helpers import random_game
 
 SMALL = sorted((Path(__file__).resolve().parents[2] / "configs" / "small").glob("*.yaml"))

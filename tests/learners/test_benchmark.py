@@ -1,16 +1,22 @@
-"""The benchmark (training/benchmark.py): the frozen protocol refuses changes without a version bump,
+"""The benchmark (training/benchmark/): the frozen protocol refuses changes without a version bump,
 the suite file is checked, and the whole pipeline runs end to end on the seconds-long `ci` profile."""
 from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
 from domino_envs.errors import ConfigError, ProtocolError
-from domino_training import benchmark as bm
+from domino_training import stats
+from domino_training.benchmark import aggregate, cli, runner
+from domino_training.benchmark import report as page
+from domino_training.benchmark import suite as bench_suite
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture()
@@ -18,10 +24,10 @@ def suite_copy(tmp_path):
     """A copy of the shipped suite with small deal counts (fingerprints in milliseconds), frozen into
     its own lock in tmp_path: (suite path, lock path)."""
     suite, lock = tmp_path / "suite.yaml", tmp_path / "lock.json"
-    shutil.copyfile(bm.suite_folder() / "suite.yaml", suite)
+    shutil.copyfile(bench_suite.suite_folder() / "suite.yaml", suite)
     _edit(suite, lambda d: [d["protocol"][k].__setitem__(p, 8) for k in ("ladder_deals", "search_deals",
                                                                              "crossplay_deals") for p in ("quick", "full")])
-    bm.freeze(suite, lock)
+    bench_suite.freeze(suite, lock)
     return suite, lock
 
 
@@ -32,7 +38,7 @@ def _edit(path, change):
 
 
 def test_the_shipped_suite_matches_its_locked_fingerprints():
-    bm.check_protocol(bm.read_suite_file(), bm.read_lock())
+    bench_suite.check_protocol(bench_suite.read_suite_file(), bench_suite.read_lock())
 
 
 @pytest.mark.parametrize("change", [
@@ -45,14 +51,14 @@ def test_a_protocol_change_is_refused_until_the_version_is_bumped_and_frozen(sui
     suite, lock = suite_copy
     _edit(suite, change)
     with pytest.raises(ProtocolError, match="bump `version`"):
-        bm.check_protocol(bm.read_suite_file(suite), bm.read_lock(lock))
+        bench_suite.check_protocol(bench_suite.read_suite_file(suite), bench_suite.read_lock(lock))
     with pytest.raises(ProtocolError, match="already locked"):
-        bm.freeze(suite, lock)  # the same version cannot be re-locked with other numbers
+        bench_suite.freeze(suite, lock)  # the same version cannot be re-locked with other numbers
     _edit(suite, lambda d: d.__setitem__("version", d["version"] + 1))
     with pytest.raises(ProtocolError, match="no fingerprint"):
-        bm.check_protocol(bm.read_suite_file(suite), bm.read_lock(lock))
-    bm.freeze(suite, lock)
-    bm.check_protocol(bm.read_suite_file(suite), bm.read_lock(lock))
+        bench_suite.check_protocol(bench_suite.read_suite_file(suite), bench_suite.read_lock(lock))
+    bench_suite.freeze(suite, lock)
+    bench_suite.check_protocol(bench_suite.read_suite_file(suite), bench_suite.read_lock(lock))
     assert len(json.loads(lock.read_text())) == 2  # the old version's fingerprints are kept
 
 
@@ -60,21 +66,21 @@ def test_runs_and_learner_settings_are_not_part_of_the_protocol(suite_copy):
     suite, lock = suite_copy
     _edit(suite, lambda d: d["runs"]["quick"]["learners"].__setitem__("ppo", 9))
     _edit(suite, lambda d: d["learners"].__setitem__("ppo", {"ppo.ent_coef": 0.1}))
-    bm.check_protocol(bm.read_suite_file(suite), bm.read_lock(lock))
+    bench_suite.check_protocol(bench_suite.read_suite_file(suite), bench_suite.read_lock(lock))
 
 
 def test_an_engine_that_deals_differently_is_refused(suite_copy, monkeypatch):
     suite, lock = suite_copy
-    real = bm.deals_digest
-    monkeypatch.setattr(bm, "deals_digest", lambda g, seed, n: real(g, seed + (g.name == "sum7"), n))
+    real = bench_suite.deals_digest
+    monkeypatch.setattr(bench_suite, "deals_digest", lambda g, seed, n: real(g, seed + (g.name == "sum7"), n))
     with pytest.raises(ProtocolError, match="'sum7' deals differently"):
-        bm.check_protocol(bm.read_suite_file(suite), bm.read_lock(lock))
+        bench_suite.check_protocol(bench_suite.read_suite_file(suite), bench_suite.read_lock(lock))
 
 
 def test_deal_digests_depend_on_every_deal():
-    g = bm.GameSpec("block", "block_v0", {})
-    a, b = bm.deals_digest(g, 7, 5), bm.deals_digest(g, 7, 6)
-    assert a != b and a == bm.deals_digest(g, 7, 5) and a != bm.deals_digest(g, 8, 5)
+    g = bench_suite.GameSpec("block", "block_v0", {})
+    a, b = bench_suite.deals_digest(g, 7, 5), bench_suite.deals_digest(g, 7, 6)
+    assert a != b and a == bench_suite.deals_digest(g, 7, 5) and a != bench_suite.deals_digest(g, 8, 5)
 
 
 @pytest.mark.parametrize("change, match", [
@@ -89,81 +95,81 @@ def test_a_malformed_suite_names_what_is_wrong(suite_copy, change, match):
     suite, _ = suite_copy
     _edit(suite, change)
     with pytest.raises(ConfigError, match=match):
-        bm.load_suite("ci", suite)
+        bench_suite.load_suite("ci", suite)
 
 
 def test_the_profiles_resolve_to_runs_and_marks():
-    s = bm.load_suite("quick")
+    s = bench_suite.load_suite("quick")
     assert s.marks[-1] == s.budget and s.marks == sorted(s.marks)
     assert ("block", "sb3", 2) in s.run_list() and not any(lr == "sb3" and g == "draw" for g, lr, _ in s.run_list())
     assert sum(1 for g, lr, _ in s.run_list() if lr == "ppo") == 5 * len(s.games)
-    only = bm.load_suite("quick", only=["sum7"])
+    only = bench_suite.load_suite("quick", only=["sum7"])
     assert {g for g, _, _ in only.run_list()} == {"sum7"}
 
 
 def test_optional_learners_run_only_when_named():
     """rllib is in the quick profile's runs, but needs an extra: the default run leaves it out,
     --learners picks it (alone, with its settings), and a learner the profile does not run is refused."""
-    default = bm.load_suite("quick")
+    default = bench_suite.load_suite("quick")
     assert "rllib" not in default.runs and {"ppo", "sb3"} <= set(default.runs)
-    named = bm.load_suite("quick", learners=["rllib"])
+    named = bench_suite.load_suite("quick", learners=["rllib"])
     assert named.runs == {"rllib": (3, ["block", "sum7"])}
     assert named.params["rllib"] == {"rllib.num_cpus": 1}
-    assert set(bm.load_suite("quick", learners=["ppo", "rllib"]).runs) == {"ppo", "rllib"}
+    assert set(bench_suite.load_suite("quick", learners=["ppo", "rllib"]).runs) == {"ppo", "rllib"}
     with pytest.raises(ConfigError, match=r"--learners='nope'.*'rllib'"):
-        bm.load_suite("quick", learners=["nope"])
+        bench_suite.load_suite("quick", learners=["nope"])
     with pytest.raises(ConfigError, match=r"--learners='rllib'"):
-        bm.load_suite("ci", learners=["rllib"])
+        bench_suite.load_suite("ci", learners=["rllib"])
 
 
 def test_seeds_caps_every_learner_and_the_page_can_say_so():
-    s = bm.load_suite("full", only=["draw"], learners=["ppo", "sb3"], seeds=1)
+    s = bench_suite.load_suite("full", only=["draw"], learners=["ppo", "sb3"], seeds=1)
     assert s.runs == {"ppo": (1, ["draw"]), "sb3": (1, [])} and s.capped == {"ppo": 5, "sb3": 3}
-    assert bm.load_suite("quick", seeds=4).runs["ppo_bc"][0] == 3 and bm.load_suite("quick", seeds=4).capped == {"ppo": 5}
+    assert bench_suite.load_suite("quick", seeds=4).runs["ppo_bc"][0] == 3 and bench_suite.load_suite("quick", seeds=4).capped == {"ppo": 5}
     for bad in (0, True, 1.5):
         with pytest.raises(ConfigError, match="--seeds"):
-            bm.load_suite("quick", seeds=bad)
+            bench_suite.load_suite("quick", seeds=bad)
 
 
 def test_time_to_strength_reads_the_first_mark_past_each_bar(tmp_path):
-    s = bm.load_suite("ci")
+    s = bench_suite.load_suite("ci")
     s.runs = {"ppo": (1, ["block"])}
-    scores = bm.ScoreFile(tmp_path / "scores.jsonl")
+    scores = runner.ScoreFile(tmp_path / "scores.jsonl")
     rows = [(s.marks[0], "greedy", 0.55, 0.45), (s.marks[1], "greedy", 0.62, 0.52), (s.marks[1], "heuristic", 0.49, 0.4),
             (s.marks[-1], "heuristic", 0.5, 0.41)]
     for steps, opp, win, lo in rows:
         scores.add({"game": "block", "learner": "ppo", "seed": 0, "env_steps": steps, "opponent": opp, "win": win,
                     "win_lo": lo, "win_hi": win + 0.1, "fair": 0.5, "seconds": steps / 100.0, "final": False})
-    (row,) = bm.time_to_strength(s, scores)
+    (row,) = aggregate.time_to_strength(s, scores)
     assert row["beat_greedy"]["env_steps"] == s.marks[1]
     assert row["heuristic_level"] == {"env_steps": s.marks[-1], "minutes": s.marks[-1] / 100.0 / 60}
-    again = bm.ScoreFile(tmp_path / "scores.jsonl")  # a resumed benchmark reads what was written
+    again = runner.ScoreFile(tmp_path / "scores.jsonl")  # a resumed benchmark reads what was written
     assert again.rows == scores.rows
 
 
 def test_per_game_finals_keep_each_seeds_final_score(tmp_path):
-    s = bm.load_suite("ci")
-    scores = bm.ScoreFile(tmp_path / "s.jsonl")
+    s = bench_suite.load_suite("ci")
+    scores = runner.ScoreFile(tmp_path / "s.jsonl")
     for seed, win, final in ((0, 0.6, True), (1, 0.4, True), (1, 0.9, False), (5, 0.1, True)):  # seed 5: not in the profile
         scores.add({"game": "block", "learner": "ppo", "seed": seed, "env_steps": 10 + final, "opponent": "greedy",
                     "win": win, "fair": 0.5, "final": final})
-    assert bm.per_game_finals(s, scores) == {"ppo": {"block": {"greedy": [1.2, 0.8]}}}
+    assert aggregate.per_game_finals(s, scores) == {"ppo": {"block": {"greedy": [1.2, 0.8]}}}
 
 
 def test_the_score_matrix_needs_every_run(tmp_path):
-    scores = bm.ScoreFile(tmp_path / "s.jsonl")
+    scores = runner.ScoreFile(tmp_path / "s.jsonl")
     scores.add({"game": "a", "learner": "x", "seed": 0, "env_steps": 10, "opponent": "o", "win": 0.3, "fair": 0.25})
-    assert bm.score_matrix(scores, "x", ["a"], 2, "o", 10) is None
+    assert aggregate.score_matrix(scores, "x", ["a"], 2, "o", 10) is None
     scores.add({"game": "a", "learner": "x", "seed": 1, "env_steps": 10, "opponent": "o", "win": 0.5, "fair": 0.25})
-    assert np.allclose(bm.score_matrix(scores, "x", ["a"], 2, "o", 10), [[1.2], [2.0]])
+    assert np.allclose(aggregate.score_matrix(scores, "x", ["a"], 2, "o", 10), [[1.2], [2.0]])
 
 
 def test_the_ci_profile_runs_the_whole_pipeline_and_a_second_call_redoes_nothing(tmp_path, suite_copy):
     """Criterion: a seconds-long version of the whole pipeline (train at every mark, evaluate on the
     frozen deals, aggregate with rliable, rate, report) runs in CI, and resumes."""
     out, report = tmp_path / "out", tmp_path / "docs" / "benchmark_ci.md"
-    result = bm.run_benchmark("ci", out, report, reps=100, bootstrap=10, echo=lambda *a: None)
-    s = bm.load_suite("ci")
+    result = cli.run_benchmark("ci", out, report, reps=100, bootstrap=10, echo=lambda *a: None)
+    s = bench_suite.load_suite("ci")
     runs = s.run_list()
     assert len(result["scores"]) == len(runs) * (len(s.marks) * len(s.ladder) + 1)
     assert {r["env_steps"] for r in result["scores"]} == set(s.marks)
@@ -185,13 +191,13 @@ def test_the_ci_profile_runs_the_whole_pipeline_and_a_second_call_redoes_nothing
     scores = (out / "scores.jsonl").read_text()
     points = sorted((out / "runs").rglob("points.json"))
     stamps = [p.stat().st_mtime_ns for p in points]
-    bm.run_benchmark("ci", out, report, reps=100, bootstrap=10, echo=lambda *a: None)
+    cli.run_benchmark("ci", out, report, reps=100, bootstrap=10, echo=lambda *a: None)
     assert (out / "scores.jsonl").read_text() == scores  # nothing evaluated again
     assert [p.stat().st_mtime_ns for p in points] == stamps  # nothing trained again
     # --report-only with a run missing: nothing trains, the learner short of seeds drops out and is named
     kept = [line for line in scores.splitlines() if '"learner": "dmc"' not in line]
     (out / "scores.jsonl").write_text("\n".join(kept) + "\n")
-    partial = bm.run_benchmark("ci", out, report, reps=100, bootstrap=10, echo=lambda *a: None, train=False)
+    partial = cli.run_benchmark("ci", out, report, reps=100, bootstrap=10, echo=lambda *a: None, train=False)
     assert [p.stat().st_mtime_ns for p in points] == stamps and (out / "scores.jsonl").read_text().count("\n") == len(kept)
     assert set(partial["aggregate"]["opponents"]["own"]["greedy"]) == {"ppo"}
     text = report.read_text()
@@ -199,7 +205,7 @@ def test_the_ci_profile_runs_the_whole_pipeline_and_a_second_call_redoes_nothing
     # the page says why a learner runs fewer games, and where an optional learner left out has its page
     suite, lock = suite_copy
     _edit(suite, lambda d: d["runs"]["ci"]["learners"].update({"ppo": {"seeds": 2, "why": "a reason."}, "rllib": 1}))
-    bm.run_benchmark("ci", out, report, suite, lock, reps=100, bootstrap=10, echo=lambda *a: None, train=False)
+    cli.run_benchmark("ci", out, report, suite, lock, reps=100, bootstrap=10, echo=lambda *a: None, train=False)
     text = report.read_text()
     assert "- `ppo` runs on block only: a reason." in text and "`--seeds`" not in text
     assert ("- `rllib` needs an optional extra and has a page of its own, [benchmark_ci_rllib.md](benchmark_ci_rllib.md) "
@@ -208,18 +214,18 @@ def test_the_ci_profile_runs_the_whole_pipeline_and_a_second_call_redoes_nothing
 
 
 def test_a_learner_of_ones_own_joins_the_suite_by_import(tmp_path, suite_copy, monkeypatch):
-    from domino_training import learners
+    from domino_training.learners import interface as learners
 
     monkeypatch.setattr(learners, "LEARNERS", dict(learners.LEARNERS))  # the import registers my_learner here only
     suite, lock = suite_copy
     _edit(suite, lambda d: d["runs"]["ci"].__setitem__("learners", {"my_learner": 1}))
     _edit(suite, lambda d: d["runs"]["ci"].__setitem__("params", {}))
-    example = bm.DOCS / "examples" / "my_learner.py"
+    example = ROOT / "docs" / "examples" / "my_learner.py"
     out, report = tmp_path / "out", tmp_path / "r.md"
-    assert bm.main(["--profile", "ci", "--suite", str(suite), "--lock", str(lock), "--out", str(out),
+    assert cli.main(["--profile", "ci", "--suite", str(suite), "--lock", str(lock), "--out", str(out),
                     "--report", str(report), "--reps", "100", "--import", str(example)]) == 0
     assert "my_learner" in report.read_text()
-    assert bm.main(["--profile", "ci", "--import", str(tmp_path / "nope.py")]) == 2
+    assert cli.main(["--profile", "ci", "--import", str(tmp_path / "nope.py")]) == 2
 
 
 def test_the_vectorized_bootstrap_agrees_with_rliable():
@@ -231,7 +237,7 @@ def test_the_vectorized_bootstrap_agrees_with_rliable():
     rng = np.random.default_rng(0)
     x = rng.normal(1.0, 0.3, size=(5, 4)) + np.array([0.0, 0.2, -0.1, 0.4])
     y = rng.normal(0.9, 0.3, size=(3, 4))
-    ours = bm.interval_estimates(x, 4000, np.random.default_rng(1))
+    ours = stats.interval_estimates(x, 4000, np.random.default_rng(1))
     point, ci = rly.get_interval_estimates(
         {"x": x}, lambda s: np.array([metrics.aggregate_iqm(s), metrics.aggregate_mean(s)]), reps=4000,
         random_state=np.random.RandomState(2))
@@ -239,20 +245,20 @@ def test_the_vectorized_bootstrap_agrees_with_rliable():
     for k, (name, width) in enumerate((("iqm", ci["x"][1, 0] - ci["x"][0, 0]), ("mean", ci["x"][1, 1] - ci["x"][0, 1]))):
         assert abs(ours[f"{name}_lo"] - ci["x"][0, k]) < 0.1 * width
         assert abs(ours[f"{name}_hi"] - ci["x"][1, k]) < 0.1 * width
-    assert np.isclose(bm.improvement(x, y), metrics.probability_of_improvement(x, y))
-    assert np.isclose(bm.improvement(y, y), 0.5) and np.isclose(bm.improvement(x + 10, y), 1.0)
-    assert np.allclose(bm.trimmed_means(x.reshape(2, 10)), [metrics.aggregate_iqm(r) for r in x.reshape(2, 10)])
+    assert np.isclose(stats.improvement(x, y), metrics.probability_of_improvement(x, y))
+    assert np.isclose(stats.improvement(y, y), 0.5) and np.isclose(stats.improvement(x + 10, y), 1.0)
+    assert np.allclose(stats.trimmed_means(x.reshape(2, 10)), [metrics.aggregate_iqm(r) for r in x.reshape(2, 10)])
 
 
 def test_the_report_says_which_runs_are_missing(tmp_path):
-    s = bm.load_suite("ci")
+    s = bench_suite.load_suite("ci")
     s.runs = {"ppo": (2, ["block"]), "dmc": (1, ["block"])}
-    scores = bm.ScoreFile(tmp_path / "scores.jsonl")
+    scores = runner.ScoreFile(tmp_path / "scores.jsonl")
     for seed, final in ((0, True), (1, False)):
         scores.add({"game": "block", "learner": "ppo", "seed": seed, "env_steps": 5, "opponent": "greedy",
                     "final": final})
     scores.add({"game": "block", "learner": "ppo", "seed": 7, "env_steps": 5, "opponent": "greedy", "final": True})
-    done = bm.finished_seeds(s, scores)
+    done = aggregate.finished_seeds(s, scores)
     assert done == {("ppo", "block"): 1, ("dmc", "block"): 0}  # seed 7 is not one of the profile's two
-    line = bm.coverage_line(s, done)
+    line = page.coverage_line(s, done)
     assert line.startswith("**Partial:**") and "ppo on block 1/2, dmc on block 0/1" in line

@@ -1,4 +1,4 @@
-"""Learned best responses (training/best_response.py, `domino exploit SPEC --game G`): the target
+"""Learned best responses (training/exploit/best_response.py, `domino exploit SPEC --game G`): the target
 opponent in PPO's pool, batched opponents of any spec, the sampled edge against the exact one on
 the smallest config, a tiny run end to end and resumed, bad input."""
 from __future__ import annotations
@@ -13,9 +13,11 @@ from domino_agents.trained import load_policy, policy_meta, save_policy
 from domino_envs.errors import ConfigError
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
-from domino_training import best_response, exploit
+from domino_training import exploit
 from domino_training.configs import TrainConfig, set_key, validate
-from domino_training.opponents import GreedyBatch, HeuristicBatch, PolicyBatch, RandomBatch, batch_opponent
+from domino_training.exploit import best_response
+from domino_training.learners.pool import GreedyBatch, HeuristicBatch, PolicyBatch, RandomBatch, batch_opponent
+from domino_training.scripts import exploit_pages
 
 SMALL = ("draw_v0", {"max_pip": 2, "hand_size": 2})
 # a few thousand env steps: seconds
@@ -61,7 +63,7 @@ def test_agents_that_cannot_play_batched_are_refused():
     batch of unrelated rows, so neither is a target (nor a teacher)."""
     name, config = exploit.small_configs()["draw_d2"]
     engine = make_game(name, **config)
-    for spec in (f"tabular:path={exploit.policy_path('draw_d2')}", "pimc:n=2", "heuristic:seed=3"):
+    for spec in (f"tabular:path={exploit_pages.policy_path('draw_d2', exploit_pages.POLICY_DIR)}", "pimc:n=2", "heuristic:seed=3"):
         with pytest.raises(ConfigError, match="cannot play batched"):
             batch_opponent(spec, engine)
     with pytest.raises(ConfigError, match="unknown agent 'nobody'"):
@@ -99,7 +101,7 @@ def test_imitation_teacher_must_be_an_agent_spec():
 
 def test_with_all_weight_on_the_target_every_game_has_one_learner_seat():
     from domino_training.configs import RunConfig
-    from domino_training.ppo import LEARNER, TARGET, Collector
+    from domino_training.learners.ppo import LEARNER, TARGET, Collector
 
     train = TrainConfig()
     for k, v in {**TINY, "opponents.self_play": 0.0, "opponents.snapshot": 0.0, "opponents.random": 0.0,
@@ -170,7 +172,7 @@ def test_responses_train_from_scratch_with_the_games_reward_unless_warm_started(
 
 def test_a_run_can_start_from_a_policy_files_actor(tmp_path):
     from domino_training.configs import RunConfig
-    from domino_training.ppo import Trainer
+    from domino_training.learners.ppo import Trainer
 
     game = make_game("draw_v0")
     path = random_policy_file(tmp_path, game)
@@ -242,27 +244,27 @@ def test_observation_response_improves_on_its_start_and_stays_below_the_best_res
 
 
 def test_the_report_gathers_finished_runs_and_leaves_out_other_settings(tmp_path, monkeypatch):
-    """`exploit.learned` on one tiny small-config item: trained, checked exactly, written to the page
+    """`exploit_pages.learned` on one tiny small-config item: trained, checked exactly, written to the page
     (with the words "a lower bound"); a folder run with other settings is left out."""
     import shutil
 
     curves = tmp_path / "curves"
     curves.mkdir()
-    shutil.copy(exploit.CURVES / "results.json", curves / "results.json")
+    shutil.copy(exploit_pages.CURVES / "results.json", curves / "results.json")
     for name, value in {"RUNS": tmp_path / "runs", "CURVES": curves, "LEARNED": curves / "learned.json",
                         "REPORT": tmp_path / "exploitability.md"}.items():
-        monkeypatch.setattr(exploit, name, value)
+        monkeypatch.setattr(exploit_pages, name, value)
     stem = "draw_d2"
-    env, cfg = exploit.small_configs()[stem]
+    env, cfg = exploit_pages.small_configs()[stem]
     tiny = best_response.BRSettings(steps=4096, seeds=2, marks=1, deals=30, curve_deals=30, params=TINY)
-    monkeypatch.setattr(exploit, "learned_items", lambda: [(stem, env, cfg, "random", tiny)])
-    page = exploit.learned(log=lambda *a, **k: None).read_text()
+    monkeypatch.setattr(exploit_pages, "learned_items", lambda: [(stem, env, cfg, "random", tiny)])
+    page = exploit_pages.learned(log=lambda *a, **k: None).read_text()
     rows = json.loads((curves / "learned.json").read_text())
     assert len(rows) == 1 and len(rows[0]["exact"]) == 2 and "observation_response" in rows[0]
     assert "### Checked on the small configs" in page and "a lower" in page and "| draw_d2 | random |" in page
     assert (curves / "learned.png").stat().st_size > 1000
     other = best_response.BRSettings(steps=4096, seeds=2, marks=1, deals=20, curve_deals=20, params=TINY)
-    monkeypatch.setattr(exploit, "learned_items", lambda: [(stem, env, cfg, "random", other)])
+    monkeypatch.setattr(exploit_pages, "learned_items", lambda: [(stem, env, cfg, "random", other)])
     said = []
-    exploit.learned(train=False, log=lambda *a, **k: said.append(a[0]))
+    exploit_pages.learned(train=False, log=lambda *a, **k: said.append(a[0]))
     assert json.loads((curves / "learned.json").read_text()) == [] and "other settings" in said[0]

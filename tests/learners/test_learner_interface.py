@@ -1,4 +1,4 @@
-"""The learner interface (training/learners.py): every learner trains through `train_learner` to a
+"""The learner interface (training/learners/interface.py): every learner trains through `train_learner` to a
 tiny budget and saves a policy per mark that plays; a run killed between marks resumes to the same
 points (the same weights for ppo and dmc); bad params, runs and names fail clearly; DMC learns
 something measurable in seconds; the example user learner (docs/examples/my_learner.py) end to end."""
@@ -85,8 +85,8 @@ def test_ppo_bc_counts_its_teacher_decisions(tmp_path):
 
 
 # ------------------------------------------------------------------------------ resume
-@pytest.mark.parametrize("learner,module,cls", [("ppo", "domino_training.ppo", "Trainer"),
-                                                ("dmc", "domino_training.dmc", "DMCTrainer")])
+@pytest.mark.parametrize("learner,module,cls", [("ppo", "domino_training.learners.ppo", "Trainer"),
+                                                ("dmc", "domino_training.learners.dmc", "DMCTrainer")])
 def test_a_run_killed_between_marks_resumes_to_the_same_files(learner, module, cls, tmp_path, monkeypatch):
     marks = [1024, 2048]
     whole = train_learner(learner, tiny(learner, tmp_path / "whole", 2048, marks))
@@ -116,7 +116,7 @@ def test_a_run_killed_between_marks_resumes_to_the_same_files(learner, module, c
 
 def test_sb3_resumes_from_its_last_mark(tmp_path, monkeypatch):
     pytest.importorskip("sb3_contrib")
-    from domino_training import learners
+    from domino_training.learners import interface as learners
 
     calls = []
     save = learners.PointLog.save
@@ -181,7 +181,7 @@ def test_a_folder_of_another_run_is_refused(tmp_path):
 
 def test_rllib_without_ray_says_how_to_get_it(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # as if ray were not installed
-    monkeypatch.delitem(sys.modules, "domino_training.rllib_train", raising=False)
+    monkeypatch.delitem(sys.modules, "domino_training.learners.rllib", raising=False)
     with pytest.raises(LearnerError, match=r"rllib.*extra.*pip install"):
         train_learner("rllib", LearnerRun(GAME, {}, 0, 1024, [1024], tmp_path, {}))
 
@@ -200,8 +200,8 @@ def beats_random(spec: str) -> tuple[bool, float, float]:
 
 
 def test_dmc_beats_random_after_a_small_budget_and_an_untrained_net_does_not(tmp_path):
-    from domino_training.dmc import DMCTrainer
     from domino_training.learners import dmc_settings
+    from domino_training.learners.dmc import DMCTrainer
 
     run = LearnerRun("block_v0", {}, 0, 128_000, [128_000], tmp_path / "run", DMC_LEARNS)
     untrained = DMCTrainer("block_v0", {}, dmc_settings(run), 0, tmp_path / "untrained")
@@ -217,7 +217,7 @@ def test_dmc_beats_random_after_a_small_budget_and_an_untrained_net_does_not(tmp
 def test_the_example_learner_registers_trains_and_plays(tmp_path, monkeypatch):
     spec = importlib.util.spec_from_file_location("my_learner_example", ROOT / "docs" / "examples" / "my_learner.py")
     module = importlib.util.module_from_spec(spec)
-    from domino_training import learners
+    from domino_training.learners import interface as learners
 
     monkeypatch.setattr(learners, "LEARNERS", dict(LEARNERS))  # the registry as it was, after the test
     spec.loader.exec_module(module)
@@ -235,8 +235,8 @@ def test_the_example_learner_registers_trains_and_plays(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------------------ dmc internals
 def test_dmc_targets_are_each_seats_final_win_share_and_no_decision_is_lost(tmp_path):
-    from domino_training.dmc import DMCTrainer
     from domino_training.learners import dmc_settings
+    from domino_training.learners.dmc import DMCTrainer
 
     t = DMCTrainer(GAME, {}, dmc_settings(tiny("dmc", tmp_path)), 0, tmp_path)
     made = sum(t.iterate()["learner_decisions"] for _ in range(4))
@@ -250,8 +250,8 @@ def test_dmc_targets_are_each_seats_final_win_share_and_no_decision_is_lost(tmp_
 def test_dmc_finish_gives_each_staged_decision_its_own_seats_final_value(tmp_path):
     """Games 7 and 9 end: each of their staged decisions moves to the replay with the final value
     of the seat that made it; game 11's decision stays staged."""
-    from domino_training.dmc import DMCTrainer
     from domino_training.learners import dmc_settings
+    from domino_training.learners.dmc import DMCTrainer
 
     t = DMCTrainer(GAME, {}, dmc_settings(tiny("dmc", tmp_path)), 0, tmp_path)
     t.st_obs = np.arange(4, dtype=np.float32)[:, None].repeat(t.rp_obs.shape[1], axis=1)
@@ -267,8 +267,8 @@ def test_dmc_finish_gives_each_staged_decision_its_own_seats_final_value(tmp_pat
 def test_dmc_checkpoint_of_another_run_or_corrupted_is_refused(tmp_path):
     import torch
 
-    from domino_training.dmc import DMCTrainer
     from domino_training.learners import dmc_settings
+    from domino_training.learners.dmc import DMCTrainer
 
     run = tiny("dmc", tmp_path / "run", 512, [512])
     train_learner("dmc", run)

@@ -32,11 +32,21 @@ from torch import nn
 import domino_envs
 from domino_agents.registry import make_agent
 from domino_envs.core import H_DONE, H_TURN
-from domino_training import imitate
-from domino_training.network import masked_log_probs
-from domino_training.opponents import HeuristicBatch, sample_actions
-from domino_training.ppo import GREEDY, HEURISTIC, LEARNER, POOL_KINDS, RANDOM, SNAPSHOT0, TARGET, Trainer, ppo_update
-from domino_training.train import CsvLog, train_ppo
+from domino_training.learners import imitate
+from domino_training.learners.network import masked_log_probs
+from domino_training.learners.pool import HeuristicBatch, sample_actions
+from domino_training.learners.ppo import (
+    GREEDY,
+    HEURISTIC,
+    LEARNER,
+    POOL_KINDS,
+    RANDOM,
+    SNAPSHOT0,
+    TARGET,
+    Trainer,
+    ppo_update,
+)
+from domino_training.learners.train import CsvLog, train_ppo
 from tests.learners.test_training import tiny_run
 
 SELF_PLAY = ["opponents.self_play=1.0", "opponents.snapshot=0", "opponents.random=0", "opponents.greedy=0",
@@ -425,14 +435,14 @@ def test_resume_after_a_kill_writes_each_update_log_row_once(tmp_path, monkeypat
 
 # ------------------------------------------------------------------------------ the SB3 actor at play time
 def test_sb3_actor_export_plays_like_the_torch_policy_without_sb3_contrib(tmp_path, monkeypatch):
-    """training/sb3.py's actor_layers reads an MlpPolicy's actor (mlp_extractor.policy_net, then
+    """training/learners/sb3.py's actor_layers reads an MlpPolicy's actor (mlp_extractor.policy_net, then
     action_net; the value net beside it has the same widths) into policy.npz, and the ppo agent that
     `domino play` and the harness load from it picks the torch actor's best legal action. A stand-in
     with MlpPolicy's attribute names replaces SB3, whose packages are made unimportable here."""
     for name in ("sb3_contrib", "stable_baselines3"):
         monkeypatch.setitem(sys.modules, name, None)
     from domino_agents.trained import policy_meta, save_policy
-    from domino_training.sb3 import actor_layers
+    from domino_training.learners.sb3 import actor_layers
 
     game = domino_envs.make_game("draw_v0")
     rng = np.random.default_rng(11)

@@ -1,4 +1,4 @@
-"""Cross-play ratings (training/ratings.py, `domino rate`): the Bradley-Terry fit against an
+"""Cross-play ratings (training/benchmark/ratings.py, `domino rate`): the Bradley-Terry fit against an
 independent maximum-likelihood fit, finishing ranks, and ratings of real agents that must come out
 in the order the agents' strength is known to have (random < heuristic)."""
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 from scipy.optimize import minimize
 
 from domino_envs.errors import ConfigError
+from domino_training.benchmark.ratings import ELO, bradley_terry, finishing_ranks, partner_table, play_table, rate
 from domino_training.cli import main as cli_main
-from domino_training.ratings import ELO, bradley_terry, finishing_ranks, partner_table, play_table, rate
 
 
 def _mle_with_prior(wins: np.ndarray, games: np.ndarray) -> np.ndarray:

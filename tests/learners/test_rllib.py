@@ -1,4 +1,4 @@
-"""Ray RLlib path (training/rllib_train.py): the README's RLlib commands run as written in
+"""Ray RLlib path (training/learners/rllib.py): the README's RLlib commands run as written in
 subprocesses outside the checkout, with no deprecation notice in their output; one PPO iteration on
 draw_v0 in a local Ray, the masked module's actions, and the CLI's checkpoint and restore. Skipped
 unless the `rllib` extra is installed (`make test-rllib`); each test keeps Ray to one or two CPUs
@@ -23,7 +23,7 @@ from ray.tune.registry import register_env  # noqa: E402
 
 import domino_envs  # noqa: E402
 from domino_agents import rllib_module  # noqa: E402
-from domino_training import rllib_train  # noqa: E402
+from domino_training.learners import rllib as rllib_train  # noqa: E402
 from tests.helpers import fenced_blocks  # noqa: E402
 
 TINY = dict(train_batch=200, minibatch=100, epochs=1, hidden=(32,))
@@ -195,7 +195,7 @@ def shrunk(argv: list[str]) -> list[str]:
     for flag, value in README_SHRINK.items():
         if flag in argv:
             argv[argv.index(flag) + 1] = value
-    if argv[:3] == ["python", "-m", "domino_training.rllib_train"]:
+    if argv[:3] == ["python", "-m", "domino_training.learners.rllib"]:
         argv += README_TRAIN_SIZES
     return argv
 
@@ -216,7 +216,7 @@ def test_readme_rllib_commands_run_as_written(tmp_path):
     trained = {argv[argv.index("--out") + 1] for argv in commands if "--out" in argv}
     played = {arg.split("=", 1)[1] for argv in commands for arg in argv if arg.startswith("rllib:checkpoint=")}
     kinds = [" ".join(argv[:3]) if argv[0] == "python" else " ".join(argv[:2]) for argv in commands]
-    assert {"python -m domino_training.rllib_train", "domino evaluate", "domino play"} <= set(kinds), commands
+    assert {"python -m domino_training.learners.rllib", "domino evaluate", "domino play"} <= set(kinds), commands
     assert played and played <= trained, f"the README plays {played} but trains {trained}"
     assert any("--env-runners" in argv for argv in commands), "no README command samples in remote env runners"
 
@@ -301,7 +301,7 @@ def test_only_rllibs_own_module_config_notice_is_dropped():
 
 
 def test_rllib_learner_trains_through_the_learner_interface(tmp_path):
-    """The optional `rllib` learner of training/learners.py: a checkpoint per mark that plays as
+    """The optional `rllib` learner of training/learners/interface.py: a checkpoint per mark that plays as
     ``rllib:checkpoint=DIR``, and a second call on the finished run returns the same points."""
     from domino_training.evaluate import evaluate
     from domino_training.learners import LearnerRun, train_learner
@@ -322,7 +322,7 @@ def test_rllib_learner_trains_through_the_learner_interface(tmp_path):
 def test_rllib_learner_resumes_from_its_last_mark(tmp_path, monkeypatch):
     """Killed right after its first point, the rllib learner restores that mark's checkpoint and
     trains only the rest; the first point is kept as it was."""
-    from domino_training import learners
+    from domino_training.learners import interface as learners
 
     run = learners.LearnerRun("draw_v0", {}, 0, 400, [200, 400], tmp_path / "run",
                               {"rllib.train_batch": 200, "rllib.minibatch": 100, "rllib.epochs": 1,

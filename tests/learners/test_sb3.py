@@ -1,4 +1,4 @@
-"""The SB3 path (training/sb3.py) and its agent (agents/sb3_agent.py): a seconds-long MaskablePPO run
+"""The SB3 path (training/learners/sb3.py) and its agent (agents/sb3_agent.py): a seconds-long MaskablePPO run
 on draw_v0 writes its run folder, its model plays legal actions as an agent, save/load keeps the
 actions, a model for another game is refused, and a resumed run continues the timestep count."""
 from __future__ import annotations
@@ -21,7 +21,7 @@ from domino_envs.core import H_DONE, H_TURN  # noqa: E402
 from domino_envs.registry import make_game  # noqa: E402
 from domino_training.configs import load_run  # noqa: E402
 from domino_training.evaluate import evaluate  # noqa: E402
-from domino_training.sb3 import LearnerCopy, PoolOpponent, actor_layers, train_sb3  # noqa: E402
+from domino_training.learners.sb3 import LearnerCopy, PoolOpponent, actor_layers, train_sb3  # noqa: E402
 
 TINY = ["budget.env_steps=600", "sb3.n_steps=64", "sb3.batch_size=64", "sb3.n_envs=2", "sb3.n_epochs=2",
         "network.hidden=[16]", "sb3.refresh_every=128", "budget.checkpoint_every=2", "seed=3"]

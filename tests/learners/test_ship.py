@@ -1,8 +1,8 @@
-"""The shipped-agents table (training/ship.py): a column per baseline and per search an env was
+"""The shipped-agents table (training/scripts/ship.py): a column per baseline and per search an env was
 measured against, "-" where it was not, and each interval judged against its env's fair share."""
 from __future__ import annotations
 
-from domino_training.ship import markdown
+from domino_training.scripts.ship import markdown
 
 
 def _row(opponent, win, lo, hi, deals):

@@ -1,4 +1,4 @@
-"""Time to strength side by side (training/strength_timing.py): the learners of a (game, seed) train
+"""Time to strength side by side (training/scripts/strength_timing.py): the learners of a (game, seed) train
 in child processes at once, every saved policy is scored, the report gives the medians and ratios,
 and a second run trains and scores nothing."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pytest
 import yaml
 
 from domino_envs.errors import ConfigError
-from domino_training import strength_timing
 from domino_training.benchmark import ScoreFile
+from domino_training.scripts import strength_timing
 
 TINY = {"ppo": {"ppo.num_envs": 16, "ppo.rollout_steps": 16, "ppo.minibatch_size": 128, "ppo.epochs": 1,
                 "network.hidden": [16]},

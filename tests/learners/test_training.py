@@ -10,10 +10,10 @@ from domino_agents.registry import make_agent
 from domino_agents.trained import CheckpointError, PolicyAgent, load_policy, save_policy
 from domino_envs.core import ConfigError
 from domino_training.configs import TrainConfig, load_run, parse_override, set_key
-from domino_training.opponents import GreedyBatch, PolicyBatch, RandomBatch, sample_actions
-from domino_training.ppo import Buffer, SeatChains, Trainer, gae, load_checkpoint_file, masked_log_probs
-from domino_training.train import main as train_main
-from domino_training.train import train_ppo
+from domino_training.learners.pool import GreedyBatch, PolicyBatch, RandomBatch, sample_actions
+from domino_training.learners.ppo import Buffer, SeatChains, Trainer, gae, load_checkpoint_file, masked_log_probs
+from domino_training.learners.train import main as train_main
+from domino_training.learners.train import train_ppo
 
 TINY = ["ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=32", "ppo.epochs=2", "network.hidden=[16]",
         "budget.env_steps=256", "budget.checkpoint_every=1", "imitation.decisions=0", "eval.every_updates=0",
@@ -272,7 +272,7 @@ def test_perfect_information_critic_reads_every_seat_starting_with_its_own(tmp_p
 def test_imitation_warm_start_copies_the_teacher(tmp_path):
     """Behaviour cloning of greedy (a fixed rule): the actor's agreement with it rises well above
     chance, and the critic's targets are each seat's final win share minus the fair share."""
-    from domino_training.imitate import clone, demonstrations
+    from domino_training.learners.imitate import clone, demonstrations
 
     run = tiny_run("draw_v0", "network.hidden=[32]")
     obs, masks, actions, targets = demonstrations(run, 2048, "greedy", num_envs=16, seed=3)

@@ -1,4 +1,4 @@
-"""The tuning sweep (training/tuning.py): an equal number of settings per learner, each trained and
+"""The tuning sweep (training/scripts/tuning.py): an equal number of settings per learner, each trained and
 scored once, resumable, and a report that names the best setting and what lies inside its interval."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from domino_envs.errors import ConfigError
-from domino_training import tuning
+from domino_training.scripts import tuning
 
 TINY_PPO = {"ppo.num_envs": 16, "ppo.rollout_steps": 16, "ppo.minibatch_size": 128, "network.hidden": [32]}
 TINY_DMC = {"dmc.num_envs": 16, "dmc.rollout_steps": 16, "dmc.batch_size": 128, "network.hidden": [32]}

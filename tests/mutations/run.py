@@ -23,7 +23,7 @@ serves every copy and only what a mutation changes compiles again (minutes saved
 is as safe as the package's own cache: domino_envs keys its cache folder on a hash of all its
 sources (a mutation in domino_envs gets a fresh folder, so no kernel that inlines the mutated code
 is reused), a mutated file elsewhere gets a new timestamp (compiled code outside domino_envs, in
-agents/pimc.py, training/ppo.py and bench.py, inlines only its own file's and domino_envs' functions), and
+agents/pimc.py, training/learners/ppo.py and bench.py, inlines only its own file's and domino_envs' functions), and
 NUMBA_CACHE_DIR is dropped from the copies' environment so that the package's keyed folder is used. ``--fresh`` copies into a
 new temporary folder for each mutation instead (everything compiles cold, as before). Two runs of
 the script on one checkout at once: the second stops (the folder is locked).
@@ -102,7 +102,7 @@ MUTATIONS = [
     # ---------------------------------------------------------------- issue 21: the learners
     Mutation(
         "win_reward_last_actor_only", "a game's end pays its win reward only to the seat that acted last",
-        "training/ppo.py",
+        "training/learners/ppo.py",
         [("            _, _, _, rewards, terminated, truncated, _ = venv.step(actions)\n",
           "            acted = seats.copy()\n"
           "            _, _, _, rewards, terminated, truncated, _ = venv.step(actions)\n"),
@@ -110,86 +110,91 @@ MUTATIONS = [
           "                self._end_games(buf, ended, win_mode, acted[ended])\n"),
          ("    def _end_games(self, buf: Buffer, ended: np.ndarray, win_mode: bool) -> None:\n",
           "    def _end_games(self, buf: Buffer, ended: np.ndarray, win_mode: bool, acted=None) -> None:\n"),
-         ("            self.chains.add_rewards(buf, (shares - 1.0 / self.n).astype(np.float32), ended)\n",
-          "            pay = (shares - 1.0 / self.n).astype(np.float32)\n"
+         ("            self.chains.add_rewards(buf, centered_win_shares(totals).astype(np.float32), ended)\n",
+          "            pay = centered_win_shares(totals).astype(np.float32)\n"
           "            if acted is not None:\n"
           "                pay *= np.arange(self.n)[None, :] == acted[:, None]\n"
           "            self.chains.add_rewards(buf, pay, ended)\n")],
         ["tests/learners/test_learners.py", "-k", "final_transition"]),
     Mutation(
         "ties_paid_as_wins", "a tie at the top pays every tied seat a full win (no longer zero-sum)",
-        "training/ppo.py",
-        [("        shares = winners / winners.sum(axis=1, keepdims=True)\n",
-          "        shares = winners.astype(np.float64)\n")],
-        ["tests/learners/test_learners.py", "-k", "ties or final_transition"]),
+        "domino_envs/outcome.py",
+        [("    return winners / winners.sum(axis=-1, keepdims=True)\n",
+          "    return winners.astype(np.float64)\n")],
+        ["tests/learners/test_learners.py", "tests/engine/test_outcome.py", "-k", "ties or final_transition or callers"]),
+    Mutation(
+        "compiled_ties_exact", "the compiled twin of the outcome rule counts only exactly equal returns as tied",
+        "domino_envs/outcome.py",
+        [("        if returns[k] >= top - TIE_TOLERANCE:\n", "        if returns[k] == top:\n")],
+        ["tests/engine/test_outcome.py"]),
     Mutation(
         "logp_over_all_actions", "the sampler's log-probability normalised over all actions, not the legal ones",
-        "training/opponents.py",
+        "training/learners/pool.py",
         [("    logp_all = z - zmax - np.log(np.exp(z - zmax).sum(axis=1, keepdims=True))\n",
           "    lmax = logits.max(axis=1, keepdims=True)\n"
           "    logp_all = logits - lmax - np.log(np.exp(logits - lmax).sum(axis=1, keepdims=True))\n")],
         ["tests/learners/test_learners.py", "-k", "log_prob"]),
     Mutation(
         "ent_coef_wrong_field", "ppo_update reads the entropy coefficient from a field that does not exist (a default)",
-        "training/ppo.py",
+        "training/learners/ppo.py",
         [("            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss\n",
           "            loss = pg_loss - getattr(cfg, \"entropy_coef\", 0.01) * entropy + cfg.vf_coef * v_loss\n")],
         ["tests/learners/test_learners.py", "-k", "coef"]),
     Mutation(
         "vf_coef_ignored", "the value loss weighted 0.5 whatever ppo.vf_coef says",
-        "training/ppo.py",
+        "training/learners/ppo.py",
         [("            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss\n",
           "            loss = pg_loss - cfg.ent_coef * entropy + 0.5 * v_loss\n")],
         ["tests/learners/test_learners.py", "-k", "coef"]),
     Mutation(
         "lr_anneal_in_env_steps", "learning-rate annealing counts env steps against a number of updates",
-        "training/ppo.py",
+        "training/learners/ppo.py",
         [("max(0.0, 1.0 - self.update / self.total_updates)", "max(0.0, 1.0 - self.env_steps / self.total_updates)")],
         ["tests/learners/test_learners.py", "-k", "lr_schedule"]),
     Mutation(
         "lr_below_zero", "the annealed learning rate goes negative past the budget (gradient ascent)",
-        "training/ppo.py",
+        "training/learners/ppo.py",
         [("max(0.0, 1.0 - self.update / self.total_updates)", "(1.0 - self.update / self.total_updates)")],
         ["tests/learners/test_learners.py", "-k", "lr_schedule"]),
     Mutation(
         "pool_weight_dropped", "the pool's greedy weight silently 0 (the weights listed by hand, one forgotten)",
-        "training/ppo.py",
+        "training/learners/ppo.py",
         [("        w = np.array([getattr(cfg.opponents, k) for k in POOL_KINDS], dtype=np.float64)\n",
           "        o = cfg.opponents\n"
           "        w = np.array([o.self_play, o.snapshot, o.random, 0.0, o.heuristic, o.target], dtype=np.float64)\n")],
         ["tests/learners/test_learners.py", "-k", "pool_weights"]),
     Mutation(
         "heuristic_games_self_play", "games drawn for the heuristic are played as self-play",
-        "training/ppo.py",
+        "training/learners/ppo.py",
         [("        codes[kinds == 2], codes[kinds == 3], codes[kinds == 4], codes[kinds == 5] = RANDOM, GREEDY, HEURISTIC, TARGET\n",
           "        codes[kinds == 2], codes[kinds == 3], codes[kinds == 5] = RANDOM, GREEDY, TARGET\n")],
         ["tests/learners/test_learners.py", "-k", "pool_weights or heuristic"]),
     Mutation(
         "snapshots_never_added", "no snapshot is ever added to the pool",
-        "training/ppo.py",
+        "training/learners/ppo.py",
         [("        if self.update % self.cfg.opponents.snapshot_every == 0:\n"
           "            self.collector.add_snapshot(self.model.actor_layers())\n", "")],
         ["tests/learners/test_learners.py", "-k", "snapshot"]),
     Mutation(
         "snapshots_not_restored", "a resumed run's snapshots are not restored (only their count)",
-        "training/ppo.py",
+        "training/learners/ppo.py",
         [("        self.snapshots, self.snapshot_count = snapshots, count\n", "        self.snapshot_count = count\n")],
         ["tests/learners/test_learners.py", "-k", "resume and snapshot"]),
     Mutation(
         "demos_obs_shifted", "demonstrations pair each action and mask with the next observation",
-        "training/imitate.py",
+        "training/learners/imitate.py",
         [("        obs_out.append(obs.copy())\n", ""),
          ("        obs, masks, seats, rewards, term, trunc, _ = venv.step(actions)\n",
           "        obs, masks, seats, rewards, term, trunc, _ = venv.step(actions)\n        obs_out.append(obs.copy())\n")],
         ["tests/learners/test_learners.py", "-k", "demonstrations"]),
     Mutation(
         "resume_keeps_logged_rows", "a resumed run keeps the log rows written after its checkpoint (logged twice)",
-        "training/train.py",
+        "training/learners/train.py",
         [("    log.truncate_after(trainer.update)\n", "")],
         ["tests/learners/test_learners.py", "-k", "log_row"]),
     Mutation(
         "sb3_export_value_net", "the SB3 actor exported to policy.npz from the value net (same widths)",
-        "training/sb3.py",
+        "training/learners/sb3.py",
         [("policy.mlp_extractor.policy_net if isinstance", "policy.mlp_extractor.value_net if isinstance")],
         ["tests/learners/test_learners.py", "-k", "sb3_actor"]),
     Mutation(
@@ -206,30 +211,30 @@ MUTATIONS = [
     # issue 22: the learners and the benchmark
     Mutation(
         "dmc_target_wrong_seat", "DMC's regression target is seat 0's final value for every seat's decision",
-        "training/dmc.py",
+        "training/learners/dmc.py",
         [("        target = values[pos[done], self.st_seat[done]].astype(np.float32)\n",
           "        target = values[pos[done], 0].astype(np.float32)\n")],
         ["tests/learners/test_learner_interface.py", "-k", "dmc_finish"]),
     Mutation(
         "benchmark_keyed_by_trained_steps", "benchmark scores keyed by the learner's own step count, not the mark",
-        "training/benchmark.py",
+        "training/benchmark/runner.py",
         [("                scores.add({\"game\": game_name, \"learner\": learner, \"seed\": seed, \"env_steps\": p.mark,",
           "                scores.add({\"game\": game_name, \"learner\": learner, \"seed\": seed, \"env_steps\": p.env_steps,")],
         ["tests/learners/test_benchmark.py", "-k", "ci_profile"]),
     # issue 23: the learned best response's measure
     Mutation(
         "br_edge_unpaired", "the learned best response's edge forgets to subtract the target's own return",
-        "training/best_response.py",
+        "training/exploit/best_response.py",
         [("        e = np.asarray(p[\"returns\"]) - base[p[\"deals\"]]\n", "        e = np.asarray(p[\"returns\"])\n")],
         ["tests/learners/test_best_response.py", "-k", "result_pairs"]),
     Mutation(
         "response_gains_seat_sign", "the exact gain of a response in seat 1 counted with seat 0's sign",
-        "training/exploit.py",
+        "training/exploit/exact.py",
         [("        sign = 1 if p == 0 else -1\n", "        sign = 1\n")],
         ["tests/learners/test_best_response.py", "-k", "sampled_edge or at_most"]),
     Mutation(
         "target_seats_random", "games drawn for the target opponent seat random players instead",
-        "training/ppo.py",
+        "training/learners/ppo.py",
         [("codes[kinds == 5] = RANDOM, GREEDY, HEURISTIC, TARGET", "codes[kinds == 5] = RANDOM, GREEDY, HEURISTIC, RANDOM")],
         ["tests/learners/test_best_response.py", "-k", "one_learner_seat"]),
     # issue 24: policy-guided search
@@ -250,12 +255,12 @@ MUTATIONS = [
         ["tests/agents/test_pimc.py", "-k", "one_rollout_at_a_time"]),
     Mutation(
         "distill_skips_due_round_on_resume", "a session does not run the rounds due when it starts (pre-PPO ones, one interrupted)",
-        "training/train.py",
+        "training/learners/train.py",
         [("        catch_up()\n    (run_dir", "    (run_dir")],
         ["tests/learners/test_distill.py", "-k", "alternate"]),
     Mutation(
         "distill_forgets_rounds_done", "a resumed distillation starts its rounds again from the first",
-        "training/distill.py",
+        "training/learners/distill.py",
         [("    return done\n", "    return 0\n")],
         ["tests/learners/test_distill.py", "-k", "resumes"]),
 ]

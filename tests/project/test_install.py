@@ -220,3 +220,49 @@ def test_a_user_project_with_its_own_agents_and_training_packages(installed):
                                   "--agents", "trained", "random", "--deals", "2", "--no-progress"], cwd=project),
                    "python -m domino_training.cli evaluate").stdout
     assert "trained" in out and "random" in out
+
+
+def _files(folder: Path) -> set[str]:
+    """Every file under `folder` (relative), less Python's bytecode caches."""
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+
+
+def test_every_command_writes_only_where_its_flags_say(installed):
+    """From the installed wheel, in an empty folder: each `domino` command creates exactly the files its
+    flags name, or its documented defaults under the current folder, and nothing in site-packages (where
+    the library lives) or anywhere else in the venv."""
+    here = installed.outside.parent / "empty"
+    here.mkdir()
+    venv = installed.python.parent.parent
+    before_venv = _files(venv)
+    sets = [a for key in TINY for a in ("--set", key)]
+    commands = [  # (argv, the files it may create: exact names, or a folder prefix ending in "/")
+        (["games"], set()),
+        (["train", "draw_v0", "--no-progress", *sets], {"runs/draw_v0-ppo-s0/"}),
+        (["evaluate", "--game", "draw_v0", "--agents", "random", "greedy", "--deals", "2", "--no-progress"], set()),
+        (["evaluate", "--game", "draw_v0", "--agents", "random", "greedy", "--deals", "2", "--no-progress",
+          "--json", "out/eval.json", "--save-replays", "out/replays.jsonl"], {"out/eval.json", "out/replays.jsonl"}),
+        (["rate", "random", "greedy", "--game", "block_v0", "--deals", "4", "--bootstrap", "2"], set()),
+        (["play", "draw_v0", "--vs", "random", "--seed", "1"], set()),
+        (["play", "draw_v0", "--vs", "random", "--seed", "1", "--save", "game.jsonl"], {"game.jsonl"}),
+        (["replay", "game.jsonl"], set()),
+        (["render", "draw_v0", "--out", "pics/table.png"], {"pics/table.png"}),
+        (["exploit", "--exact", "random", "--game", "draw_v0", "--set", "max_pip=2", "--set", "hand_size=2"], set()),
+        (["benchmark", "--profile", "ci", "--report-only", "--reps", "10"], {"benchmark_ci.md", "benchmark_ci/"}),
+        (["benchmark", "freeze", "--lock", "mylock.json"], {"mylock.json"}),
+    ]
+    seen = set()
+    for argv, allowed in commands:
+        proc = installed.run([installed.domino, *argv], cwd=here, stdin="1\n" * 80 + "n\n")
+        assert proc.returncode == 0, (argv, proc.stdout[-2000:], proc.stderr[-2000:])
+        now = _files(here)
+        new = now - seen
+        stray = [f for f in new if f not in allowed and not any(f.startswith(a) for a in allowed if a.endswith("/"))]
+        assert stray == [], (argv, sorted(stray))
+        assert all(any(f == a or f.startswith(a) for f in new) for a in allowed), (argv, sorted(new), allowed)
+        seen = now
+    assert _files(venv) == before_venv, sorted(_files(venv) ^ before_venv)
+    # freeze without --lock would write the package's own lock: refused, naming the flag
+    proc = installed.run([installed.domino, "benchmark", "freeze"], cwd=here)
+    assert proc.returncode == 2 and "--lock" in proc.stderr
+    assert _files(here) == seen and _files(venv) == before_venv

@@ -5,6 +5,11 @@ through any chain (no circles).
 
 The imports are read from the source with `ast`, not by importing, so a lazy import that a test run
 never reaches counts as much as one at the top of a file.
+
+Inside domino_training the layers are `TRAINING_LAYERS` (lower first): the statistics and the config
+loader, then the evaluation harness, the learners, the benchmark and exploitability side by side, the
+user tools and the `domino` command; the maintainer scripts (domino_training.scripts) may import any of
+them, and nothing imports the scripts.
 """
 from __future__ import annotations
 
@@ -112,6 +117,46 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+# domino_training's subpackages and top modules, lower layers first; names on one line sit side by side
+# and do not import each other
+TRAINING_LAYERS = [("stats", "configs"), ("evaluate",), ("learners",), ("benchmark", "exploit"), ("tools",), ("cli",)]
+SCRIPTS = "domino_training.scripts"
+
+
+def training_place(mod: str) -> tuple[int, str] | None:
+    """(layer, part) of a domino_training module; None for the package root, its game configs and scripts."""
+    parts = mod.split(".")
+    if parts[0] != "domino_training" or len(parts) < 2 or parts[1] in ("game_configs", "scripts"):
+        return None
+    for i, names in enumerate(TRAINING_LAYERS):
+        if parts[1] in names:
+            return i, parts[1]
+    return -1, parts[1]
+
+
+def training_violations(graph: dict[str, set[str]]) -> list[str]:
+    """Imports inside domino_training that break TRAINING_LAYERS, imports of the scripts, and modules
+    placed in no layer."""
+    bad = []
+    for mod, targets in sorted(graph.items()):
+        here = training_place(mod)
+        if here is not None and here[0] < 0:
+            bad.append(f"{mod} is in no layer of TRAINING_LAYERS")
+            continue
+        for t in sorted(targets):
+            if (t == SCRIPTS or t.startswith(SCRIPTS + ".")) and not (mod == SCRIPTS or mod.startswith(SCRIPTS + ".")):
+                bad.append(f"{mod} imports {t}: nothing imports the maintainer scripts")
+                continue
+            there = training_place(t)
+            if here is None or there is None or there[0] < 0:
+                continue
+            if there[0] > here[0]:
+                bad.append(f"{mod} imports {t} (upward inside domino_training: {here[1]} is below {there[1]})")
+            elif there[0] == here[0] and there[1] != here[1]:
+                bad.append(f"{mod} imports {t}: {here[1]} and {there[1]} sit side by side")
+    return bad
+
+
 def layer_violations(graph: dict[str, set[str]]) -> list[str]:
     bad = []
     for mod, targets in sorted(graph.items()):
@@ -135,6 +180,36 @@ def test_no_upward_import_and_no_circle():
     assert len(graph) > 50 and "domino_training.cli" in graph and "domino_agents.registry" in graph
     assert layer_violations(graph) == []
     assert cycles(graph) == []
+
+
+def test_the_layers_inside_training_hold():
+    graph = import_graph()
+    places = {training_place(m) for m in graph} - {None}
+    assert {p[1] for p in places} == {n for names in TRAINING_LAYERS for n in names}  # every layer has modules
+    assert any(m.startswith(SCRIPTS + ".") for m in graph)
+    assert training_violations(graph) == []
+
+
+@pytest.mark.parametrize("files, expected", [
+    ({"training/__init__.py": "", "training/evaluate.py": "def f():\n    from domino_training.learners.ppo import Trainer\n",
+      "training/learners/__init__.py": "", "training/learners/ppo.py": ""},
+     ["domino_training.evaluate imports domino_training.learners.ppo (upward inside domino_training: evaluate is "
+      "below learners)"]),
+    ({"training/__init__.py": "", "training/benchmark/__init__.py": "",
+      "training/benchmark/runner.py": "from domino_training.exploit.exact import exact\n",
+      "training/exploit/__init__.py": "", "training/exploit/exact.py": ""},
+     ["domino_training.benchmark.runner imports domino_training.exploit.exact: benchmark and exploit sit side by side"]),
+    ({"training/__init__.py": "", "training/tools/__init__.py": "",
+      "training/tools/demo.py": "from domino_training.scripts.ship import main\n",
+      "training/scripts/__init__.py": "", "training/scripts/ship.py": "from domino_training.tools.demo import x\n"},
+     ["domino_training.tools.demo imports domino_training.scripts.ship: nothing imports the maintainer scripts"]),
+    ({"training/__init__.py": "", "training/misc.py": ""},
+     ["domino_training.misc is in no layer of TRAINING_LAYERS"]),
+])
+def test_the_training_check_names_each_kind_of_violation(tmp_path, files, expected):
+    """The training table's checker: an upward import, an import between side-by-side parts, an import
+    of a script (the script's own import of the library is fine) and an unplaced module are each reported."""
+    assert training_violations(_graph_from(tmp_path, files)) == expected
 
 
 def _graph_from(tmp_path, files: dict[str, str]) -> dict[str, set[str]]:
@@ -176,6 +251,6 @@ def test_the_check_names_each_kind_of_violation(tmp_path, files, expected):
 
 def test_the_check_finds_a_circle_through_a_lazy_import(tmp_path):
     graph = _graph_from(tmp_path, {
-        "training/__init__.py": "", "training/ppo.py": "def f():\n    from .imitate import clone\n",
-        "training/imitate.py": "from domino_training.ppo import ActorCritic\n"})
-    assert cycles(graph) == [["domino_training.imitate", "domino_training.ppo"]]
+        "training/__init__.py": "", "training/learners/ppo.py": "def f():\n    from .imitate import clone\n",
+        "training/learners/imitate.py": "from domino_training.learners.ppo import ActorCritic\n"})
+    assert cycles(graph) == [["domino_training.learners.imitate", "domino_training.learners.ppo"]]

@@ -1,6 +1,6 @@
 """`make demo`: train an agent on the Draw Game with the demo budget, then evaluate it.
 
-Trains our self-play PPO (training/ppo.py) on `draw_v0` with configs/draw.yaml's training section
+Trains our self-play PPO (training/learners/ppo.py) on `draw_v0` with configs/draw.yaml's training section
 and its `demo` overrides (a budget of a few minutes on 2 cores), in runs/demo (started afresh each
 time, so the demo is the same every run for a given seed), then prints the evaluation harness's
 table: the trained policy against random, greedy and the Draw heuristic on the same duplicate
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from domino_training.configs import load_run
-from domino_training.train import train_ppo
+from domino_training.learners.train import train_ppo
 
 RUN_DIR = Path("runs/demo")
 

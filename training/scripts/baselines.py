@@ -1,6 +1,6 @@
 """Regenerate docs/baselines.md: the baseline ladder measured on duplicate deals for every game.
 
-    python -m domino_training.baselines --deals 2000 --seed 0        (writes docs/baselines.md and .json)
+    python -m domino_training.scripts.baselines --deals 2000 --seed 0        (writes docs/baselines.md and .json)
 
 For each registered game (default config) it plays the four matchups the ladder needs - greedy vs
 random, heuristic vs random, heuristic vs greedy, PIMC vs heuristic - through the evaluation
@@ -17,6 +17,7 @@ from pathlib import Path
 
 from domino_envs.registry import game_names
 from domino_training.evaluate import evaluate
+from domino_training.scripts import DOCS
 
 PIMC = "pimc:n=64,rollout=random"
 LADDER = [("greedy", "random"), ("heuristic", "random"), ("heuristic", "greedy"), (PIMC, "heuristic")]
@@ -42,7 +43,7 @@ def run(deals: int, seed: int, games: list[str], out_md: Path, out_json: Path | 
     head = [
         "# Baselines",
         "",
-        f"Measured with `python -m domino_training.baselines --deals {deals} --seed {seed}` "
+        f"Measured with `python -m domino_training.scripts.baselines --deals {deals} --seed {seed}` "
         "(each matchup: that many duplicate deals, the first agent in every seat in turn, copies of the "
         "second agent in the other seats; default game configs). Win rate shares ties; intervals are "
         "95% normal intervals over deals. *Holds* = the interval's lower end is above the fair share.",
@@ -61,12 +62,12 @@ def run(deals: int, seed: int, games: list[str], out_md: Path, out_json: Path | 
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="python -m domino_training.baselines", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m domino_training.scripts.baselines", description=__doc__.splitlines()[0])
     p.add_argument("--deals", type=int, default=2000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--games", nargs="+", default=game_names(), help=f"subset of {game_names()}")
-    p.add_argument("--markdown", default="docs/baselines.md")
-    p.add_argument("--json", default="docs/baselines.json")
+    p.add_argument("--markdown", default=str(DOCS / "baselines.md"))
+    p.add_argument("--json", default=str(DOCS / "baselines.json"))
     p.add_argument("--no-progress", action="store_true")
     a = p.parse_args(argv)
     bad = [g for g in a.games if g not in game_names()]

@@ -1,13 +1,13 @@
 """Training speed benchmark (issue 14, criterion 1): env steps/s end to end and collection only.
 
-    python -m domino_training.bench_train --game draw_v0 --sb3-steps 16384 --ppo-updates 8
-    python -m domino_training.bench_train --heuristics [GAME ...]    # compiled vs Python heuristics
+    python -m domino_training.scripts.train_speed --game draw_v0 --sb3-steps 16384 --ppo-updates 8
+    python -m domino_training.scripts.train_speed --heuristics [GAME ...]    # compiled vs Python heuristics
 
 Not a test: timings depend on the machine and on what else runs on it. Both sides run in one
 process, one after the other, with the same game, the same network (``network.hidden``), the same
 torch threads and the same opponent pool, and the ratio of ours to MaskablePPO's is printed.
 
-Our side (`ppo_steps_per_second`): the `Trainer` of training/ppo.py, one untimed warm-up update
+Our side (`ppo_steps_per_second`): the `Trainer` of training/learners/ppo.py, one untimed warm-up update
 (numba compiles), then `updates` timed updates. *End to end* is the wall time of the updates
 (collection + PPO epochs); *collection only* the part spent in `Collector.collect`. *Decisions*
 (env steps) count every seat's decisions stepped in the vector env; *samples* the learner's
@@ -58,7 +58,7 @@ def sb3_steps_per_second(game: str = "draw_v0", steps: int = 16_384, hidden: lis
     from stable_baselines3.common.callbacks import BaseCallback
 
     from domino_envs.rng import mix_seed
-    from domino_training.sb3 import LearnerCopy, make_envs, new_model, seeded_globals
+    from domino_training.learners.sb3 import LearnerCopy, make_envs, new_model, seeded_globals
 
     extra = [f"network.hidden={list(hidden)}"] if hidden is not None else []
     run = load_run(game=game, overrides=[*extra, *overrides, f"seed={seed}"])
@@ -110,7 +110,7 @@ def ppo_steps_per_second(game: str = "draw_v0", updates: int = 8, hidden: list[i
     """Time our PPO's `updates` updates on `game` after one warm-up update (see module doc)."""
     import tempfile
 
-    from domino_training.ppo import Trainer
+    from domino_training.learners.ppo import Trainer
 
     extra = [f"network.hidden={list(hidden)}"] if hidden is not None else []
     run = load_run(game=game, overrides=[*extra, *overrides, f"seed={seed}", "imitation.decisions=0"])
@@ -146,14 +146,13 @@ def legacy_heuristic_class(game):
     checkout that has the commit."""
     import subprocess
     import types
-    from pathlib import Path
 
     from domino_agents.heuristics import heuristic_family
     from domino_envs.errors import ConfigError
 
     family = heuristic_family(game)
     path = f"agents/heuristic_{family}.py"
-    root = Path(__file__).resolve().parents[1]
+    from domino_training.scripts import CHECKOUT as root
     got = subprocess.run(["git", "-C", str(root), "show", f"{LEGACY_COMMIT}:{path}"], capture_output=True, text=True)
     if got.returncode != 0:
         raise ConfigError(f"the heuristic benchmark reads {path} at commit {LEGACY_COMMIT} with git in {root}: "
@@ -200,7 +199,7 @@ def heuristic_speed(game: str, rollouts: int = 1, rounds: int = 2, deals: int = 
     import domino_agents.registry as registry
     from domino_envs.registry import make_game
     from domino_training.evaluate import evaluate
-    from domino_training.ppo import HEURISTIC, Trainer
+    from domino_training.learners.ppo import HEURISTIC, Trainer
 
     run = load_run(game=game, overrides=[f"seed={seed}", "imitation.decisions=0"])
     legacy = legacy_heuristic_class(make_game(run.game, **run.config))

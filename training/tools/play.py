@@ -33,6 +33,7 @@ import numpy as np
 from domino_envs.core import H_DONE, H_HAND, H_TURN
 from domino_envs.errors import DominoError
 from domino_envs.fronts import deal_to_decision
+from domino_envs.outcome import win_shares
 from domino_envs.replay import Recorder, append
 from domino_envs.rng import check_seed, entropy_seed, mix_seed
 from domino_envs.tiles import tile_name
@@ -216,8 +217,7 @@ class Session:
         self.say(g.render(row, self.seat))
         if _is_match(g):
             self.say(f"--- last hand: {_fmt(hand_totals)}")
-        top = totals.max()
-        winners = [k for k in range(n) if np.isclose(totals[k], top)]
+        winners = [int(k) for k in np.flatnonzero(win_shares(totals))]
         if len(winners) == n:
             verdict = "a tie: nobody scored more"
         elif winners == [self.seat]:

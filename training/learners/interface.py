@@ -24,18 +24,18 @@
 
 The learners (`LEARNERS`; `register_learner` adds one, see docs/examples/my_learner.py):
 
-- ``ppo``: our PPO (training/ppo.py) from scratch. Base settings: the game's configs/<game>.yaml
+- ``ppo``: our PPO (training/learners/ppo.py) from scratch. Base settings: the game's configs/<game>.yaml
   train section; params are its keys (``ppo.ent_coef``, ``network.hidden``, ``opponents.greedy``...),
   except those the run sets (seed, budget, algo) and imitation (that is ``ppo_bc``). Policy spec
   ``ppo:checkpoint=PATH``.
 - ``ppo_bc``: the same with the config's imitation warm start (teacher heuristic, 200k decisions
   where the config has none); ``imitation.*`` params allowed.
-- ``dmc``: deep Monte-Carlo (training/dmc.py); params ``dmc.*``, ``network.hidden``,
+- ``dmc``: deep Monte-Carlo (training/learners/dmc.py); params ``dmc.*``, ``network.hidden``,
   ``opponents.*`` (dmc.py's `DMCSettings`). Spec ``dmc:checkpoint=PATH``.
-- ``sb3``: sb3_contrib's MaskablePPO on SingleSeatEnv (training/sb3.py); params ``sb3.*``,
+- ``sb3``: sb3_contrib's MaskablePPO on SingleSeatEnv (training/learners/sb3.py); params ``sb3.*``,
   ``network.hidden``, ``opponents.*``; base the same config section. Spec ``ppo:checkpoint=PATH``
   (its actor exported in the policy format).
-- ``rllib`` (optional: the `rllib` extra, not in CI): RLlib's PPO through training/rllib_train.py;
+- ``rllib`` (optional: the `rllib` extra, not in CI): RLlib's PPO through training/learners/rllib.py;
   params ``rllib.*`` (train_batch, minibatch, epochs, lr, entropy_coeff, env_runners, envs_per_runner, num_cpus),
   ``network.hidden``. Spec ``rllib:checkpoint=DIR``; resumes from its last mark.
 
@@ -271,7 +271,7 @@ def _imitation_steps(decisions: int) -> int:
 
 def train_ppo(run: LearnerRun, log: PointLog, progress: bool, learner: str = "ppo") -> None:
     """Our PPO (ppo.py Trainer) through the marks; ppo_bc first runs the imitation warm start."""
-    from domino_training.ppo import Trainer
+    from domino_training.learners.ppo import Trainer
 
     cfg = ppo_run_config(run, learner)
     offset = _imitation_steps(cfg.train.imitation.decisions)
@@ -298,7 +298,7 @@ def train_ppo_bc(run: LearnerRun, log: PointLog, progress: bool) -> None:
 def dmc_settings(run: LearnerRun):
     """The DMCSettings of `run`'s params (ConfigError naming an unknown or bad key)."""
     from domino_training.configs import set_key
-    from domino_training.dmc import DMCSettings, validate_settings
+    from domino_training.learners.dmc import DMCSettings, validate_settings
 
     _check_sections("dmc", run.params, ("dmc", "network", "opponents"), PPO_FIXED)
     settings = DMCSettings()
@@ -309,8 +309,8 @@ def dmc_settings(run: LearnerRun):
 
 
 def train_dmc(run: LearnerRun, log: PointLog, progress: bool) -> None:
-    """Deep Monte-Carlo (training/dmc.py) through the marks."""
-    from domino_training.dmc import DMCTrainer
+    """Deep Monte-Carlo (training/learners/dmc.py) through the marks."""
+    from domino_training.learners.dmc import DMCTrainer
 
     settings = dmc_settings(run)
     trainer = DMCTrainer(run.game, run.config, settings, run.seed, run.run_dir)
@@ -321,9 +321,9 @@ def train_dmc(run: LearnerRun, log: PointLog, progress: bool) -> None:
 
 # ------------------------------------------------------------------------------ sb3, rllib
 def train_sb3(run: LearnerRun, log: PointLog, progress: bool) -> None:
-    """MaskablePPO on SingleSeatEnv (training/sb3.py `train_sb3_points`)."""
+    """MaskablePPO on SingleSeatEnv (training/learners/sb3.py `train_sb3_points`)."""
     try:
-        from domino_training.sb3 import train_sb3_points
+        from domino_training.learners.sb3 import train_sb3_points
     except ImportError as err:
         raise LearnerError(f"the sb3 learner needs stable-baselines3 and sb3-contrib (the train extra: "
                            f"pip install -e '.[train]'): {err}") from None
@@ -371,11 +371,11 @@ def rllib_settings(run: LearnerRun) -> RLlibSettings:
 
 
 def train_rllib(run: LearnerRun, log: PointLog, progress: bool) -> None:
-    """RLlib PPO (training/rllib_train.py) through the marks; a checkpoint folder per mark, resumed
+    """RLlib PPO (training/learners/rllib.py) through the marks; a checkpoint folder per mark, resumed
     from the last one (RLlib's own restore: weights and optimizer, not the envs' games)."""
     s = rllib_settings(run)
     try:
-        from domino_training import rllib_train
+        from domino_training.learners import rllib as rllib_train
     except ImportError as err:
         raise LearnerError(f"the rllib learner needs Ray RLlib, the optional `rllib` extra "
                            f"(pip install -e '.[rllib]', or make test-rllib's venv): {err}") from None

@@ -1,5 +1,5 @@
 """``domino render``: play agents to a position and draw it (PNG), or draw a saved replay (GIF);
-``python -m domino_training.render --docs DIR`` writes the docs' picture of each game.
+``python -m domino_training.tools.render --docs DIR`` writes the docs' picture of each game.
 
 The drawing itself is domino_envs/pictures.py (a pure renderer of a state row); this module adds
 what needs agents: playing from a seeded deal to the position to draw.

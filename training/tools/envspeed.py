@@ -1,6 +1,6 @@
 """Speed benchmark: every game through the PettingZoo API and the vector env, and the peers.
 
-    python -m domino_training.bench [--seconds 2] [--games draw_v0 ...] [--json bench_results.json]
+    python -m domino_training.tools.envspeed [--seconds 2] [--games draw_v0 ...] [--json bench_results.json]
     domino bench ...
 
 All numbers come from one run on one machine, single-threaded, so the ratios are fair:

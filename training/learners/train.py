@@ -137,7 +137,7 @@ def plot_curve(eval_csv: Path, out: Path, title: str, fair_share: float) -> Path
 def train_ppo(run: RunConfig, run_dir: str | Path, resume: bool = False, progress: bool | None = None,
               echo=print):
     """Run our PPO to the budget (see module doc); returns the final evaluation Report (or None)."""
-    from domino_training.ppo import Trainer
+    from domino_training.learners.ppo import Trainer
 
     run_dir = Path(run_dir)
     trainer = Trainer(run, run_dir)
@@ -158,7 +158,7 @@ def train_ppo(run: RunConfig, run_dir: str | Path, resume: bool = False, progres
     started = time.perf_counter()  # budget.minutes counts distillation rounds too
     distilling = bool(cfg.distill.rounds or cfg.distill.every_updates)
     if distilling:
-        from domino_training.distill import rounds_done, rounds_due, run_round
+        from domino_training.learners.distill import rounds_done, rounds_due, run_round
 
         done = rounds_done(trainer, extra)
         dlog = CsvLog(run_dir / "distill.csv")
@@ -254,7 +254,7 @@ def _evaluate_point(run, trainer, evals: CsvLog, writer, bar) -> None:
 def train(run: RunConfig, run_dir: str | Path, resume: bool = False, progress: bool | None = None, echo=print):
     """Train with run.train.algo into run_dir; returns the final evaluation Report (or None)."""
     if run.train.algo == "sb3":
-        from domino_training.sb3 import train_sb3
+        from domino_training.learners.sb3 import train_sb3
 
         run_dir = Path(run_dir)
         if (run_dir / "sb3_model.zip").is_file() and not resume:
@@ -279,7 +279,7 @@ def final_evaluation(run: RunConfig, policy: Path, run_dir: Path):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="domino train", description="Train an agent for one game (see training/train.py).")
+    p = argparse.ArgumentParser(prog="domino train", description="Train an agent for one game (see training/learners/train.py).")
     p.add_argument("game", help="registered env name, e.g. draw_v0")
     p.add_argument("--config", default=None, metavar="FILE", help="config file (default: the game's configs/*.yaml)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",

@@ -1,6 +1,6 @@
 """Deep Monte-Carlo (DMC), the learner of DouZero and RLCard's ``dmc``: a masked Q-network trained by
 regression on each episode's final return, on the vector env (the ``dmc`` learner of
-training/learners.py).
+training/learners/interface.py).
 
 - **Q-network.** A ReLU MLP from the acting seat's observation to one value per action,
   ``Q(obs)[a]``: the expected final reward of that seat after playing ``a``. The action played is
@@ -17,7 +17,7 @@ training/learners.py).
   minibatches from it, minimizing the squared error of ``Q(obs)[action]`` against the target.
 - **Self-play** by default: every seat of every game is the learner (all their decisions train
   it). ``opponents.random / greedy / heuristic`` (weights, with ``opponents.self_play``) draw
-  per game a baseline to play every seat but one random learner seat (training/opponents.py).
+  per game a baseline to play every seat but one random learner seat (training/learners/pool.py).
 - **Seeded**: the seed seeds the vector env, one numpy Generator (exploration, opponent draws,
   minibatches) and the weights' initialization (in a forked torch RNG: no global RNG is touched).
 - **Checkpoint and exact resume** (checkpoint.pt, loaded with ``weights_only``): the weights,
@@ -44,12 +44,13 @@ from torch import nn
 
 from domino_agents.trained import CheckpointError, policy_meta, save_policy
 from domino_envs.core import ConfigError
+from domino_envs.outcome import centered_win_shares
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
 from domino_envs.version import __version__
-from domino_training.network import _mlp
-from domino_training.opponents import GreedyBatch, HeuristicBatch, RandomBatch
-from domino_training.ppo import _check_adam_state, check_vector_rows, load_checkpoint_file
+from domino_training.learners.network import _mlp
+from domino_training.learners.pool import GreedyBatch, HeuristicBatch, RandomBatch
+from domino_training.learners.ppo import _check_adam_state, check_vector_rows, load_checkpoint_file
 
 CHECKPOINT_FORMAT = "domino-envs-dmc-checkpoint/1"
 LEARNER, RANDOM, GREEDY, HEURISTIC = 0, 1, 2, 3
@@ -217,8 +218,7 @@ class DMCTrainer:
             if ended.size:
                 totals = self.returns[ended]
                 if d.reward == "win":
-                    top = np.isclose(totals, totals.max(axis=1, keepdims=True), rtol=0.0, atol=1e-9)
-                    value = top / top.sum(axis=1, keepdims=True) - 1.0 / self.n
+                    value = centered_win_shares(totals)
                 else:
                     value = totals * d.score_scale
                 ended_ep.append(self.episode[ended].copy())

@@ -1,5 +1,5 @@
 """The SB3 path: `sb3_contrib.MaskablePPO` on `SingleSeatEnv`, for users who live in Stable-Baselines3
-(``domino train <game> --algo sb3``). Our own PPO (training/ppo.py) is the fast path; this one trades
+(``domino train <game> --algo sb3``). Our own PPO (training/learners/ppo.py) is the fast path; this one trades
 speed for SB3's ecosystem and is kept as close to it as SB3 allows:
 
 - **Network**: ``MlpPolicy`` with separate actor and critic MLPs of widths ``network.hidden`` and
@@ -53,7 +53,7 @@ from domino_envs.registry import make_game
 from domino_envs.rng import mix_seed
 from domino_envs.wrappers import SingleSeatEnv
 from domino_training.configs import RunConfig
-from domino_training.opponents import sample_actions
+from domino_training.learners.pool import sample_actions
 
 MODEL_FILE = "sb3_model.zip"
 META_FILE = "sb3_model.json"
@@ -380,7 +380,7 @@ def train_sb3_points(run: RunConfig, run_dir: str | Path, budget: int, pending: 
                      policy_path, progress: bool = False) -> None:
     """MaskablePPO to `budget` env steps, every seat's decisions counted (SB3's timesteps, the
     learner's, plus the PoolOpponents' moves), saving the actor at each mark of `pending` (the
-    `sb3` learner of training/learners.py). At a rollout's start (after an update) every pending
+    `sb3` learner of training/learners/interface.py). At a rollout's start (after an update) every pending
     mark reached gets ``policy_path(mark)`` (policy.npz format) and ``save_point(mark, env_steps,
     seconds, path)``; then the model and sb3_points.json (env steps, seconds, timesteps) are saved,
     so a killed run resumes from its last mark (with fresh deals: SB3 keeps no RNG state, see the

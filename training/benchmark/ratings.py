@@ -33,9 +33,11 @@ import numpy as np
 
 from domino_agents.registry import make_agent
 from domino_envs.errors import ConfigError
+from domino_envs.outcome import finishing_ranks, win_shares
 from domino_envs.registry import config_from_pairs, make_game
 from domino_envs.rng import mix_seed
-from domino_training.evaluate import play_hand, win_shares
+from domino_training.evaluate import play_hand
+from domino_training.stats import percentile_interval
 
 ELO = 400.0 / math.log(10.0)
 ANCHOR = "random"
@@ -81,12 +83,6 @@ def play_table(game, specs: list[str], deals: int, seed: int, table_index: int =
             totals = play_hand(game, state, by_seat, engine_seed, agent_seeds)
             out[d, r] = [totals[seat_of[p]] for p in range(n)]
     return out
-
-
-def finishing_ranks(returns: np.ndarray) -> np.ndarray:
-    """Competition ranks of one hand's returns (0 = best; equal returns share the better rank)."""
-    r = np.asarray(returns, dtype=np.float64)
-    return np.array([int(np.sum(r > x + 1e-9)) for x in r])
 
 
 # ------------------------------------------------------------------------------ Bradley-Terry
@@ -256,7 +252,7 @@ def rate(game_name: str, specs: list[str], deals: int, seed: int = 0, config: di
         scale, model, hands = 1.0, "plackett-luce (openskill mu)", deals * game.num_players
     rating = scale * (strength - strength[anchor])
     b = np.array([scale * (x - x[anchor]) for x in boots]) if boots else np.array([rating])
-    lo, hi = np.percentile(b, 2.5, axis=0), np.percentile(b, 97.5, axis=0)
+    lo, hi = percentile_interval(b)
     return Ratings(game_name, config, list(specs), model, rating, lo, hi, matrix, deals, hands)
 
 
@@ -266,7 +262,7 @@ def partner_table(game_name: str, policy: str, partners: list[str], opponent: st
     of `opponent`s, on duplicate deals with every seat rotated. Returns partner -> the pair's win
     share (mean and 95% normal interval over deals): how much of a policy's strength survives a
     partner it never trained with."""
-    from domino_training.evaluate import Stat
+    from domino_training.stats import Stat
 
     game = make_game(game_name, **dict(config or {}))
     if not getattr(game.config, "teams", False):

@@ -39,7 +39,7 @@ import torch
 
 from domino_envs.errors import ConfigError
 from domino_envs.rng import mix_seed
-from domino_training.network import masked_log_probs
+from domino_training.learners.network import masked_log_probs
 
 DATA_FILE = "distill.npz"
 TEACHER_FILE = "distill_teacher.npz"  # the actor a policy=current teacher searches with

@@ -15,9 +15,10 @@ import numpy as np
 import torch
 
 from domino_envs.errors import ConfigError
+from domino_envs.outcome import centered_win_shares
 from domino_envs.vector import VectorEnv
-from domino_training.network import ActorCritic, masked_log_probs
-from domino_training.opponents import batch_opponent
+from domino_training.learners.network import ActorCritic, masked_log_probs
+from domino_training.learners.pool import batch_opponent
 
 
 def demonstrations(run, decisions: int, teacher: str = "heuristic", num_envs: int = 64, seed: int = 0):
@@ -46,9 +47,7 @@ def demonstrations(run, decisions: int, teacher: str = "heuristic", num_envs: in
         obs, masks, seats, rewards, term, trunc, _ = venv.step(actions)
         returns += rewards
         for i in np.flatnonzero(term | trunc):
-            top = returns[i].max()
-            win = np.isclose(returns[i], top, rtol=0.0, atol=1e-9)
-            share = win / win.sum() - 1.0 / n
+            share = centered_win_shares(returns[i])
             for k in range(n):
                 for j in pending[i][k]:
                     targets[j] = float(share[k])

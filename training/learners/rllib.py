@@ -1,10 +1,10 @@
 """Ray RLlib PPO on any domino game: one shared, action-masked policy for every seat (needs the `rllib` extra).
 
     pip install -e ".[rllib]"
-    python -m domino_training.rllib_train --game draw_v0 --iterations 20                 # this machine
-    python -m domino_training.rllib_train --game block_v0 --set num_players=4 --env-runners 2
+    python -m domino_training.learners.rllib --game draw_v0 --iterations 20                 # this machine
+    python -m domino_training.learners.rllib --game block_v0 --set num_players=4 --env-runners 2
     ray start --head                                                              # on the head node
-    python -m domino_training.rllib_train --game draw_v0 --address auto --env-runners 8  # on that cluster
+    python -m domino_training.learners.rllib --game draw_v0 --address auto --env-runners 8  # on that cluster
 
 The env is RLlib's own PettingZoo wrapper (``ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv``)
 over our AEC env, unchanged: turn-based, so each step hands back the observation of the seat to
@@ -41,7 +41,7 @@ try:
     from ray.tune.registry import register_env
 except ImportError as exc:  # the module is only useful with the extra; say how to get it
     raise ImportError(
-        f"domino_training.rllib_train needs the `rllib` extra ({exc}); install it with: pip install -e '.[rllib]'"
+        f"domino_training.learners.rllib needs the `rllib` extra ({exc}); install it with: pip install -e '.[rllib]'"
     ) from exc
 
 import domino_envs
@@ -78,7 +78,7 @@ def check_restore(folder: str | Path, game: str, game_config: dict) -> None:
     """CheckpointError unless `folder` is a checkpoint of this script for the same game and config."""
     info = Path(folder) / META_FILE
     if not info.is_file():
-        raise CheckpointError(f"--restore {str(folder)!r}: no {META_FILE}, not a checkpoint of domino_training.rllib_train --out")
+        raise CheckpointError(f"--restore {str(folder)!r}: no {META_FILE}, not a checkpoint of domino_training.learners.rllib --out")
     try:
         meta = json.loads(info.read_text())
     except (OSError, ValueError) as err:
@@ -144,7 +144,7 @@ def start_ray(address: str | None, num_cpus: int | None) -> None:
 
 # ------------------------------------------------------------------------------------ CLI
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m domino_training.rllib_train", description=__doc__.split("\n")[0],
+    p = argparse.ArgumentParser(prog="python -m domino_training.learners.rllib", description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--game", default="draw_v0", help=f"one of {domino_envs.game_names()}")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="game config key (repeatable)")

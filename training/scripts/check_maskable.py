@@ -6,8 +6,8 @@ the episodes seen and the seconds taken; any exception fails the run (exit statu
 and the error printed). Not a CI test (too slow at full size); CI runs a tiny budget on two
 families (tests/fronts/test_wrappers.py).
 
-    python -m domino_training.check_maskable --steps 50000            # the acceptance run
-    python -m domino_training.check_maskable --steps 3000 --only block_4p sum7_wild_4p
+    python -m domino_training.scripts.check_maskable --steps 50000            # the acceptance run
+    python -m domino_training.scripts.check_maskable --steps 3000 --only block_4p sum7_wild_4p
 """
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def train_family(name: str, steps: int, seed: int = 0) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m domino_training.check_maskable", description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(prog="python -m domino_training.scripts.check_maskable", description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=3000, help="training steps per family")
     p.add_argument("--only", nargs="+", choices=list(FAMILIES), default=list(FAMILIES), help="families to run")
     p.add_argument("--seed", type=int, default=0)

@@ -21,7 +21,7 @@ Each piece is an importable function or small class, so tests call them one at a
   with the learner in one random seat; weights in ``opponents``. Seats played by an opponent give
   no training data. ``opponents.target`` adds a fixed agent of any spec (``target_spec``, batched by
   `opponents.batch_opponent`): with all the weight on it, the run trains a best response to it
-  (training/best_response.py). Random and greedy are batched array operations (training/opponents.py).
+  (training/exploit/best_response.py). Random and greedy are batched array operations (training/learners/pool.py).
 - **Perfect-information critic** (``ppo.perfect_info_critic``): the value head reads every seat's
   observation (rotated to start at the deciding seat), compiled per game by `observe_all`; the
   actor still reads its own observation only, and only the actor is exported.
@@ -29,7 +29,7 @@ Each piece is an importable function or small class, so tests call them one at a
   opponent draws, minibatch order) and the weights' initialization (in a forked torch RNG, so no
   global RNG is touched). ``torch.set_num_threads(ppo.torch_threads)`` is set deliberately: 2 on 2 cores (the
   collection is single-threaded numba and numpy; the update gains from the second core: 17.5k vs
-  12.0k decisions/s end to end on draw_v0, training/bench_train.py).
+  12.0k decisions/s end to end on draw_v0, training/scripts/train_speed.py).
 - **Run folder**: checkpoint.pt (everything needed to resume: weights, optimizer, snapshots, the
   vector env's rows, the Generator's state; a resumed run continues exactly as if never stopped),
   policy.npz (the actor as an agent, agents/trained.py), config.yaml, log.csv, TensorBoard events
@@ -52,12 +52,13 @@ from domino_agents.trained import CheckpointError, policy_meta, save_policy
 from domino_envs.core import H_DONE, H_TURN
 from domino_envs.dispatch import game_id, observe_one, specialize
 from domino_envs.errors import StateError
+from domino_envs.outcome import centered_win_shares, win_shares
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
 from domino_envs.version import __version__
 from domino_training.configs import POOL_KINDS, RunConfig, TrainConfig
-from domino_training.network import ActorCritic, masked_log_probs
-from domino_training.opponents import (
+from domino_training.learners.network import ActorCritic, masked_log_probs
+from domino_training.learners.pool import (
     GreedyBatch,
     HeuristicBatch,
     PolicyBatch,
@@ -304,11 +305,9 @@ class Collector:
 
     def _end_games(self, buf: Buffer, ended: np.ndarray, win_mode: bool) -> None:
         totals = self.returns[ended]
-        top = totals.max(axis=1, keepdims=True)
-        winners = np.isclose(totals, top, rtol=0.0, atol=1e-9)
-        shares = winners / winners.sum(axis=1, keepdims=True)
+        shares = win_shares(totals)
         if win_mode:
-            self.chains.add_rewards(buf, (shares - 1.0 / self.n).astype(np.float32), ended)
+            self.chains.add_rewards(buf, centered_win_shares(totals).astype(np.float32), ended)
         self.chains.end_games(buf, ended)
         # training-time win share of the learner against each pool kind (self-play: seat 0's view)
         ctrl = self.ctrl[ended]
@@ -526,8 +525,8 @@ class Trainer:
         self.seconds = 0.0  # training time over all sessions of this run
 
     def warm_start(self) -> dict:
-        """Imitation of the configured teacher before the first update (training/imitate.py)."""
-        from domino_training.imitate import clone, demonstrations
+        """Imitation of the configured teacher before the first update (training/learners/imitate.py)."""
+        from domino_training.learners.imitate import clone, demonstrations
 
         im = self.cfg.imitation
         obs, masks, actions, targets = demonstrations(self.run, im.decisions, im.teacher, seed=self.cfg.seed + 1)

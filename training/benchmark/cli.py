@@ -1,0 +1,134 @@
+"""`domino benchmark`: the whole pipeline (check the protocol, train and evaluate, aggregate, rate,
+report) and its command line.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from pathlib import Path
+
+from domino_envs.errors import ConfigError
+from domino_training.benchmark.aggregate import (
+    aggregate,
+    crossplay,
+    finished_seeds,
+    per_game_finals,
+    summarize_strength,
+    time_to_strength,
+)
+from domino_training.benchmark.report import (
+    _plots,
+    coverage_line,
+    default_out,
+    default_report,
+    hardware_line,
+    markdown,
+    portable_json,
+    regenerate_command,
+)
+from domino_training.benchmark.runner import ScoreFile, run_all
+from domino_training.benchmark.suite import PROFILES, check_protocol, freeze, load_suite, read_lock, read_suite_file
+
+
+def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None = None, lock_path: Path | None = None,
+                  only: list[str] | None = None, reps: int = 2000, bootstrap: int = 200, echo=print,
+                  train: bool = True, learners: list[str] | None = None, seeds: int | None = None) -> dict:
+    """The whole pipeline: check the protocol, train and evaluate (resuming), aggregate, rate, report.
+    ``train=False`` (``--report-only``) trains and evaluates nothing: the report holds the runs whose
+    seeds are all finished, each learner on the games where it has them all, and says what is missing."""
+    t0 = time.perf_counter()
+    data = read_suite_file(suite_path)
+    check_protocol(data, read_lock(lock_path))
+    suite = load_suite(profile, suite_path, only, learners, seeds)
+    scores = run_all(suite, out, echo) if train else ScoreFile(Path(out) / "scores.jsonl")
+    done = finished_seeds(suite, scores)
+    command = regenerate_command(profile, only, learners, seeds, out, report)
+    coverage = coverage_line(suite, done, command)
+    if not train:
+        suite = dataclasses.replace(suite, runs={lr: (seeds, [g for g in gs if done[(lr, g)] == seeds])
+                                                 for lr, (seeds, gs) in suite.runs.items()})
+    agg = aggregate(suite, scores, reps)
+    strength_rows = time_to_strength(suite, scores)
+    strength = summarize_strength(strength_rows, suite)
+    cross = crossplay(suite, scores, bootstrap, echo)
+    report = Path(report)
+    folder = report.parent / report.stem
+    folder.mkdir(parents=True, exist_ok=True)
+    plots = _plots(suite, agg, folder, profile, scores)
+    minutes = (time.perf_counter() - t0) / 60
+    report.write_text(markdown(suite, agg, strength, cross, plots, report, hardware_line(), minutes, done, coverage,
+                               command, per_game_finals(suite, scores)))
+    everything = {"profile": profile, "version": suite.version, "protocol": suite.protocol,
+                  "scores": list(scores.rows.values()), "aggregate": agg, "time_to_strength": strength_rows,
+                  "crossplay": {g: {k: v for k, v in e.items() if k != "markdown"} for g, e in cross.items()}}
+    (folder / f"{profile}.json").write_text(portable_json(everything, out, indent=1))  # specs relative to --out
+    echo(f"wrote {report} and {folder}/")
+    return everything
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="domino benchmark", description=__doc__.split("\n")[0])
+    ap.add_argument("action", nargs="?", default="run", choices=["run", "freeze"],
+                    help="run the benchmark (default) or record the protocol's fingerprints in the --lock file")
+    ap.add_argument("--profile", default="quick", choices=PROFILES)
+    ap.add_argument("--out", help="output folder of the runs and scores.jsonl (default runs/benchmark/<profile> in the "
+                                  "current folder)")
+    ap.add_argument("--report", help="the Markdown report, its plots and JSON in a folder beside it (default "
+                                     "benchmark.md for quick, benchmark_<profile>.md otherwise, in the current folder)")
+    ap.add_argument("--only", nargs="+", metavar="GAME", help="run only these games of the suite")
+    ap.add_argument("--learners", nargs="+", metavar="LEARNER",
+                    help="run only these learners of the profile (default: all but the optional ones, e.g. rllib)")
+    ap.add_argument("--seeds", type=int, metavar="N", help="at most N seeds of each learner (the page says so)")
+    ap.add_argument("--suite", help="another suite file (default configs/benchmark/suite.yaml)")
+    ap.add_argument("--lock", help="another lock file (default configs/benchmark/lock.json)")
+    ap.add_argument("--report-only", action="store_true",
+                    help="train and evaluate nothing: report the runs already finished and name the missing ones")
+    ap.add_argument("--reps", type=int, default=2000, help="bootstrap resamples of the aggregates")
+    ap.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
+                    help="import a module or .py file first (a learner of your own that calls register_learner)")
+    return ap
+
+
+def import_learner_code(item: str) -> None:
+    """Import a user's learner module (dotted name) or file (path ending in .py): its
+    `register_learner` call makes the learner known to the suite."""
+    import importlib
+    import importlib.util
+
+    if item.endswith(".py"):
+        path = Path(item)
+        if not path.is_file():
+            raise ConfigError(f"--import {item!r}: no such file")
+        spec = importlib.util.spec_from_file_location(f"domino_user_learner_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    else:
+        try:
+            importlib.import_module(item)
+        except ImportError as err:
+            raise ConfigError(f"--import {item!r}: {err}") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        for item in args.imports:
+            import_learner_code(item)
+        if args.action == "freeze":
+            if not args.lock:
+                raise ConfigError("domino benchmark freeze writes the lock file that --lock names (in a checkout: "
+                                  "--suite configs/benchmark/suite.yaml --lock configs/benchmark/lock.json)")
+            lock = freeze(args.suite and Path(args.suite), Path(args.lock))
+            print(f"locked versions: {sorted(lock)}")
+            return 0
+        out = Path(args.out or default_out(args.profile))
+        report = Path(args.report or default_report(args.profile))
+        run_benchmark(args.profile, out, report, args.suite and Path(args.suite), args.lock and Path(args.lock),
+                      args.only, args.reps, train=not args.report_only, learners=args.learners, seeds=args.seeds)
+    except ValueError as e:
+        print(f"domino benchmark: {e}", file=sys.stderr)
+        return 2
+    return 0
