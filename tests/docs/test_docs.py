@@ -1,4 +1,4 @@
-"""The documentation pages (docs/games/*.md, docs/quickstart.md) say what the code does.
+"""The documentation pages (docs/games/*.md, docs/quickstart.md and the reference pages) say what the code does.
 
 The game pages come from the registry: each registered engine names its page (`docs_page`) and
 the prefix of its ambiguity ids (`spec_prefix`), and every env of that engine is documented there.
@@ -16,6 +16,11 @@ every page runs (each in a fresh namespace, as a reader would paste it; a page's
 in one scratch folder), and every `domino ...` command in a ```bash block parses with that
 command's own parser (training overrides and agent specs checked too; nothing is trained or
 evaluated).
+
+Across the pages and the README: every relative link and picture resolves (to a file, and to a
+heading where the link names one), every `python -m domino_training...` command names a module
+that runs, and every repository path written in code quotes exists. The README links every page
+(it is the front door) and docs/index.md lists every page.
 """
 from __future__ import annotations
 
@@ -63,7 +68,19 @@ def _game_pages() -> dict[str, tuple[Path, str, list[str]]]:
 
 
 GAME_PAGES = _game_pages()
-ALL_PAGES = [DOCS / "games" / p for p in GAME_PAGES] + [DOCS / "quickstart.md"]
+# The hand-written reference pages (the README's reference moved here); the generated result pages
+# (benchmark*.md, baselines.md, trained.md, exploitability.md) are written by commands.
+REFERENCE_PAGES = [DOCS / p for p in ("quickstart.md", "envs.md", "tools.md", "training.md", "learners.md",
+                                      "rllib.md", "speed.md", "search.md", "adding_a_game.md", "index.md")]
+# Pages whose ```python blocks all run (each page has at least one): the game pages, the quickstart and
+# envs.md (its deal example is also run by tests/docs/test_readme.py). adding_a_game.md's block is a
+# fragment of the registry and mirror_placements.md's a 14-second measurement; learners.md marks its
+# sketch not-run (docs/examples/my_learner.py is the tested whole).
+ALL_PAGES = [DOCS / "games" / p for p in GAME_PAGES] + [DOCS / "quickstart.md", DOCS / "envs.md"]
+# Pages whose ```bash blocks' `domino ...` commands parse.
+COMMAND_PAGES = [DOCS / "games" / p for p in GAME_PAGES] + [p for p in REFERENCE_PAGES if p.name != "index.md"]
+# Every Markdown file a reader can reach: the README and every page under docs/.
+MARKDOWN_FILES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 
 
 # ------------------------------------------------------------------------------ parsing helpers
@@ -303,11 +320,120 @@ def test_page_shows_each_envs_picture(page):
 
 
 def test_readme_links_every_docs_page_and_picture():
+    """The README is the front door: one click reaches every page (the reference it used to hold
+    included) and it shows every picture."""
     readme = (ROOT / "README.md").read_text()
-    for page in [*(DOCS / "games").glob("*.md"), DOCS / "quickstart.md"]:
-        assert f"(docs/{page.relative_to(DOCS)})" in readme, f"README does not link {page.name}"
+    for page in DOCS.rglob("*.md"):
+        assert f"(docs/{page.relative_to(DOCS)})" in readme, f"README does not link {page.relative_to(DOCS)}"
     for picture in (DOCS / "pictures").glob("*.png"):
         assert f'src="docs/pictures/{picture.name}"' in readme, f"README does not show {picture.name}"
+
+
+def test_index_lists_every_page_once():
+    index = (DOCS / "index.md").read_text()
+    for page in DOCS.rglob("*.md"):
+        if page.name != "index.md":
+            name = page.relative_to(DOCS).as_posix()
+            assert index.count(f"]({name})") == 1, f"docs/index.md should link {name} once"
+
+
+# ------------------------------------------------------------------------------ links, modules, paths
+def heading_anchors(text: str) -> set[str]:
+    """The anchors GitHub gives a Markdown text's headings: lower case, punctuation other than
+    hyphens and underscores dropped, spaces as hyphens; a repeated heading gets -1, -2, ..."""
+    anchors: set[str] = set()
+    in_fence = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            in_fence = not in_fence
+        m = None if in_fence else re.match(r"^#{1,6} (.*)$", line)
+        if m:
+            base = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+            anchor, k = base, 0
+            while anchor in anchors:
+                k += 1
+                anchor = f"{base}-{k}"
+            anchors.add(anchor)
+    return anchors
+
+
+def outside_code_blocks(text: str) -> str:
+    """A Markdown text less its fenced code blocks; a ``` run inside a line (prose naming a fence)
+    is dropped too, so code spans pair up as they render."""
+    return re.sub(r"`{3,}\w*", " ", re.sub(r"^```.*?^```", "", text, flags=re.S | re.M))
+
+
+def relative_links(text: str) -> list[str]:
+    """The targets of a Markdown text's links, images and <img src=...> that are not URLs."""
+    text = re.sub(r"``.*?``|`[^`]*`", "", outside_code_blocks(text), flags=re.S)  # links quoted in code are code
+    targets = re.findall(r"\]\(([^)\s]+)\)", text) + re.findall(r'src="([^"]+)"', text)
+    return [t for t in targets if not re.match(r"^[a-z]+:", t)]
+
+
+@pytest.mark.parametrize("path", MARKDOWN_FILES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_relative_links_resolve(path):
+    for target in relative_links(path.read_text()):
+        file, _, anchor = target.partition("#")
+        resolved = (path.parent / file).resolve() if file else path
+        assert resolved.exists(), f"{path.relative_to(ROOT)}: the link {target} goes nowhere"
+        if anchor:
+            assert resolved.suffix == ".md", f"{path.relative_to(ROOT)}: {target}"
+            assert anchor in heading_anchors(resolved.read_text()), (
+                f"{path.relative_to(ROOT)}: {resolved.name} has no heading #{anchor}")
+
+
+def test_link_helpers_parse_as_intended():
+    text = "# A page\n## 1. Train an agent\n## Notes\n## Notes\n```\n# not a heading\n```\n"
+    assert heading_anchors(text) == {"a-page", "1-train-an-agent", "notes", "notes-1"}
+    links = "[a](b.md#c) ![p](../x.png) [u](https://e.org) <img src=\"docs/p.png\"> `![q](q.png)`\n```\n[no](c.md)\n```\n"
+    assert relative_links(links) == ["b.md#c", "../x.png", "docs/p.png"]
+
+
+def module_commands(text: str) -> set[str]:
+    """The modules of every `python -m domino_training...` in a text (code blocks and prose)."""
+    return set(re.findall(r"python -m (domino_training(?:\.\w+)*)(?![\w.<])", text))
+
+
+@pytest.mark.parametrize("path", MARKDOWN_FILES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_python_m_commands_name_modules_that_run(path):
+    """`python -m X` runs X, or X.__main__ when X is a package: either must exist in the installed
+    package (the maintainer scripts under domino_training.scripts run from a checkout)."""
+    import importlib.util
+
+    for module in sorted(module_commands(path.read_text())):
+        spec = importlib.util.find_spec(module)
+        assert spec is not None, f"{path.relative_to(ROOT)}: python -m {module}: no such module"
+        if spec.submodule_search_locations is not None:
+            assert importlib.util.find_spec(f"{module}.__main__"), f"{path.relative_to(ROOT)}: {module} has no __main__"
+
+
+REPO_PATH = re.compile(r"(?<![\w/.])((?:domino_envs|agents|training|configs|tests|docs)/[\w/.*<>-]*[\w/*>])")
+
+
+def repo_paths(text: str) -> set[str]:
+    """Repository paths (a folder or a file under one of the project's top folders) in a text's code
+    quotes and code blocks; paths with placeholders (<game>, *) and gymnasium ids (domino_envs/draw-v0) are
+    left out."""
+    blocks = re.findall(r"^```\w*\n(.*?)^```", text, re.S | re.M)
+    quotes = re.findall(r"``(.*?)``|`([^`]+)`", outside_code_blocks(text), flags=re.S)
+    quotes = [double or single for double, single in quotes]
+    return {p for p in REPO_PATH.findall(" ".join(quotes + blocks))
+            if "<" not in p and "*" not in p and not re.search(r"-v\d+$", p)}
+
+
+@pytest.mark.parametrize("path", [ROOT / "README.md", *REFERENCE_PAGES], ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_repository_paths_exist(path):
+    """A path the README or a reference page names in code (a module, a config, a test) is in the
+    checkout, so a moved file cannot leave its old path behind in the docs."""
+    missing = [p for p in sorted(repo_paths(path.read_text())) if not (ROOT / p).exists()]
+    assert not missing, f"{path.relative_to(ROOT)} names paths that do not exist: {missing}"
+
+
+def test_repository_path_helper_parses_as_intended():
+    text = ("`training/learners/ppo.py` and `configs/<game>.yaml`, runs/x/, `a/training/b.py`, `domino_envs/sum7-v0`,"
+            " `agents/heuristic_*.py`, ``x `tests/engine/` y``, every ```python block, `tests/games/`"
+            "\n```\ndocs/pictures\n```\n")
+    assert repo_paths(text) == {"training/learners/ppo.py", "docs/pictures", "tests/engine/", "tests/games/"}
 
 
 # ------------------------------------------------------------------------------ snippets
@@ -325,9 +451,13 @@ def _help_text(command: str) -> str:
     from domino_training.cli import main
 
     out = io.StringIO()
-    with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as exit_:
-        main([command, "--help"])
-    assert exit_.value.code == 0
+    with contextlib.redirect_stdout(out):
+        try:
+            code = main([command, "--help"])
+        except SystemExit as exit_:  # argparse's --help exits; a command that catches it returns
+            code = exit_.code
+    assert code in (0, None), f"domino {command} --help: {code}"
+    assert "usage:" in out.getvalue(), f"domino {command} --help printed no usage"
     return out.getvalue()
 
 
@@ -361,8 +491,36 @@ def check_domino_command(argv: list[str]) -> None:
             assert g in domino_envs.game_names(), g
     elif command == "games":
         assert rest == []
+    elif command in ("play", "replay", "render", "exploit", "benchmark", "rate"):
+        help_text = _help_text(command)
+        for flag in (a.split("=")[0] for a in rest if a.startswith("--")):
+            assert flag in help_text, f"domino {command} has no option {flag}"
+        check_agents_and_games(command, rest)
     else:
         raise AssertionError(f"domino {command}: not a command this test knows; add a check for it here")
+
+
+def check_agents_and_games(command: str, rest: list[str]) -> None:
+    """The agent specs and game names of a play/render/exploit/rate line are ones the registries know."""
+    from domino_agents.registry import parse_spec
+
+    def value(flag: str) -> str:
+        return rest[rest.index(flag) + 1] if flag in rest else None
+
+    games = [value("--game")] if "--game" in rest else []
+    specs = [value(f) for f in ("--vs", "--agent", "--exact") if f in rest]
+    takes_value = {"--vs", "--agent", "--exact", "--game", "--set", "--seed", "--seat", "--save", "--out", "--moves",
+                   "--index", "--fps", "--deals", "--seeds", "--steps", "--json", "--bootstrap", "--replay", "--param",
+                   "--marks", "--imitation", "--eval-seed", "--curve-deals"}
+    positional = [a for i, a in enumerate(rest) if not a.startswith("--") and (i == 0 or rest[i - 1] not in takes_value)]
+    if command in ("play", "render") and positional:
+        games.append(positional[0])
+    if command in ("exploit", "rate"):
+        specs += positional
+    for game in games:
+        assert game in domino_envs.game_names(), f"domino {command}: {game} is not a game"
+    for spec in specs:
+        parse_spec(spec)
 
 
 def shell_commands(text: str) -> list[list[str]]:
@@ -376,7 +534,7 @@ def shell_commands(text: str) -> list[list[str]]:
     return commands
 
 
-@pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", COMMAND_PAGES, ids=lambda p: p.name)
 def test_domino_commands_parse(path, monkeypatch):
     monkeypatch.chdir(ROOT)  # paths in the commands are relative to the repository
     for argv in shell_commands(path.read_text()):
@@ -384,6 +542,13 @@ def test_domino_commands_parse(path, monkeypatch):
 
 
 def test_command_check_rejects_bad_lines():
+    with pytest.raises(AssertionError):
+        check_domino_command(["play", "draw_v0", "--vs", "heuristic", "--no-such-flag"])
+    with pytest.raises(AssertionError):
+        check_domino_command(["play", "no_such_game_v0", "--vs", "heuristic"])
+    with pytest.raises(ValueError):
+        check_domino_command(["rate", "--game", "sum7_v0", "random", "no_such_agent"])
+    check_domino_command(["exploit", "--exact", "heuristic", "--game", "draw_v0", "--set", "max_pip=2"])
     with pytest.raises(SystemExit):
         check_domino_command(["train", "draw_v0", "--no-such-flag"])
     with pytest.raises(domino_envs.ConfigError):
