@@ -171,20 +171,20 @@ def test_cli_refuses_a_bad_game_config_before_starting_ray(capsys):
 
 
 # ------------------------------------------------------------------------- the README's commands
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "rllib.md"  # the RLlib page (linked from the README)
 README_SHRINK = {"--iterations": "1", "--deals": "4"}  # the only values the README run changes
 README_TRAIN_SIZES = ["--num-cpus", "2", "--train-batch", "200", "--minibatch", "100", "--epochs", "1", "--hidden", "32"]
 OUR_NAMES = ("MaskedActorCritic", "domino", "rllib_module", "rllib_train", "rllib_agent")
 
 
 def readme_rllib_commands() -> list[list[str]]:
-    """The commands (argv lists, comments dropped) of the first bash block in the README's RLlib
-    section: the local ones, not the cluster's."""
+    """The commands (argv lists, comments dropped) of the first bash block in the RLlib page's
+    "On one machine" section: the local ones, not the cluster's."""
     text = README.read_text()
-    section = text[text.index("### Distributed training with Ray RLlib"):]
-    section = section[:section.index("\n### ", 1)]
+    section = text[text.index("## On one machine"):]
+    section = section[:section.index("\n## ", 1)]
     blocks = fenced_blocks(section, "bash", include_not_run=True)
-    assert blocks, "the README's RLlib section has no bash block"
+    assert blocks, "the RLlib page's local section has no bash block"
     return [argv for argv in (shlex.split(line, comments=True) for line in blocks[0].splitlines()) if argv]
 
 
