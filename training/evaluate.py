@@ -41,14 +41,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
 from domino_agents.registry import agent_names, make_agent, parse_spec
 from domino_envs.core import H_DONE, H_TURN
+from domino_envs.errors import DominoError
 from domino_envs.outcome import win_shares
 from domino_envs.registry import config_from_pairs, game_names, make_game
 from domino_envs.replay import Recorder
@@ -220,20 +223,25 @@ class Report:
 
 # ------------------------------------------------------------------------------ runs
 def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, matchup_index: int,
-                progress=None, replay_file=None) -> tuple[Matchup, Matchup | None]:
+                progress=None, replay_file=None, first: int = 0, stop: int | None = None
+                ) -> tuple[Matchup, Matchup | None]:
     """Duplicate-deal matchup focal vs copies of opp. With 2 players also returns opp's view.
     With `replay_file` (an open text file) every hand is appended to it as a replay line, with the
-    agent spec of each seat, the deal index and the evaluation seed."""
+    agent spec of each seat, the deal index and the evaluation seed. `first`/`stop` play only deals
+    first..stop-1 of the `deals` (a shard: every deal and agent seed depends on the deal's own index,
+    so the shards of a matchup together give exactly the whole)."""
     n = game.num_players
+    stop = deals if stop is None else stop
     focal = [make_agent(focal_spec, game) for _ in range(n)]
     opp = [make_agent(opp_spec, game) for _ in range(n)]
     state = game.new_state()
-    win = np.zeros(deals)
-    rew = np.zeros(deals)
-    owin = np.zeros(deals)
-    orew = np.zeros(deals)
+    win = np.zeros(stop - first)
+    rew = np.zeros(stop - first)
+    owin = np.zeros(stop - first)
+    orew = np.zeros(stop - first)
     t0 = time.perf_counter()
-    for d in range(deals):
+    for d in range(first, stop):
+        i = d - first
         engine_seed = mix_seed(seed, d)
         for k in range(n):
             seats = [focal[j] if j == k else opp[j] for j in range(n)]
@@ -248,11 +256,11 @@ def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, mat
             if recorder is not None:
                 replay_file.write(recorder.finish(state).to_line() + "\n")
             shares = win_shares(totals)
-            win[d] += shares[k] / n
-            rew[d] += totals[k] / n
+            win[i] += shares[k] / n
+            rew[i] += totals[k] / n
             if n == 2:
-                owin[d] += shares[1 - k] / n
-                orew[d] += totals[1 - k] / n
+                owin[i] += shares[1 - k] / n
+                orew[i] += totals[1 - k] / n
             if progress is not None:
                 progress.update(1)
     secs = time.perf_counter() - t0
@@ -263,10 +271,15 @@ def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, mat
 
 def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, config: dict | None = None,
              pairs: list[tuple[str, str]] | None = None, progress: bool | None = None,
-             replay_path: str | None = None) -> Report:
+             replay_path: str | None = None, workers: int = 1) -> Report:
     """Run duplicate-deal matchups and return a Report (see module doc).
 
     replay_path: append every hand played to this file as a replay line (domino_envs/replay.py).
+
+    workers: processes that play the deals (1: this process). With more, each matchup's deals are
+    cut into shards played in worker processes (one torch and one BLAS thread each); agents travel
+    as their specs and are built in the worker. The report and the replay file are identical for
+    every number of workers (replays are written in deal order).
 
     pairs: (focal, opponent) agent specs to play; default every ordered pair of `agents` (with 2
     players each unordered pair is played once and read both ways).
@@ -276,6 +289,7 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
         raise ValueError(f"unknown game {game_name!r}; registered games: {game_names()}")
     if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
         raise ValueError(f"deals={deals!r} must be a positive integer")
+    check_workers(workers)
     if len(agents) != len(set(agents)):
         raise ValueError(f"agents {agents} name the same spec twice; give each agent spec once")
     game = make_game(game_name, **config)
@@ -302,8 +316,12 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
         from tqdm import tqdm
 
         bar = tqdm(total=total, unit="hand", desc=f"{game_name}", file=sys.stderr, leave=False)
+    if replay_path is not None:
+        Path(replay_path).parent.mkdir(parents=True, exist_ok=True)
     replay_file = None if replay_path is None else open(replay_path, "a", encoding="utf-8")
     try:
+        if workers > 1:
+            _run_sharded(report, game_name, config, pairs, workers, bar, replay_file)
         for i, (f, o) in enumerate(pairs):
             if (f, o) in report.matchups:
                 continue
@@ -317,6 +335,113 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
         if replay_file is not None:
             replay_file.close()
     return report
+
+
+# ------------------------------------------------------------------------------ workers
+class WorkerError(DominoError):
+    """A shard of an evaluation failed in its worker process (the message names the shard)."""
+
+
+def check_workers(workers) -> None:
+    """`workers` must be an int >= 1; more than this machine's cores is allowed, and said on stderr."""
+    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers={workers!r} must be an integer >= 1 (1 plays every deal in this process)")
+    cores = os.cpu_count() or 1
+    if workers > cores:
+        print(f"note: {workers} workers on a machine with {cores} cores: they share the cores (no faster than "
+              f"{cores})", file=sys.stderr)
+
+
+def shard_bounds(deals: int, workers: int) -> list[tuple[int, int]]:
+    """Contiguous deal ranges, about four per worker (so a slow shard does not hold the rest back)."""
+    pieces = min(deals, 4 * workers)
+    edges = [deals * j // pieces for j in range(pieces + 1)]
+    return [(a, b) for a, b in zip(edges, edges[1:]) if b > a]
+
+
+class _Lines:
+    """A file-like sink that keeps the replay lines a shard writes, for the parent to write in order."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.lines.append(text)
+
+
+def _one_thread() -> None:
+    """Worker start: one BLAS and one torch thread, so N workers use N cores."""
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
+    try:
+        import torch
+    except ImportError:
+        return
+    torch.set_num_threads(1)
+
+
+def _play_shard(job: tuple) -> tuple:
+    """One shard in a worker: build the game and the agents from their specs, play the deal range."""
+    game_name, config, f, o, deals, seed, index, first, stop, keep_replays = job
+    game = make_game(game_name, **config)
+    sink = _Lines() if keep_replays else None
+    mine, theirs = run_matchup(game, f, o, deals, seed, index, None, sink, first, stop)
+    return mine, theirs, (sink.lines if sink else [])
+
+
+def _run_sharded(report: Report, game_name: str, config: dict, pairs: list[tuple[str, str]], workers: int,
+                 bar, replay_file) -> None:
+    """Play every matchup of `pairs` in shards over `workers` processes and put the joined matchups
+    into the report (the serial loop then finds them all there)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    n, deals, seed = report.num_players, report.deals, report.seed
+    jobs, covered = [], set()
+    for i, (f, o) in enumerate(pairs):
+        if (f, o) in covered:
+            continue
+        covered.add((f, o))
+        if n == 2:
+            covered.add((o, f))
+        jobs += [(game_name, config, f, o, deals, seed, i, a, b, replay_file is not None)
+                 for a, b in shard_bounds(deals, workers)]
+    done: dict[int, tuple] = {}
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_one_thread)
+    try:
+        futures = {pool.submit(_play_shard, job): j for j, job in enumerate(jobs)}
+        for fut in as_completed(futures):
+            j = futures[fut]
+            try:
+                done[j] = fut.result()
+            except Exception as err:
+                for other in futures:
+                    other.cancel()
+                _, _, f, o, _, _, _, a, b, _ = jobs[j]
+                raise WorkerError(f"the worker playing {f} vs {o}, deals {a}-{b - 1}, failed: "
+                                  f"{type(err).__name__}: {err}") from err
+            if bar is not None:
+                bar.update((jobs[j][8] - jobs[j][7]) * n)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    by_pair: dict[tuple[str, str], list[int]] = {}
+    for j, job in enumerate(jobs):
+        by_pair.setdefault((job[2], job[3]), []).append(j)
+    for (f, o), js in by_pair.items():
+        shards = [done[j] for j in sorted(js, key=lambda j: jobs[j][7])]
+        for _, _, lines in shards:
+            if replay_file is not None:
+                replay_file.writelines(lines)
+        report.matchups[(f, o)] = _joined([s[0] for s in shards])
+        if n == 2 and (o, f) not in report.matchups:
+            report.matchups[(o, f)] = _joined([s[1] for s in shards])
+
+
+def _joined(parts: list[Matchup]) -> Matchup:
+    """A matchup from its shards, in deal order (seconds: the sum of the shards' playing time)."""
+    return Matchup(parts[0].focal, parts[0].opponent, np.concatenate([m.win for m in parts]),
+                   np.concatenate([m.reward for m in parts]), float(sum(m.seconds for m in parts)))
 
 
 # ------------------------------------------------------------------------------ CLI
@@ -348,6 +473,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--markdown", default=None, metavar="FILE", help="also write the Markdown table here")
     p.add_argument("--json", default=None, metavar="FILE", help="also write the JSON report here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="processes that play the deals (default 1: this process); the report is the same for every N")
     p.add_argument("--save-replays", default=None, metavar="FILE",
                    help="append every hand played to FILE as a replay line (see `domino replay`)")
     return p
@@ -375,10 +502,14 @@ def main(argv: list[str] | None = None) -> Report:
             parse_spec(spec)
         pairs = None if args.pairs is None else [_parse_pair(t, args.agents) for t in args.pairs]
         report = evaluate(args.game, args.agents, args.deals, args.seed, config, pairs,
-                          progress=False if args.no_progress else None, replay_path=args.save_replays)
+                          progress=False if args.no_progress else None, replay_path=args.save_replays,
+                          workers=args.workers)
     except (ValueError, OSError) as err:
         _fail(str(err))
     print(report.table())
+    for out in (args.markdown, args.json):
+        if out:
+            Path(out).parent.mkdir(parents=True, exist_ok=True)  # the folder the flag names, made if new
     if args.markdown:
         with open(args.markdown, "w") as fh:
             fh.write(report.markdown())

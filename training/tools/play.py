@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -228,6 +229,7 @@ class Session:
             verdict = f"you lost: seat(s) {winners} won"
         self.say(f"result: {verdict}. returns {_fmt(totals)} (you are seat {self.seat})")
         if self.save:
+            Path(self.save).parent.mkdir(parents=True, exist_ok=True)
             append(self.save, rec.finish(row))
             self.say(f"saved to {self.save}")
         return totals.tolist()

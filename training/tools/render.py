@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -104,6 +105,7 @@ def _run(argv: list[str]) -> int:
         rep = reps[args.index]
         game = rep.make_game()
         _check_seat_flag(game, args.seat)
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         frames = save_gif(game, rep.positions(), args.out, args.fps, viewer)
         print(f"wrote {args.out}: {frames} frames, {WIDTH}x{HEIGHT}")
         return 0
@@ -120,6 +122,7 @@ def _run(argv: list[str]) -> int:
     state, played = play_position(game, args.seed, args.moves, args.agent)
     if viewer is None:  # like the ansi render: the view of the seat to act (seat 0 once over)
         viewer = int(state[H_TURN]) if not state[H_DONE] else 0
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     save_png(picture(game, state, viewer), args.out)
     over = " (the game ended there)" if state[H_DONE] else ""
     print(f"wrote {args.out}: {game.name} after {played} decisions{over}, {WIDTH}x{HEIGHT}")
