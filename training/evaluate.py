@@ -369,7 +369,7 @@ class _Lines:
         self.lines.append(text)
 
 
-def _one_thread() -> None:
+def one_thread_per_worker() -> None:
     """Worker start: one BLAS and one torch thread, so N workers use N cores."""
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
@@ -408,7 +408,7 @@ def _run_sharded(report: Report, game_name: str, config: dict, pairs: list[tuple
                  for a, b in shard_bounds(deals, workers)]
     done: dict[int, tuple] = {}
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_one_thread)
+                               initializer=one_thread_per_worker)
     try:
         futures = {pool.submit(_play_shard, job): j for j, job in enumerate(jobs)}
         for fut in as_completed(futures):

@@ -262,3 +262,27 @@ def test_the_report_says_which_runs_are_missing(tmp_path):
     assert done == {("ppo", "block"): 1, ("dmc", "block"): 0}  # seed 7 is not one of the profile's two
     line = page.coverage_line(s, done)
     assert line.startswith("**Partial:**") and "ppo on block 1/2, dmc on block 0/1" in line
+
+
+def test_two_workers_write_the_serial_scores_and_report(tmp_path, suite_copy):
+    """`--workers 2` trains and evaluates the runs in two processes; scores.jsonl holds the serial
+    run's lines in the serial order (less the seconds and the folder in the specs), and the report's
+    tables are the same."""
+    suite, lock = suite_copy
+    _edit(suite, lambda d: d["runs"]["ci"]["learners"].update({"ppo": 1, "dmc": 1}))
+
+    def run(workers: int) -> tuple[list[dict], str]:
+        out, report = tmp_path / f"w{workers}", tmp_path / f"w{workers}.md"
+        assert cli.main(["--profile", "ci", "--suite", str(suite), "--lock", str(lock), "--out", str(out),
+                         "--report", str(report), "--reps", "50", "--workers", str(workers)]) == 0
+        rows = []
+        for line in (out / "scores.jsonl").read_text().splitlines():
+            r = json.loads(line)
+            rows.append({k: (v.replace(str(out), "OUT") if isinstance(v, str) else v) for k, v in r.items()
+                         if "seconds" not in k})
+        page = [line for line in report.read_text().splitlines() if "minutes" not in line and "Regenerate" not in line]
+        return rows, "\n".join(page).replace(f"w{workers}", "W")
+
+    serial, parallel = run(1), run(2)
+    assert len(serial[0]) == 2 * (7 * 3 + 1)
+    assert parallel == serial

@@ -8,14 +8,15 @@
     domino benchmark --profile full --learners ppo --only draw magic7 --seeds 1 \\
         --report docs/benchmark_full.md               # part of a profile: the page says what it holds
     domino benchmark --profile ci --out /tmp/b        # the seconds-long version CI runs
-    domino benchmark freeze                           # after bumping `version`: record the fingerprints
+    domino benchmark --profile quick --workers 2      # two runs at a time, the same scores and page
+    domino benchmark freeze --lock configs/benchmark/lock.json   # after bumping `version` (a checkout)
     domino benchmark --import my_learner.py ...       # a learner of your own (register_learner)
 
 The suite is configs/benchmark/suite.yaml. Its `protocol` (games, deal seed, budgets in env steps,
 marks, the evaluation ladder, deal counts) and the frozen deals it names are fingerprinted in
 configs/benchmark/lock.json under the suite's `version`; a protocol or a dealing engine that no longer
 matches its version's fingerprint is refused (`ProtocolError`), so published numbers stay
-comparable: change the protocol by bumping `version` and running `domino benchmark freeze`.
+comparable: change the protocol by bumping `version` and running `domino benchmark freeze --lock ...`.
 
 One run is (game, learner, seed). It trains through the learner interface (training/learners/interface.py)
 to the profile's budget, saving a policy at every mark, and each saved policy is evaluated on the

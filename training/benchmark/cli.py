@@ -30,19 +30,23 @@ from domino_training.benchmark.report import (
 )
 from domino_training.benchmark.runner import ScoreFile, run_all
 from domino_training.benchmark.suite import PROFILES, check_protocol, freeze, load_suite, read_lock, read_suite_file
+from domino_training.learners.interface import import_learner_code
 
 
 def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None = None, lock_path: Path | None = None,
                   only: list[str] | None = None, reps: int = 2000, bootstrap: int = 200, echo=print,
-                  train: bool = True, learners: list[str] | None = None, seeds: int | None = None) -> dict:
+                  train: bool = True, learners: list[str] | None = None, seeds: int | None = None,
+                  workers: int = 1, imports: list[str] | None = None) -> dict:
     """The whole pipeline: check the protocol, train and evaluate (resuming), aggregate, rate, report.
+    ``workers`` > 1 trains and evaluates the runs in that many processes (runner.run_all), with the
+    same scores.jsonl and report; ``imports`` are the --import modules, registered in each worker.
     ``train=False`` (``--report-only``) trains and evaluates nothing: the report holds the runs whose
     seeds are all finished, each learner on the games where it has them all, and says what is missing."""
     t0 = time.perf_counter()
     data = read_suite_file(suite_path)
     check_protocol(data, read_lock(lock_path))
     suite = load_suite(profile, suite_path, only, learners, seeds)
-    scores = run_all(suite, out, echo) if train else ScoreFile(Path(out) / "scores.jsonl")
+    scores = run_all(suite, out, echo, workers, imports) if train else ScoreFile(Path(out) / "scores.jsonl")
     done = finished_seeds(suite, scores)
     command = regenerate_command(profile, only, learners, seeds, out, report)
     coverage = coverage_line(suite, done, command)
@@ -86,30 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--report-only", action="store_true",
                     help="train and evaluate nothing: report the runs already finished and name the missing ones")
     ap.add_argument("--reps", type=int, default=2000, help="bootstrap resamples of the aggregates")
+    ap.add_argument("--workers", type=int, default=1, metavar="N",
+                    help="processes that train and evaluate the runs (default 1: this process); the scores and the "
+                         "report are the same for every N")
     ap.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
                     help="import a module or .py file first (a learner of your own that calls register_learner)")
     return ap
-
-
-def import_learner_code(item: str) -> None:
-    """Import a user's learner module (dotted name) or file (path ending in .py): its
-    `register_learner` call makes the learner known to the suite."""
-    import importlib
-    import importlib.util
-
-    if item.endswith(".py"):
-        path = Path(item)
-        if not path.is_file():
-            raise ConfigError(f"--import {item!r}: no such file")
-        spec = importlib.util.spec_from_file_location(f"domino_user_learner_{path.stem}", path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    else:
-        try:
-            importlib.import_module(item)
-        except ImportError as err:
-            raise ConfigError(f"--import {item!r}: {err}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -127,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         out = Path(args.out or default_out(args.profile))
         report = Path(args.report or default_report(args.profile))
         run_benchmark(args.profile, out, report, args.suite and Path(args.suite), args.lock and Path(args.lock),
-                      args.only, args.reps, train=not args.report_only, learners=args.learners, seeds=args.seeds)
+                      args.only, args.reps, train=not args.report_only, learners=args.learners, seeds=args.seeds,
+                      workers=args.workers, imports=args.imports)
     except ValueError as e:
         print(f"domino benchmark: {e}", file=sys.stderr)
         return 2

@@ -57,31 +57,100 @@ def evaluate_point(suite: Suite, game: GameSpec, spec: str, opponents: list[str]
     return out
 
 
-def run_all(suite: Suite, out: Path, echo=print) -> ScoreFile:
-    """Train every run (resuming) and evaluate every saved policy not yet in scores.jsonl."""
+def train_and_score(suite: Suite, out: Path, game_name: str, learner: str, seed: int, have: set[tuple]
+                    ) -> tuple[list[dict], int, float]:
+    """One run: train it (resuming) to every mark and evaluate each saved policy against what `have`
+    (the keys scores.jsonl holds) lacks. Returns the new score rows, in the order the serial benchmark
+    has always written them, the policies saved and the seconds; writes no score (the driver does)."""
     from domino_training.learners import LearnerRun, train_learner
 
+    game = suite.games[game_name]
+    run_dir = Path(out) / "runs" / game_name / learner / f"seed{seed}"
+    t0 = time.perf_counter()
+    run = LearnerRun(game=game.env, config=dict(game.config), seed=seed, budget=suite.budget,
+                     marks=list(suite.marks), run_dir=run_dir, params=dict(suite.params.get(learner, {})))
+    points = sorted(train_learner(learner, run), key=lambda p: p.mark)
+    rows = []
+    for i, p in enumerate(points):  # keyed by the mark; the learner's own count is kept beside it
+        last = i == len(points) - 1
+        todo = [o for o in suite.ladder if (game_name, learner, seed, p.mark, o) not in have]
+        evals = [(todo, suite.ladder_deals)]
+        if last and (game_name, learner, seed, p.mark, suite.search) not in have:
+            evals.append(([suite.search], suite.search_deals))
+        for opponents, deals in evals:
+            if not opponents:
+                continue
+            for o, res in evaluate_point(suite, game, p.spec, opponents, deals).items():
+                rows.append({"game": game_name, "learner": learner, "seed": seed, "env_steps": p.mark,
+                             "trained_env_steps": p.env_steps, "seconds": p.seconds, "opponent": o, "spec": p.spec,
+                             "final": last, **res})
+    return rows, len(points), time.perf_counter() - t0
+
+
+def _worker_start(imports: list[str]) -> None:
+    """A benchmark worker: one torch and one BLAS thread, and the user's learner modules registered."""
+    from domino_training.evaluate import one_thread_per_worker
+    from domino_training.learners.interface import import_learner_code
+
+    one_thread_per_worker()
+    for item in imports:
+        import_learner_code(item)
+
+
+def _train_and_score_job(job: tuple) -> tuple[list[dict], int, float]:
+    return train_and_score(*job)
+
+
+def run_all(suite: Suite, out: Path, echo=print, workers: int = 1, imports: list[str] | None = None) -> ScoreFile:
+    """Train every run (resuming) and evaluate every saved policy not yet in scores.jsonl.
+
+    With `workers` > 1 the runs train and evaluate in that many processes (spawned; one torch thread
+    each; `imports`, the --import modules, registered in each); this process alone appends to
+    scores.jsonl, a run's lines at once and in the serial order (a finished run waits for the runs
+    before it), so the file and the report are those of the serial benchmark, and a kill leaves no
+    half-written line: a rerun resumes from the learners' checkpoints."""
+    from domino_training.evaluate import check_workers
+
+    check_workers(workers)
+    out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     scores = ScoreFile(out / "scores.jsonl")
-    for game_name, learner, seed in suite.run_list():
-        game = suite.games[game_name]
-        run_dir = out / "runs" / game_name / learner / f"seed{seed}"
-        t0 = time.perf_counter()
-        run = LearnerRun(game=game.env, config=dict(game.config), seed=seed, budget=suite.budget,
-                         marks=list(suite.marks), run_dir=run_dir, params=dict(suite.params.get(learner, {})))
-        points = sorted(train_learner(learner, run), key=lambda p: p.mark)
-        for i, p in enumerate(points):  # keyed by the mark; the learner's own count is kept beside it
-            last = i == len(points) - 1
-            todo = [o for o in suite.ladder if not scores.has(game_name, learner, seed, p.mark, o)]
-            evals = [(todo, suite.ladder_deals)]
-            if last and not scores.has(game_name, learner, seed, p.mark, suite.search):
-                evals.append(([suite.search], suite.search_deals))
-            for opponents, deals in evals:
-                if not opponents:
-                    continue
-                for o, res in evaluate_point(suite, game, p.spec, opponents, deals).items():
-                    scores.add({"game": game_name, "learner": learner, "seed": seed, "env_steps": p.mark,
-                                "trained_env_steps": p.env_steps, "seconds": p.seconds, "opponent": o, "spec": p.spec,
-                                "final": last, **res})
-        echo(f"{game_name} {learner} seed {seed}: {len(points)} policies, {time.perf_counter() - t0:.0f} s this session")
+    runs = suite.run_list()
+    have = set(scores.rows)
+    jobs = [(suite, out, g, lr, s, {k for k in have if k[:3] == (g, lr, s)}) for g, lr, s in runs]
+
+    def record(i: int, result: tuple[list[dict], int, float]) -> None:
+        rows, points, seconds = result
+        for r in rows:
+            scores.add(r)
+        g, lr, s = runs[i]
+        echo(f"{g} {lr} seed {s}: {points} policies, {seconds:.0f} s this session")
+
+    if workers == 1:
+        for i, job in enumerate(jobs):
+            record(i, train_and_score(*job))
+        return scores
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    from domino_training.evaluate import WorkerError
+
+    finished: dict[int, tuple] = {}
+    written = 0
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_worker_start, initargs=(list(imports or []),)) as pool:
+        futures = {pool.submit(_train_and_score_job, job): i for i, job in enumerate(jobs)}
+        for fut in as_completed(futures):
+            i = futures[fut]
+            try:
+                finished[i] = fut.result()
+            except Exception as err:
+                for other in futures:
+                    other.cancel()
+                g, lr, s = runs[i]
+                raise WorkerError(f"the worker running {g} {lr} seed {s} failed: {type(err).__name__}: {err}"
+                                  ) from err
+            while written in finished:  # the serial order: a run's lines once every run before it is written
+                record(written, finished.pop(written))
+                written += 1
     return scores

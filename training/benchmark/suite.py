@@ -210,15 +210,15 @@ def check_protocol(data: dict, lock: dict) -> None:
     v = str(data["version"])
     if v not in lock:
         raise ProtocolError(f"benchmark protocol version {v} has no fingerprint in lock.json (locked: "
-                            f"{sorted(lock) or 'none'}); record it with `domino benchmark freeze`")
+                            f"{sorted(lock) or 'none'}); record it with `domino benchmark freeze --lock FILE`")
     want, got = lock[v], fingerprints(data)
     if want["protocol"] != got["protocol"]:
         raise ProtocolError(f"the benchmark protocol differs from version {v}'s: bump `version` in suite.yaml "
-                            f"and run `domino benchmark freeze` (numbers of different protocols are not comparable)")
+                            f"and run `domino benchmark freeze --lock FILE` (numbers of different protocols are not comparable)")
     for name, digest in got["deals"].items():
         if want["deals"].get(name) != digest:
             raise ProtocolError(f"game {name!r} deals differently from version {v}'s frozen deals (an engine or "
-                                f"dealing change): bump `version` and run `domino benchmark freeze`")
+                                f"dealing change): bump `version` and run `domino benchmark freeze --lock FILE`")
 
 
 def freeze(suite_path: Path | None, lock_path: Path) -> dict:
