@@ -43,7 +43,7 @@ def ship_one(game: str, run_root: Path, overrides: list[str], echo=print) -> Pat
     return shipped_path(game)
 
 
-def evaluate_shipped(game: str, deals: int, pimc_deals: int, seed: int) -> dict:
+def evaluate_shipped(game: str, deals: int, pimc_deals: int, seed: int, workers: int = 1) -> dict:
     """Win rate and reward of the shipped agent against each baseline (and PIMC), with intervals."""
     from domino_agents.trained import load_policy
 
@@ -54,7 +54,7 @@ def evaluate_shipped(game: str, deals: int, pimc_deals: int, seed: int) -> dict:
             continue
         t0 = time.perf_counter()
         report = evaluate(game, ["trained", *opponents], n_deals, seed, pairs=[("trained", o) for o in opponents],
-                          progress=sys.stderr.isatty())
+                          progress=sys.stderr.isatty(), workers=workers)
         secs = time.perf_counter() - t0
         for o in opponents:
             m = report.matchups[("trained", o)]
@@ -101,13 +101,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--run-root", default="runs/ship", help="where the training runs live")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="training override for every env")
     p.add_argument("--evaluate-only", action="store_true", help="evaluate the shipped files; train nothing")
+    p.add_argument("--workers", type=int, default=1, help="processes that play the evaluations (same numbers)")
     args = p.parse_args(argv)
     games = args.games or domino_envs.game_names()
     results = []
     for game in games:
         if not args.evaluate_only:
             ship_one(game, Path(args.run_root), list(args.set))
-        res = evaluate_shipped(game, args.deals, args.pimc_deals, args.seed)
+        res = evaluate_shipped(game, args.deals, args.pimc_deals, args.seed, args.workers)
         print(json.dumps({"game": game, "rows": res["rows"]}))
         results.append(res)
     old = DOCS / "trained.json"
