@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml Makefile
 
 install: $(STAMP)
 
-# Ray RLlib (the `rllib` extra) gets its own venv: ray 2.60 pins gymnasium==1.2.2, and `make test`
+# Ray RLlib (the `rllib` extra, which brings Ray: also the `--address` cluster tests) gets its own venv: ray 2.60 pins gymnasium==1.2.2, and `make test`
 # (CI) keeps testing the gymnasium a plain install resolves to. CI does not run this target.
 RLLIB_VENV := .venv-rllib
 RLLIB_PY := $(RLLIB_VENV)/bin/python
@@ -33,7 +33,7 @@ $(RLLIB_STAMP): pyproject.toml Makefile
 
 test-rllib: $(RLLIB_STAMP)
 	@$(RLLIB_PY) -c "import ray; print('ray', ray.__version__, 'in $(RLLIB_VENV)')"
-	$(RLLIB_PY) -m pytest -q tests/learners/test_rllib.py
+	$(RLLIB_PY) -m pytest -q tests/learners/test_rllib.py tests/learners/test_ray_cluster.py
 
 test: $(STAMP)
 	$(PY) -m ruff check .

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -51,11 +50,11 @@ import numpy as np
 
 from domino_agents.registry import agent_names, make_agent, parse_spec
 from domino_envs.core import H_DONE, H_TURN
-from domino_envs.errors import DominoError
 from domino_envs.outcome import win_shares
 from domino_envs.registry import config_from_pairs, game_names, make_game
 from domino_envs.replay import Recorder
 from domino_envs.rng import mix_seed
+from domino_training.parallel import check_workers, run_jobs
 from domino_training.stats import Stat
 
 PROGRESS_MIN_HANDS = 2000  # bar shown for runs longer than this (unless disabled)
@@ -271,7 +270,7 @@ def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, mat
 
 def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, config: dict | None = None,
              pairs: list[tuple[str, str]] | None = None, progress: bool | None = None,
-             replay_path: str | None = None, workers: int = 1) -> Report:
+             replay_path: str | None = None, workers: int = 1, address: str | None = None) -> Report:
     """Run duplicate-deal matchups and return a Report (see module doc).
 
     replay_path: append every hand played to this file as a replay line (domino_envs/replay.py).
@@ -280,6 +279,9 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
     cut into shards played in worker processes (one torch and one BLAS thread each); agents travel
     as their specs and are built in the worker. The report and the replay file are identical for
     every number of workers (replays are written in deal order).
+
+    address: run the shards as Ray tasks on the cluster there ("auto" or HOST:PORT; training/parallel.py
+    says what each node needs), about four shards per worker.
 
     pairs: (focal, opponent) agent specs to play; default every ordered pair of `agents` (with 2
     players each unordered pair is played once and read both ways).
@@ -320,8 +322,8 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
         Path(replay_path).parent.mkdir(parents=True, exist_ok=True)
     replay_file = None if replay_path is None else open(replay_path, "a", encoding="utf-8")
     try:
-        if workers > 1:
-            _run_sharded(report, game_name, config, pairs, workers, bar, replay_file)
+        if workers > 1 or address is not None:
+            _run_sharded(report, game_name, config, pairs, workers, bar, replay_file, address)
         for i, (f, o) in enumerate(pairs):
             if (f, o) in report.matchups:
                 continue
@@ -337,21 +339,7 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
     return report
 
 
-# ------------------------------------------------------------------------------ workers
-class WorkerError(DominoError):
-    """A shard of an evaluation failed in its worker process (the message names the shard)."""
-
-
-def check_workers(workers) -> None:
-    """`workers` must be an int >= 1; more than this machine's cores is allowed, and said on stderr."""
-    if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
-        raise ValueError(f"workers={workers!r} must be an integer >= 1 (1 plays every deal in this process)")
-    cores = os.cpu_count() or 1
-    if workers > cores:
-        print(f"note: {workers} workers on a machine with {cores} cores: they share the cores (no faster than "
-              f"{cores})", file=sys.stderr)
-
-
+# ------------------------------------------------------------------------------ workers (training/parallel.py)
 def shard_bounds(deals: int, workers: int) -> list[tuple[int, int]]:
     """Contiguous deal ranges, about four per worker (so a slow shard does not hold the rest back)."""
     pieces = min(deals, 4 * workers)
@@ -369,20 +357,9 @@ class _Lines:
         self.lines.append(text)
 
 
-def one_thread_per_worker() -> None:
-    """Worker start: one BLAS and one torch thread, so N workers use N cores."""
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ[var] = "1"
-    try:
-        import torch
-    except ImportError:
-        return
-    torch.set_num_threads(1)
-
-
-def _play_shard(job: tuple) -> tuple:
+def _play_shard(game_name: str, config: dict, f: str, o: str, deals: int, seed: int, index: int, first: int,
+                stop: int, keep_replays: bool) -> tuple:
     """One shard in a worker: build the game and the agents from their specs, play the deal range."""
-    game_name, config, f, o, deals, seed, index, first, stop, keep_replays = job
     game = make_game(game_name, **config)
     sink = _Lines() if keep_replays else None
     mine, theirs = run_matchup(game, f, o, deals, seed, index, None, sink, first, stop)
@@ -390,12 +367,9 @@ def _play_shard(job: tuple) -> tuple:
 
 
 def _run_sharded(report: Report, game_name: str, config: dict, pairs: list[tuple[str, str]], workers: int,
-                 bar, replay_file) -> None:
-    """Play every matchup of `pairs` in shards over `workers` processes and put the joined matchups
-    into the report (the serial loop then finds them all there)."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
+                 bar, replay_file, address: str | None = None) -> None:
+    """Play every matchup of `pairs` in shards over `workers` processes (or the Ray cluster at
+    `address`) and put the joined matchups into the report (the serial loop then finds them all there)."""
     n, deals, seed = report.num_players, report.deals, report.seed
     jobs, covered = [], set()
     for i, (f, o) in enumerate(pairs):
@@ -407,24 +381,15 @@ def _run_sharded(report: Report, game_name: str, config: dict, pairs: list[tuple
         jobs += [(game_name, config, f, o, deals, seed, i, a, b, replay_file is not None)
                  for a, b in shard_bounds(deals, workers)]
     done: dict[int, tuple] = {}
-    pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=one_thread_per_worker)
-    try:
-        futures = {pool.submit(_play_shard, job): j for j, job in enumerate(jobs)}
-        for fut in as_completed(futures):
-            j = futures[fut]
-            try:
-                done[j] = fut.result()
-            except Exception as err:
-                for other in futures:
-                    other.cancel()
-                _, _, f, o, _, _, _, a, b, _ = jobs[j]
-                raise WorkerError(f"the worker playing {f} vs {o}, deals {a}-{b - 1}, failed: "
-                                  f"{type(err).__name__}: {err}") from err
-            if bar is not None:
-                bar.update((jobs[j][8] - jobs[j][7]) * n)
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+
+    def describe(j: int) -> str:
+        _, _, f, o, _, _, _, a, b, _ = jobs[j]
+        return f"the shard playing {f} vs {o}, deals {a}-{b - 1},"
+
+    for j, result in run_jobs(_play_shard, jobs, workers, address, describe=describe):
+        done[j] = result
+        if bar is not None:
+            bar.update((jobs[j][8] - jobs[j][7]) * n)
     by_pair: dict[tuple[str, str], list[int]] = {}
     for j, job in enumerate(jobs):
         by_pair.setdefault((job[2], job[3]), []).append(j)
@@ -475,6 +440,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--workers", type=int, default=1, metavar="N",
                    help="processes that play the deals (default 1: this process); the report is the same for every N")
+    p.add_argument("--address", default=None, metavar="auto|HOST:PORT",
+                   help="play the shards as Ray tasks on this cluster (the `ray` extra), --workers x 4 shards a matchup")
     p.add_argument("--save-replays", default=None, metavar="FILE",
                    help="append every hand played to FILE as a replay line (see `domino replay`)")
     return p
@@ -503,7 +470,7 @@ def main(argv: list[str] | None = None) -> Report:
         pairs = None if args.pairs is None else [_parse_pair(t, args.agents) for t in args.pairs]
         report = evaluate(args.game, args.agents, args.deals, args.seed, config, pairs,
                           progress=False if args.no_progress else None, replay_path=args.save_replays,
-                          workers=args.workers)
+                          workers=args.workers, address=args.address)
     except (ValueError, OSError) as err:
         _fail(str(err))
     print(report.table())

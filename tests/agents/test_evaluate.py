@@ -163,10 +163,11 @@ def test_a_bad_worker_count_is_named(workers):
 def test_a_shard_that_fails_in_its_worker_is_named():
     """An agent that cannot be built where the shard runs: the error names the matchup, the deals and
     the worker's own error (the parent checks specs first, so the shards are called directly here)."""
-    from domino_training.evaluate import Report, WorkerError, _run_sharded
+    from domino_training.evaluate import Report, _run_sharded
+    from domino_training.parallel import JobError
 
     report = Report("draw_v0", {}, 2, 4, 0, ["random", "ppo:checkpoint=/nonexistent/policy.npz"])
-    with pytest.raises(WorkerError, match=r"random vs ppo:checkpoint=/nonexistent/policy.npz, deals 0-0, failed: "):
+    with pytest.raises(JobError, match=r"random vs ppo:checkpoint=/nonexistent/policy.npz, deals \d+-\d+, failed in its worker: "):
         _run_sharded(report, "draw_v0", {}, [("random", "ppo:checkpoint=/nonexistent/policy.npz")], 2, None, None)
 
 

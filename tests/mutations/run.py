@@ -218,8 +218,8 @@ MUTATIONS = [
     Mutation(
         "benchmark_keyed_by_trained_steps", "benchmark scores keyed by the learner's own step count, not the mark",
         "training/benchmark/runner.py",
-        [("                scores.add({\"game\": game_name, \"learner\": learner, \"seed\": seed, \"env_steps\": p.mark,",
-          "                scores.add({\"game\": game_name, \"learner\": learner, \"seed\": seed, \"env_steps\": p.env_steps,")],
+        [("                rows.append({\"game\": game_name, \"learner\": learner, \"seed\": seed, \"env_steps\": p.mark,",
+          "                rows.append({\"game\": game_name, \"learner\": learner, \"seed\": seed, \"env_steps\": p.env_steps,")],
         ["tests/learners/test_benchmark.py", "-k", "ci_profile"]),
     # issue 23: the learned best response's measure
     Mutation(

@@ -36,7 +36,7 @@ from domino_training.learners.interface import import_learner_code
 def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None = None, lock_path: Path | None = None,
                   only: list[str] | None = None, reps: int = 2000, bootstrap: int = 200, echo=print,
                   train: bool = True, learners: list[str] | None = None, seeds: int | None = None,
-                  workers: int = 1, imports: list[str] | None = None) -> dict:
+                  workers: int = 1, imports: list[str] | None = None, address: str | None = None) -> dict:
     """The whole pipeline: check the protocol, train and evaluate (resuming), aggregate, rate, report.
     ``workers`` > 1 trains and evaluates the runs in that many processes (runner.run_all), with the
     same scores.jsonl and report; ``imports`` are the --import modules, registered in each worker.
@@ -46,7 +46,7 @@ def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None
     data = read_suite_file(suite_path)
     check_protocol(data, read_lock(lock_path))
     suite = load_suite(profile, suite_path, only, learners, seeds)
-    scores = run_all(suite, out, echo, workers, imports) if train else ScoreFile(Path(out) / "scores.jsonl")
+    scores = run_all(suite, out, echo, workers, imports, address) if train else ScoreFile(Path(out) / "scores.jsonl")
     done = finished_seeds(suite, scores)
     command = regenerate_command(profile, only, learners, seeds, out, report)
     coverage = coverage_line(suite, done, command)
@@ -93,6 +93,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--workers", type=int, default=1, metavar="N",
                     help="processes that train and evaluate the runs (default 1: this process); the scores and the "
                          "report are the same for every N")
+    ap.add_argument("--address", default=None, metavar="auto|HOST:PORT",
+                    help="train and evaluate the runs as Ray tasks on this cluster (the `ray` extra)")
     ap.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
                     help="import a module or .py file first (a learner of your own that calls register_learner)")
     return ap
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         report = Path(args.report or default_report(args.profile))
         run_benchmark(args.profile, out, report, args.suite and Path(args.suite), args.lock and Path(args.lock),
                       args.only, args.reps, train=not args.report_only, learners=args.learners, seeds=args.seeds,
-                      workers=args.workers, imports=args.imports)
+                      workers=args.workers, imports=args.imports, address=args.address)
     except ValueError as e:
         print(f"domino benchmark: {e}", file=sys.stderr)
         return 2

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from domino_training.benchmark.suite import GameSpec, Suite
+from domino_training.parallel import check_workers, run_jobs
 
 SCORE_OPPONENTS_LABEL = {"random": "random", "greedy": "greedy", "heuristic": "heuristic"}
 
@@ -87,30 +88,24 @@ def train_and_score(suite: Suite, out: Path, game_name: str, learner: str, seed:
     return rows, len(points), time.perf_counter() - t0
 
 
-def _worker_start(imports: list[str]) -> None:
-    """A benchmark worker: one torch and one BLAS thread, and the user's learner modules registered."""
-    from domino_training.evaluate import one_thread_per_worker
+def _register_learners(imports: list[str]) -> None:
+    """A benchmark worker's start: the user's --import learner modules registered there too."""
     from domino_training.learners.interface import import_learner_code
 
-    one_thread_per_worker()
     for item in imports:
         import_learner_code(item)
 
 
-def _train_and_score_job(job: tuple) -> tuple[list[dict], int, float]:
-    return train_and_score(*job)
-
-
-def run_all(suite: Suite, out: Path, echo=print, workers: int = 1, imports: list[str] | None = None) -> ScoreFile:
+def run_all(suite: Suite, out: Path, echo=print, workers: int = 1, imports: list[str] | None = None,
+            address: str | None = None) -> ScoreFile:
     """Train every run (resuming) and evaluate every saved policy not yet in scores.jsonl.
 
     With `workers` > 1 the runs train and evaluate in that many processes (spawned; one torch thread
-    each; `imports`, the --import modules, registered in each); this process alone appends to
+    each; `imports`, the --import modules, registered in each), with `address` as Ray tasks on that
+    cluster (training/parallel.py); this process alone appends to
     scores.jsonl, a run's lines at once and in the serial order (a finished run waits for the runs
     before it), so the file and the report are those of the serial benchmark, and a kill leaves no
     half-written line: a rerun resumes from the learners' checkpoints."""
-    from domino_training.evaluate import check_workers
-
     check_workers(workers)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -126,31 +121,13 @@ def run_all(suite: Suite, out: Path, echo=print, workers: int = 1, imports: list
         g, lr, s = runs[i]
         echo(f"{g} {lr} seed {s}: {points} policies, {seconds:.0f} s this session")
 
-    if workers == 1:
-        for i, job in enumerate(jobs):
-            record(i, train_and_score(*job))
-        return scores
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-
-    from domino_training.evaluate import WorkerError
-
     finished: dict[int, tuple] = {}
     written = 0
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_worker_start, initargs=(list(imports or []),)) as pool:
-        futures = {pool.submit(_train_and_score_job, job): i for i, job in enumerate(jobs)}
-        for fut in as_completed(futures):
-            i = futures[fut]
-            try:
-                finished[i] = fut.result()
-            except Exception as err:
-                for other in futures:
-                    other.cancel()
-                g, lr, s = runs[i]
-                raise WorkerError(f"the worker running {g} {lr} seed {s} failed: {type(err).__name__}: {err}"
-                                  ) from err
-            while written in finished:  # the serial order: a run's lines once every run before it is written
-                record(written, finished.pop(written))
-                written += 1
+    init = _register_learners if imports and (workers > 1 or address) else None
+    for i, result in run_jobs(train_and_score, jobs, workers, address, init, (list(imports or []),),
+                              describe=lambda i: "the run {} {} seed {}".format(*runs[i])):
+        finished[i] = result
+        while written in finished:  # the serial order: a run's lines once every run before it is written
+            record(written, finished.pop(written))
+            written += 1
     return scores
