@@ -13,6 +13,7 @@ from scipy import stats
 
 from domino_training.learners import LearnerRun, dmc_settings
 from domino_training.learners.dmc import DMCTrainer
+from tests.helpers import ScriptedVenv
 
 GAME = "draw_v0"
 TINY = {"dmc.num_envs": 2, "dmc.rollout_steps": 4, "dmc.batch_size": 8, "dmc.replay_size": 64,
@@ -22,36 +23,6 @@ TINY = {"dmc.num_envs": 2, "dmc.rollout_steps": 4, "dmc.batch_size": 8, "dmc.rep
 def trainer(tmp_path, config=None, **params) -> DMCTrainer:
     run = LearnerRun(GAME, dict(config or {}), 0, 1024, [1024], tmp_path, {**TINY, **params})
     return DMCTrainer(GAME, dict(config or {}), dmc_settings(run), 0, tmp_path)
-
-
-class ScriptedVenv:
-    """A stand-in for VectorEnv: per step the seat to act in each row, the legal masks, the rewards the
-    step pays and which rows' games end. Observation row i at step k reads [i, k, 0, ...], so each
-    decision can be told apart; every action taken is recorded with its mask."""
-
-    def __init__(self, obs_size: int, num_actions: int, seats, masks, rewards, done):
-        self.seats_at, self.masks_at = np.asarray(seats), np.asarray(masks, np.int8)
-        self.rewards_at, self.done_at = np.asarray(rewards, np.float64), np.asarray(done, bool)
-        self.obs_size, self.k = obs_size, 0
-        self.taken: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (obs, masks, actions) per step
-        self._show()
-
-    def _show(self):
-        N = self.seats_at.shape[1]
-        k = min(self.k, len(self.seats_at) - 1)
-        self.obs = np.zeros((N, self.obs_size), np.float32)
-        self.obs[:, 0], self.obs[:, 1] = np.arange(N), self.k
-        self.masks, self.seats = self.masks_at[k].copy(), self.seats_at[k].copy()
-
-    def step(self, actions):
-        k = self.k
-        legal = self.masks != 0
-        assert legal[np.arange(len(actions)), actions].all(), "an illegal action"
-        self.taken.append((self.obs.copy(), self.masks.copy(), np.array(actions)))
-        self.k += 1
-        self._show()
-        done = self.done_at[k]
-        return self.obs, self.masks, self.seats, self.rewards_at[k], done, np.zeros_like(done), {}
 
 
 def script_two_games(t: DMCTrainer, n: int):
@@ -65,7 +36,7 @@ def script_two_games(t: DMCTrainer, n: int):
     rewards[2, 0, 0] = 2.0
     rewards[3, 0, 1] = 2.0  # row 0's game: seats 0 and 1 tie at 2 points (a third seat, if any, has 0)
     done = [[False, False], [False, True], [False, False], [True, False]]
-    return ScriptedVenv(t.game.obs_size, A, seats, masks, rewards, done)
+    return ScriptedVenv(t.game.obs_size, seats, masks, rewards, done)
 
 
 def replay_by_decision(t: DMCTrainer) -> dict[tuple[int, int], float]:
@@ -164,7 +135,7 @@ def explore_run(tmp_path, epsilon: float, steps: int = 60):
     for k in range(steps):
         for i in range(16):
             masks[k, i, rng.choice(A, size=3, replace=False)] = 1
-    t.venv = ScriptedVenv(t.game.obs_size, A, np.zeros((steps, 16), np.int64), masks, np.zeros((steps, 16, 2)),
+    t.venv = ScriptedVenv(t.game.obs_size, np.zeros((steps, 16), np.int64), masks, np.zeros((steps, 16, 2)),
                           np.zeros((steps, 16), bool))
     t.collect()
     o = np.concatenate([x[0] for x in t.venv.taken])

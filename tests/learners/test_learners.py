@@ -481,3 +481,22 @@ def test_sb3_actor_export_plays_like_the_torch_policy_without_sb3_contrib(tmp_pa
             checked += 1
             game.step(state, best)
     assert checked > 100 and len(chosen) > 10
+
+
+def test_demonstration_value_targets_share_ties_at_the_top(monkeypatch):
+    """Hand-worked, three players, on a scripted vector env: row 0's game ends with seats 0 and 1
+    tied at the top (each decision's target 1/2 - 1/3, seat 2's -1/3: a tie is not a loss), row 1's
+    is won by seat 1 (2/3, the others -1/3); the decisions of the games still running are dropped."""
+    from tests.helpers import ScriptedVenv
+
+    game = domino_envs.make_game("draw_v0", num_players=3)
+    rewards = np.zeros((4, 2, 3))
+    rewards[2] = [[2.0, 2.0, 0.0], [0.0, 5.0, 1.0]]
+    done = [[False, False], [False, False], [True, True], [False, False]]
+    seats = [[0, 0], [1, 1], [2, 2], [0, 1]]
+    venv = ScriptedVenv(game.obs_size, seats, np.ones((4, 2, game.num_actions)), rewards, done, game=game)
+    monkeypatch.setattr(imitate, "VectorEnv", lambda *a, **k: venv)
+    obs, masks, actions, targets = imitate.demonstrations(with_players(tiny_run("draw_v0"), 3), 8, "random",
+                                                          num_envs=2, seed=0)
+    assert obs[:, :2].tolist() == [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2], [1, 2]]  # (row, step); step 3 dropped
+    np.testing.assert_allclose(targets, np.array([1 / 2, 0, 1 / 2, 1, 0, 0]) - 1 / 3, atol=1e-6)
