@@ -342,6 +342,44 @@ def test_snapshots_appear_every_snapshot_every_updates_and_are_played(tmp_path):
     assert not any(played[:2]) and all(played[3:])
 
 
+def test_a_snapshot_stays_frozen_while_the_learner_trains_on(tmp_path):
+    """The snapshot iterate takes after update 3 plays, two updates later, exactly as the actor of
+    update 3 played (its weights and its sampled actions on the same observations and random stream),
+    while the live actor has moved: a snapshot holding the live weights would follow the learner."""
+    from domino_training.learners.pool import PolicyBatch
+
+    run = tiny_run("draw_v0", "opponents.snapshot_every=3", "opponents.max_snapshots=2", "opponents.snapshot=0.5",
+                   "opponents.self_play=0.5", "opponents.random=0", "opponents.greedy=0", "opponents.heuristic=0",
+                   "ppo.lr=0.01", "budget.env_steps=4096")
+    trainer = Trainer(run, tmp_path)
+    col = trainer.collector
+    for _ in range(3):
+        trainer.iterate()
+    frozen = [(w.copy(), b.copy()) for w, b in trainer.model.actor_layers()]
+    for _ in range(2):
+        trainer.iterate()
+    assert col.snapshot_count == 1
+    live = trainer.model.actor_layers()
+    assert any(not np.array_equal(w, v) for (w, _), (v, _) in zip(frozen, live))  # the learner moved
+    snap = col.snapshots[0]
+    assert all(np.array_equal(w, sw) and np.array_equal(b, sb) for (w, b), (sw, sb) in zip(frozen, snap.layers))
+    obs, masks = col.venv.obs.copy(), col.venv.masks.copy()
+    then = PolicyBatch(frozen).act_batch(obs, masks, np.random.default_rng(9))
+    now = PolicyBatch(live).act_batch(obs, masks, np.random.default_rng(9))
+    assert np.array_equal(snap.act_batch(obs, masks, np.random.default_rng(9)), then) and not np.array_equal(then, now)
+
+
+def test_snapshots_added_by_iterate_do_not_share_the_actors_memory(tmp_path):
+    """Every array a snapshot plays with is its own: none shares memory with the live actor's tensors."""
+    run = tiny_run("draw_v0", "opponents.snapshot_every=1", "opponents.snapshot=0.5", "opponents.self_play=0.5",
+                   "opponents.random=0", "opponents.greedy=0", "opponents.heuristic=0")
+    trainer = Trainer(run, tmp_path)
+    trainer.iterate()
+    params = [p.detach().numpy() for p in trainer.model.actor.parameters()]
+    layers = trainer.collector.snapshots[0].layers
+    assert not any(np.shares_memory(a, p) for pair in layers for a in pair for p in params)
+
+
 def test_resume_with_snapshots_in_the_pool_continues_exactly(tmp_path):
     """A run with snapshots (one each update, two slots) stopped after 3 updates and resumed for 3
     more ends where 6 straight updates end: weights, games, seat controllers, snapshots, log rows."""
