@@ -332,10 +332,14 @@ MUTATIONS = [
         [("                block += (0.5 if lacks else 0.0) * (2.0 if r == 1 else 1.0)\n",
           "                block += (0.5 if lacks else 0.0)\n")],
         ["tests/agents/test_heuristic_kernels.py"]),
+    # planted in the kernel's own file: the kernels inline agents/heuristics.py's pick_best, and numba
+    # keys a cached kernel on its own file's timestamp only, so a planting in heuristics.py would leave
+    # stale kernels in the shared cache folder for the mutations after it
     Mutation(
-        "heuristic_ties_first", "the compiled heuristics always take the first of tied actions",
-        "agents/heuristics.py",
-        [("    j = rng.integers(0, count)\n", "    j = 0\n")],
+        "line_heuristic_ties_first", "the line heuristic's kernel always takes the first of tied actions",
+        "agents/heuristic_line.py",
+        [("            actions[i] = pick_best(scores[i], masks[i], rng)\n",
+          "            actions[i] = np.argmax(np.where(masks[i] != 0, scores[i], -np.inf))\n")],
         ["tests/agents/test_heuristic_kernels.py"]),
     Mutation(
         "distill_window_first_rounds", "distillation's window fits the first rounds instead of the last",
