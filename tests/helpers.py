@@ -105,3 +105,37 @@ def deal_state(game, hands, stock=(), first=0):
         raise AssertionError(f"deal_state does not know {game.name}")
     game.set_deal(state, deal)
     return state
+
+
+class ScriptedVenv:
+    """A stand-in for VectorEnv: per step the seat to act in each row, the legal masks, the rewards the
+    step pays and which rows' games end. Observation row i at step k reads [i, k, 0, ...], so each
+    decision can be told apart; every action taken is recorded with its mask."""
+
+    def __init__(self, obs_size: int, seats, masks, rewards, done, game=None):
+        self.game = game
+        self.seats_at, self.masks_at = np.asarray(seats), np.asarray(masks, np.int8)
+        self.rewards_at, self.done_at = np.asarray(rewards, np.float64), np.asarray(done, bool)
+        self.obs_size, self.k = obs_size, 0
+        self.taken: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # (obs, masks, actions) per step
+        self._show()
+
+    def _show(self):
+        N = self.seats_at.shape[1]
+        k = min(self.k, len(self.seats_at) - 1)
+        self.obs = np.zeros((N, self.obs_size), np.float32)
+        self.obs[:, 0], self.obs[:, 1] = np.arange(N), self.k
+        self.masks, self.seats = self.masks_at[k].copy(), self.seats_at[k].copy()
+
+    def reset(self):
+        return self.obs, self.masks, self.seats
+
+    def step(self, actions):
+        k = self.k
+        legal = self.masks != 0
+        assert legal[np.arange(len(actions)), actions].all(), "an illegal action"
+        self.taken.append((self.obs.copy(), self.masks.copy(), np.array(actions)))
+        self.k += 1
+        self._show()
+        done = self.done_at[k]
+        return self.obs, self.masks, self.seats, self.rewards_at[k], done, np.zeros_like(done), {}

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from domino_agents.pimc import PIMCAgent
+from domino_agents.registry import make_agent
 from domino_envs import make_game
 from domino_envs.core import H_TURN
 from tests.helpers import deal_state
@@ -82,10 +83,11 @@ def test_pimc_returns_use_the_instance_reward_scale(monkeypatch):
 
 
 # ------------------------------------------------------------------ rollout=policy (a trained actor)
-def _reference_policy_values(agent, game, samples, seat, legal, u_rng, base):
+def _reference_policy_values(agent, game, samples, seat, legal, u_rng, base, temperature):
     """action_values of a policy-rollout PIMC recomputed one rollout at a time through the Python
     API: the k-th policy move of sample i's rollouts uses the i-th entry of the k-th `u_rng.random(n)`
-    draw, as the lockstep search does, drawn until the longest rollout ends."""
+    draw, as the lockstep search does, drawn until the longest rollout ends; the softmax is of the
+    logits over `temperature` (the test's own, not read back from the agent)."""
     from domino_agents.trained import mlp_logits
     from domino_envs.core import H_REWARD
 
@@ -103,7 +105,7 @@ def _reference_policy_values(agent, game, samples, seat, legal, u_rng, base):
                     draws.append(u_rng.random(n))
                 mask = game.legal_mask(s)
                 logits = mlp_logits(agent._layers, game.observe(s, game.current_seat(s))).astype(np.float64)
-                logits /= agent.temperature
+                logits /= temperature
                 prob = np.where(mask != 0, np.exp(logits - logits[mask != 0].max()), 0.0)
                 cum = np.cumsum(prob)
                 game.step(s, int(np.searchsorted(cum, draws[k][i] * cum[-1], side="right")))
@@ -138,13 +140,40 @@ def test_pimc_policy_rollouts_equal_one_rollout_at_a_time(name, temperature):
                     from domino_envs.sampling import checked_sample
                     checked_sample(game, state, seat, twin)
                 legal, (win, ret) = agent.action_values(mask)
-                ref_win, ref_ret = _reference_policy_values(agent, game, samples, seat, legal, twin, agent._base)
+                ref_win, ref_ret = _reference_policy_values(agent, game, samples, seat, legal, twin, agent._base,
+                                                            temperature)
                 assert np.array_equal(win, ref_win) and np.allclose(ret, ref_ret, rtol=0, atol=1e-12), (win, ref_win)
                 checked += 1
                 break
             legal = np.flatnonzero(mask)
             game.step(state, int(legal[rng.integers(legal.size)]))
     assert checked == 4
+
+
+def test_the_rollout_temperature_changes_the_searchs_values():
+    """The same search (same seed, samples and draws) at temperature 1 and 50: a softmax of logits over
+    50 is nearly uniform, so the rollouts play differently and some action's values change; the
+    agent plays what its spec says (temperature 50 read from the spec string)."""
+    game = make_game("draw_v0")
+    rng = np.random.default_rng(3)
+    changed = 0
+    for seed in range(4):
+        state = game.new_state()
+        game.reset(state, seed)
+        while not game.is_over(state):
+            mask = game.legal_mask(state)
+            if mask.sum() > 1:
+                seat = game.current_seat(state)
+                values = []
+                for agent in (PIMCAgent(game, seed=seed, n=8, rollout="policy", policy="trained", temperature=1.0),
+                              make_agent("pimc:n=8,rollout=policy,policy=trained,temperature=50", game, seed=seed)):
+                    agent.observe_state(state, seat)
+                    values.append(agent.action_values(mask)[1][1])
+                changed += not np.array_equal(values[0], values[1])
+                break
+            legal = np.flatnonzero(mask)
+            game.step(state, int(legal[rng.integers(legal.size)]))
+    assert changed >= 3, changed
 
 
 def test_pimc_policy_rollouts_find_the_winning_lead():

@@ -286,3 +286,64 @@ def test_two_workers_write_the_serial_scores_and_report(tmp_path, suite_copy):
     serial, parallel = run(1), run(2)
     assert len(serial[0]) == 2 * (7 * 3 + 1)
     assert parallel == serial
+
+def test_the_benchmark_command_refuses_a_changed_protocol_with_exit_status_2(suite_copy, tmp_path, capsys):
+    """`domino benchmark` itself (cli.main, as the console script calls it) with a protocol changed and
+    the version not bumped: exit status 2, the reason on stderr, nothing trained or written."""
+    suite, lock = suite_copy
+    _edit(suite, lambda d: d["protocol"].__setitem__("deal_seed", d["protocol"]["deal_seed"] + 1))
+    out, report = tmp_path / "out", tmp_path / "r.md"
+    args = ["--profile", "ci", "--suite", str(suite), "--lock", str(lock), "--out", str(out), "--report", str(report)]
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("domino benchmark: ") and "bump `version`" in err
+    assert not out.exists() and not report.exists()
+    from domino_training.cli import main as domino
+
+    assert domino(["benchmark", *args]) == 2  # through the `domino` entry point too
+    assert "bump `version`" in capsys.readouterr().err and not out.exists()
+
+
+def test_aggregate_agrees_with_rliable_on_profiles_improvement_and_iqm(tmp_path):
+    """Scores of two learners (5 seeds x 3 games) made up so the learners differ:
+    the performance profiles' points equal rliable's (and the share of runs above each tau); the
+    probability of improvement equals rliable's, its interval within a tenth of the width of rliable's
+    bootstrap interval; the IQM cells equal rliable's aggregate_iqm."""
+    from rliable import library as rly
+    from rliable import metrics
+
+    s = bench_suite.load_suite("ci")
+    games = list(s.games)[:3]
+    s.runs = {"ppo": (5, games), "dmc": (5, games)}
+    last = s.marks[-1]
+    rng = np.random.default_rng(11)
+    scores = runner.ScoreFile(tmp_path / "scores.jsonl")
+    made = {}
+    for lr, shift in (("ppo", 0.15), ("dmc", 0.0)):
+        for opp in s.ladder + [s.search]:
+            m = np.clip(rng.normal(0.5 + shift, 0.12, (5, len(games))), 0.01, 0.99)
+            made[(lr, opp)] = m / 0.5
+            for seed in range(5):
+                for j, g in enumerate(games):
+                    scores.add({"game": g, "learner": lr, "seed": seed, "env_steps": last, "opponent": opp,
+                                "win": float(m[seed, j]), "fair": 0.5, "final": True})
+    result = aggregate.aggregate(s, scores, reps=1000, seed=0)
+    for opp in s.ladder:
+        x, y = made[("ppo", opp)], made[("dmc", opp)]
+        prof = result["profiles"][opp]
+        taus = np.array(prof["taus"])
+        theirs, _ = rly.create_performance_profile({"ppo": x, "dmc": y}, taus, reps=50)
+        for lr, m in (("ppo", x), ("dmc", y)):
+            np.testing.assert_allclose(prof[lr]["p"], theirs[lr])
+            np.testing.assert_allclose(prof[lr]["p"], [(m > t).mean() for t in taus])
+            assert all(lo <= p <= hi for lo, p, hi in zip(prof[lr]["lo"], prof[lr]["p"], prof[lr]["hi"]))
+        cell = result["improvement"][opp]["ppo,dmc"]
+        assert cell["p"] == pytest.approx(metrics.probability_of_improvement(x, y))
+        point, ci = rly.get_interval_estimates({"ppo,dmc": (x, y)}, lambda a, b: np.array(
+            [metrics.probability_of_improvement(a, b)]), reps=1000, random_state=np.random.RandomState(3))
+        width = ci["ppo,dmc"][1, 0] - ci["ppo,dmc"][0, 0]
+        assert width > 0.05 and cell["p"] > 0.6
+        assert abs(cell["lo"] - ci["ppo,dmc"][0, 0]) < 0.1 * width and abs(cell["hi"] - ci["ppo,dmc"][1, 0]) < 0.1 * width
+        for lr, m in (("ppo", x), ("dmc", y)):
+            assert result["opponents"]["own"][opp][lr]["iqm"] == pytest.approx(metrics.aggregate_iqm(m))
+            assert result["opponents"]["common"][opp][lr]["mean"] == pytest.approx(m.mean())

@@ -137,6 +137,27 @@ def test_response_gains_are_zero_for_the_target_and_at_most_the_best_responses()
     assert other["exploitability"] == pytest.approx(exploit.exact("random", name, config)["exploitability"])
 
 
+@pytest.mark.parametrize("name,config", [SMALL, ("block_v0", {"max_pip": 2, "hand_size": 2})], ids=["draw", "block"])
+def test_response_gains_seat_by_seat_against_openspiel(name, config):
+    """Independently of the project's tree walk: each seat's gain is OpenSpiel's expected value of
+    that seat with the response there and the target in the other seat, less the target against
+    itself (expected_game_score.policy_value); the best gains are OpenSpiel's player_improvements.
+    Block's seats are unlike, so a gain counted with the other seat's sign shows."""
+    from open_spiel.python.algorithms import expected_game_score, exploitability
+
+    spiel_game, _ = exploit.game_and_tree(name, config)
+    out = exploit.response_gains(name, config, "greedy", "random")
+    response, target = (exploit.agent_policy(spiel_game, s) for s in ("greedy", "random"))
+    root = spiel_game.new_initial_state()
+    base = expected_game_score.policy_value(root, [target, target])
+    gains = [expected_game_score.policy_value(root, [response, target])[0] - base[0],
+             expected_game_score.policy_value(root, [target, response])[1] - base[1]]
+    assert out["gains"] == pytest.approx(gains, abs=1e-9)
+    best = exploitability.nash_conv(spiel_game, target, return_only_nash_conv=False).player_improvements
+    assert out["best_gains"] == pytest.approx(list(best), abs=1e-9)
+    assert out["edge"] == pytest.approx(sum(gains) / 2, abs=1e-9)
+
+
 def test_a_tiny_best_response_runs_resumes_and_says_lower_bound(tmp_path, monkeypatch):
     name, config = SMALL
     settings = best_response.BRSettings(steps=4096, seeds=2, marks=2, deals=40, curve_deals=20, imitation=1024,

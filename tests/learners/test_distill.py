@@ -139,3 +139,139 @@ def test_a_policy_current_teacher_searches_with_the_actor_as_it_is(tmp_path):
     layers, _ = load_policy(teacher.policy)
     assert all(np.array_equal(w, v) and np.array_equal(b, c)
                for (w, b), (v, c) in zip(layers, trainer.model.actor_layers()))
+
+
+# ------------------------------------------------------------------------------ settings that must change behaviour
+class ValuesTeacher:
+    """A searching teacher whose action values are given: win share `values[a]` for each legal action."""
+
+    searches = True
+
+    def __init__(self, values):
+        self.values = np.asarray(values, np.float64)
+        self.seen = []
+
+    def observe_state(self, state, seat, returns):
+        self.seen.append(seat)
+
+    def action_values(self, mask):
+        legal = np.flatnonzero(mask)
+        return legal, (self.values[legal], np.zeros(legal.size))
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.1, 100.0])
+def test_softmax_targets_divide_the_win_shares_by_the_temperature(temperature):
+    """Against scipy's softmax of win / temperature over the legal actions: at 1 and 0.1 the targets
+    differ, at 100 they are nearly uniform (multiplying by the temperature would make them sharpest)."""
+    from scipy.special import softmax
+
+    game = make_game("draw_v0")
+    state = game.new_state()
+    game.reset(state, 3)
+    mask = np.zeros(game.num_actions, np.int8)
+    mask[[2, 5, 9, 11]] = 1
+    values = np.zeros(game.num_actions)
+    values[[2, 5, 9, 11]] = [0.9, 0.5, 0.2, 0.5]
+    t = distill.teacher_targets(ValuesTeacher(values), game, state, 0, np.zeros(2), mask, temperature)
+    expected = softmax(values[[2, 5, 9, 11]] / temperature)
+    np.testing.assert_allclose(t[[2, 5, 9, 11]], expected, rtol=1e-5)
+    assert t.sum() == pytest.approx(1.0) and not t[mask == 0].any()
+    if temperature == 100.0:
+        assert t[[2, 5, 9, 11]].max() - t[[2, 5, 9, 11]].min() < 0.01
+    best = distill.teacher_targets(ValuesTeacher(values), game, state, 0, np.zeros(2), mask, 0.0)
+    assert best[[2, 5, 9, 11]].tolist() == [1.0, 0.0, 0.0, 0.0]
+    values[5] = 0.9  # a tie at the top splits the target
+    best = distill.teacher_targets(ValuesTeacher(values), game, state, 0, np.zeros(2), mask, 0.0)
+    assert best[[2, 5, 9, 11]].tolist() == [0.5, 0.5, 0.0, 0.0]
+
+
+class LowestLegal:
+    """A searching teacher that plays the lowest legal action; it records the seat it is told it plays."""
+
+    searches = True
+
+    def __init__(self, game):
+        self.game, self.told, self.acting = game, [], []
+
+    def observe_state(self, state, seat, returns):
+        self.told.append(seat)
+        self.acting.append(self.game.current_seat(state))
+
+    def act(self, obs, mask):
+        return int(np.flatnonzero(mask)[0])
+
+
+class RecordingGame:
+    """The engine, with every step recorded: (legal mask, action, the acting seat's observation)."""
+
+    def __init__(self, game):
+        self._game, self.steps = game, []
+
+    def __getattr__(self, name):
+        return getattr(self._game, name)
+
+    def step(self, state, action):
+        g = self._game
+        self.steps.append((g.legal_mask(state).copy(), int(action), g.observe(state, g.current_seat(state)).copy()))
+        return g.step(state, action)
+
+
+def _gather_with(teacher_moves: float, positions: int = 200):
+    """gather with a teacher playing the lowest legal action and a student (its logits 100 apart)
+    the highest: who played each real decision, the recorded steps, and what gather returned."""
+    engine = make_game("draw_v0")
+    game = RecordingGame(engine)
+    teacher = LowestLegal(engine)
+    bias = 100.0 * np.arange(engine.num_actions, dtype=np.float32)
+    layers = [(np.zeros((engine.num_actions, engine.obs_size), np.float32), bias)]
+    obs, masks, targets = distill.gather(game, layers, teacher, positions, np.random.default_rng(4), teacher_moves, 0.0)
+    real = [(m, a, o) for m, a, o in game.steps if m.sum() >= 2]
+    by = ["teacher" if a == np.flatnonzero(m)[0] else "student" if a == np.flatnonzero(m)[-1] else "?"
+          for m, a, _ in real]
+    return by, real, obs, masks, targets, teacher
+
+
+def test_teacher_moves_zero_plays_the_students_moves_and_one_the_teachers():
+    by, real, obs, masks, targets, teacher = _gather_with(0.0)
+    assert set(by) == {"student"}
+    by, real, obs, masks, targets, teacher = _gather_with(1.0)
+    assert set(by) == {"teacher"}
+    by, real, *_ = _gather_with(0.5)
+    share = by.count("teacher") / len(by)
+    assert set(by) == {"teacher", "student"} and abs(share - 0.5) < 4 * np.sqrt(0.25 / len(by)), share
+
+
+def test_gathered_positions_are_the_acting_seats_and_the_teacher_is_told_that_seat():
+    """Each labelled position is the observation of the seat to act, in the order reached; the
+    teacher searches for that seat; its target is its own move there."""
+    by, real, obs, masks, targets, teacher = _gather_with(0.5, positions=120)
+    assert len(obs) == 120 and len(real) >= 120
+    for k in range(120):
+        m, _, o = real[k]
+        assert np.array_equal(obs[k], o) and np.array_equal(masks[k], m != 0)
+        assert targets[k, np.flatnonzero(m)[0]] == 1.0
+    assert teacher.told == teacher.acting[:len(teacher.told)] and len(set(teacher.told)) == 2
+
+
+def test_a_window_fits_exactly_the_positions_of_the_last_rounds(tmp_path, monkeypatch):
+    """distill.window=2 over 4 rounds: round r's fit gets the positions of rounds r-1 and r as saved in
+    distill.npz, in order (not the first rounds'); window=0 fits every round's."""
+    fitted = []
+    real_fit = distill.fit
+
+    def spy(actor, obs, masks, targets, *args, **kwargs):
+        fitted.append(obs.copy())
+        return real_fit(actor, obs, masks, targets, *args, **kwargs)
+
+    monkeypatch.setattr(distill, "fit", spy)
+    for window, folder in ((2, "w2"), (0, "all")):
+        fitted.clear()
+        trainer = Trainer(_run(["distill.rounds=4", f"distill.window={window}", "distill.teacher=greedy",
+                                "distill.positions=16", "distill.epochs=1"]), tmp_path / folder)
+        distill.run_rounds(trainer, 0, 4, echo=lambda *a, **k: None)
+        with np.load(tmp_path / folder / distill.DATA_FILE) as z:
+            saved, rounds = z["obs"], z["round"]
+        assert rounds.tolist() == [0] * 16 + [1] * 16 + [2] * 16 + [3] * 16
+        for r, obs in enumerate(fitted):
+            first = max(0, r - window + 1) if window else 0
+            np.testing.assert_array_equal(obs, saved[(rounds >= first) & (rounds <= r)])

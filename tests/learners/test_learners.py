@@ -342,6 +342,44 @@ def test_snapshots_appear_every_snapshot_every_updates_and_are_played(tmp_path):
     assert not any(played[:2]) and all(played[3:])
 
 
+def test_a_snapshot_stays_frozen_while_the_learner_trains_on(tmp_path):
+    """The snapshot iterate takes after update 3 plays, two updates later, exactly as the actor of
+    update 3 played (its weights and its sampled actions on the same observations and random stream),
+    while the live actor has moved: a snapshot holding the live weights would follow the learner."""
+    from domino_training.learners.pool import PolicyBatch
+
+    run = tiny_run("draw_v0", "opponents.snapshot_every=3", "opponents.max_snapshots=2", "opponents.snapshot=0.5",
+                   "opponents.self_play=0.5", "opponents.random=0", "opponents.greedy=0", "opponents.heuristic=0",
+                   "ppo.lr=0.01", "budget.env_steps=4096")
+    trainer = Trainer(run, tmp_path)
+    col = trainer.collector
+    for _ in range(3):
+        trainer.iterate()
+    frozen = [(w.copy(), b.copy()) for w, b in trainer.model.actor_layers()]
+    for _ in range(2):
+        trainer.iterate()
+    assert col.snapshot_count == 1
+    live = trainer.model.actor_layers()
+    assert any(not np.array_equal(w, v) for (w, _), (v, _) in zip(frozen, live))  # the learner moved
+    snap = col.snapshots[0]
+    assert all(np.array_equal(w, sw) and np.array_equal(b, sb) for (w, b), (sw, sb) in zip(frozen, snap.layers))
+    obs, masks = col.venv.obs.copy(), col.venv.masks.copy()
+    then = PolicyBatch(frozen).act_batch(obs, masks, np.random.default_rng(9))
+    now = PolicyBatch(live).act_batch(obs, masks, np.random.default_rng(9))
+    assert np.array_equal(snap.act_batch(obs, masks, np.random.default_rng(9)), then) and not np.array_equal(then, now)
+
+
+def test_snapshots_added_by_iterate_do_not_share_the_actors_memory(tmp_path):
+    """Every array a snapshot plays with is its own: none shares memory with the live actor's tensors."""
+    run = tiny_run("draw_v0", "opponents.snapshot_every=1", "opponents.snapshot=0.5", "opponents.self_play=0.5",
+                   "opponents.random=0", "opponents.greedy=0", "opponents.heuristic=0")
+    trainer = Trainer(run, tmp_path)
+    trainer.iterate()
+    params = [p.detach().numpy() for p in trainer.model.actor.parameters()]
+    layers = trainer.collector.snapshots[0].layers
+    assert not any(np.shares_memory(a, p) for pair in layers for a in pair for p in params)
+
+
 def test_resume_with_snapshots_in_the_pool_continues_exactly(tmp_path):
     """A run with snapshots (one each update, two slots) stopped after 3 updates and resumed for 3
     more ends where 6 straight updates end: weights, games, seat controllers, snapshots, log rows."""
@@ -481,3 +519,22 @@ def test_sb3_actor_export_plays_like_the_torch_policy_without_sb3_contrib(tmp_pa
             checked += 1
             game.step(state, best)
     assert checked > 100 and len(chosen) > 10
+
+
+def test_demonstration_value_targets_share_ties_at_the_top(monkeypatch):
+    """Hand-worked, three players, on a scripted vector env: row 0's game ends with seats 0 and 1
+    tied at the top (each decision's target 1/2 - 1/3, seat 2's -1/3: a tie is not a loss), row 1's
+    is won by seat 1 (2/3, the others -1/3); the decisions of the games still running are dropped."""
+    from tests.helpers import ScriptedVenv
+
+    game = domino_envs.make_game("draw_v0", num_players=3)
+    rewards = np.zeros((4, 2, 3))
+    rewards[2] = [[2.0, 2.0, 0.0], [0.0, 5.0, 1.0]]
+    done = [[False, False], [False, False], [True, True], [False, False]]
+    seats = [[0, 0], [1, 1], [2, 2], [0, 1]]
+    venv = ScriptedVenv(game.obs_size, seats, np.ones((4, 2, game.num_actions)), rewards, done, game=game)
+    monkeypatch.setattr(imitate, "VectorEnv", lambda *a, **k: venv)
+    obs, masks, actions, targets = imitate.demonstrations(with_players(tiny_run("draw_v0"), 3), 8, "random",
+                                                          num_envs=2, seed=0)
+    assert obs[:, :2].tolist() == [[0, 0], [1, 0], [0, 1], [1, 1], [0, 2], [1, 2]]  # (row, step); step 3 dropped
+    np.testing.assert_allclose(targets, np.array([1 / 2, 0, 1 / 2, 1, 0, 0]) - 1 / 3, atol=1e-6)

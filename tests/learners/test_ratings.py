@@ -115,3 +115,121 @@ def test_rate_command_prints_and_writes_json(tmp_path, capsys):
     assert [x["agent"] for x in data["ratings"]] == ["random", "greedy"] and data["anchor"] == "random"
     assert cli_main(["rate", "random", "--game", "block_v0"]) == 2
     assert "two or more distinct" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ seats, order, anchor, teams
+def test_play_table_seats_every_agent_in_every_seat_on_the_same_deal(monkeypatch):
+    """Three players: for each deal, three hands on one engine seed, each agent once in each seat, and
+    returns[deal, rotation, position] is the return of the seat that agent sat in."""
+    from domino_envs import make_game
+    from domino_training.benchmark import ratings
+
+    real_make, real_play = ratings.make_agent, ratings.play_hand
+    calls = []
+
+    def tagged(spec, game, **kw):
+        agent = real_make(spec, game, **kw)
+        agent.tag_for_test = spec
+        return agent
+
+    def spy(game, state, by_seat, engine_seed, agent_seeds, **kw):
+        totals = real_play(game, state, by_seat, engine_seed, agent_seeds, **kw)
+        calls.append((engine_seed, [a.tag_for_test for a in by_seat], totals.copy()))
+        return totals
+
+    monkeypatch.setattr(ratings, "make_agent", tagged)
+    monkeypatch.setattr(ratings, "play_hand", spy)
+    specs = ["random", "greedy", "heuristic"]
+    out = play_table(make_game("draw_v0", num_players=3), specs, deals=2, seed=5)
+    assert len(calls) == 6
+    for d in range(2):
+        hands = calls[3 * d:3 * d + 3]
+        assert len({seed for seed, _, _ in hands}) == 1
+        for spec in specs:
+            assert sorted(seating.index(spec) for _, seating, _ in hands) == [0, 1, 2], (d, spec)
+        for r, (_, seating, totals) in enumerate(hands):
+            assert out[d, r].tolist() == [totals[seating.index(s)] for s in specs]
+    assert calls[0][0] != calls[3][0]
+
+
+STRENGTH = {"random": 0.0, "greedy": 1.0, "heuristic": 2.0, "heuristic:seed=1": 2.0,
+            "pimc:n=2,rollout=random": 3.0}
+FIRST_SEAT_BONUS = 1.5  # as large as a gap in strength: a rating that sees it cannot hide it
+
+
+def fake_hands(monkeypatch):
+    """Replace the hands ratings plays by a model with known answers: each seat scores its agent's
+    STRENGTH, plus a bonus in seat 0, plus deal noise that depends on the deal and the seat only (not
+    on who sits there). Two-sided games: the side with the higher total wins (+1 each, -1 each);
+    otherwise every seat's return is its score. Rotation cancels the bonus; listing order is irrelevant."""
+    from types import SimpleNamespace
+
+    from domino_training.benchmark import ratings
+
+    def play_hand(game, state, by_seat, engine_seed, agent_seeds, **kw):
+        n = len(by_seat)
+        noise = np.random.default_rng(engine_seed).normal(0.0, 1.0, n)
+        score = np.array([STRENGTH[a.spec] for a in by_seat]) + noise
+        score[0] += FIRST_SEAT_BONUS
+        if not ratings.two_sided(game):
+            return score
+        side = np.array([ratings.side_of(game, s) for s in range(n)])
+        margin = score[side == 0].sum() - score[side == 1].sum()
+        return np.where(side == 0, 1.0, -1.0) * np.sign(margin)
+
+    monkeypatch.setattr(ratings, "play_hand", play_hand)
+    monkeypatch.setattr(ratings, "make_agent", lambda spec, game, **kw: SimpleNamespace(spec=spec))
+
+
+@pytest.mark.parametrize("game,config", [("block_v0", {}), ("racehorse_v0", {"num_players": 4, "teams": True})],
+                         ids=["two_players", "teams"])
+def test_a_first_seat_advantage_does_not_enter_the_ratings(monkeypatch, game, config):
+    """Two agents of equal strength, whatever seat 0 is worth, rate exactly alike (win share 1/2
+    each way), listed in either order; a stronger one rates above them."""
+    fake_hands(monkeypatch)
+    r = rate(game, ["heuristic", "heuristic:seed=1", "random"], deals=30, seed=3, config=config, bootstrap=20)
+    by = dict(zip(r.names, r.rating))
+    assert by["heuristic"] == pytest.approx(by["heuristic:seed=1"], abs=1e-9) and by["heuristic"] > 50
+    i, j = r.names.index("heuristic"), r.names.index("heuristic:seed=1")
+    assert r.matrix[i, j] == 0.5 and r.matrix[j, i] == 0.5
+
+
+@pytest.mark.parametrize("game,config,specs", [
+    ("block_v0", {}, ["greedy", "pimc:n=2,rollout=random", "random", "heuristic"]),
+    ("racehorse_v0", {"num_players": 4, "teams": True}, ["greedy", "heuristic", "random"]),
+], ids=["two_players", "teams"])
+def test_two_sided_ratings_do_not_depend_on_the_order_agents_are_listed_in(monkeypatch, game, config, specs):
+    """The same agents listed in two orders, random never first: the same rating for each (random 0,
+    the anchor, wherever it is listed), the same matrix, and the order of known strengths."""
+    fake_hands(monkeypatch)
+    a = rate(game, specs, deals=30, seed=3, config=config, bootstrap=20)
+    b = rate(game, specs[::-1], deals=30, seed=3, config=config, bootstrap=20)
+    ra, rb = dict(zip(a.names, a.rating)), dict(zip(b.names, b.rating))
+    assert ra["random"] == rb["random"] == 0.0
+    for name in specs:
+        assert ra[name] == pytest.approx(rb[name], abs=1e-6), name
+        for other in specs:
+            assert (a.matrix[a.names.index(name), a.names.index(other)]
+                    == pytest.approx(b.matrix[b.names.index(name), b.names.index(other)], nan_ok=True))
+    assert sorted(specs, key=ra.get) == sorted(specs, key=STRENGTH.get)
+    assert a.to_json()["anchor"] == "random"
+
+
+def test_free_for_all_ratings_anchor_random_wherever_it_is_listed(monkeypatch):
+    fake_hands(monkeypatch)
+    specs = ["heuristic", "greedy", "pimc:n=2,rollout=random", "random"]
+    r = rate("seven_toed_pete_v0", specs, deals=40, seed=2, bootstrap=10)
+    by = dict(zip(r.names, r.rating))
+    assert by["random"] == 0.0 and by["greedy"] > 0 and by["heuristic"] > by["greedy"]
+    assert r.lo[r.names.index("random")] == 0.0 == r.hi[r.names.index("random")]
+
+
+def test_a_teams_game_is_rated_end_to_end():
+    """Racehorse in partnerships (seats 0 & 2 against 1 & 3), real hands: the heuristic pair beats the
+    random pair; the matrix is the pair's win share each way; each deal is played in all 4 rotations."""
+    r = rate("racehorse_v0", ["random", "heuristic"], deals=24, seed=1, config={"num_players": 4, "teams": True},
+             bootstrap=50)
+    by = dict(zip(r.names, r.rating))
+    assert r.model.startswith("bradley-terry") and r.hands == 24 * 4
+    assert by["random"] == 0.0 and r.lo[1] > 0
+    assert r.matrix[1, 0] > 0.6 and math.isclose(r.matrix[1, 0] + r.matrix[0, 1], 1.0)

@@ -1,4 +1,4 @@
-"""Plant each bug of issues 16 and 21 on a copy of the repo, one at a time, and check the tests catch it.
+"""Plant each bug of issues 16, 21-24 and 43 on a copy of the repo, one at a time, and check the tests catch it.
 
     .venv/bin/python tests/mutations/run.py            # every mutation (~15 min: the first copy
                                                        # compiles its numba kernels cold, the rest
@@ -263,6 +263,157 @@ MUTATIONS = [
         "training/learners/distill.py",
         [("    return done\n", "    return 0\n")],
         ["tests/learners/test_distill.py", "-k", "resumes"]),
+    # issue 43: the measurement layer (ratings, the benchmark's statistics and lock, the exploit walk
+    # and CFR+, the heuristic kernels, distillation's settings, DMC's exploration, replay and targets)
+    Mutation(
+        "ratings_anchor_first_listed", "ratings anchored on the first agent listed instead of random",
+        "training/benchmark/ratings.py",
+        [("    return names.index(ANCHOR) if ANCHOR in names else 0\n", "    return 0\n")],
+        ["tests/learners/test_ratings.py", "-k", "order or anchor"]),
+    Mutation(
+        "ratings_no_rotation", "play_table keeps every agent in the seat it is listed for (no rotation)",
+        "training/benchmark/ratings.py",
+        [("            seat_of = [(p + r) % n for p in range(n)]\n", "            seat_of = list(range(n))\n")],
+        ["tests/learners/test_ratings.py", "-k", "seat"]),
+    Mutation(
+        "ratings_first_rotation_only", "two-sided ratings count only the first rotation of each deal",
+        "training/benchmark/ratings.py",
+        [("                share[d] += sum(w[p] for p in range(n) if side_of(game, p) == 0) / n\n",
+          "                share[d] += sum(w[p] for p in range(n) if side_of(game, p) == 0) * (r == 0)\n")],
+        ["tests/learners/test_ratings.py", "-k", "seat or order"]),
+    Mutation(
+        "ratings_teams_wrong_sides", "partnerships read as seats 0 & 1 against 2 & 3",
+        "training/benchmark/ratings.py",
+        [("    return seat % 2\n", "    return int(seat >= game.num_players // 2)\n")],
+        ["tests/learners/test_ratings.py", "-k", "teams"]),
+    Mutation(
+        "benchmark_lock_unchecked", "domino benchmark runs without checking the protocol against its lock",
+        "training/benchmark/cli.py",
+        [("    check_protocol(data, read_lock(lock_path))\n", "")],
+        ["tests/learners/test_benchmark.py", "-k", "command_refuses"]),
+    Mutation(
+        "improvement_reversed", "the probability of improvement of a over b reported as b's over a",
+        "training/benchmark/aggregate.py",
+        [('"p": float(improvement(full[a], full[b]))', '"p": float(improvement(full[b], full[a]))')],
+        ["tests/learners/test_benchmark.py", "-k", "rliable_on"]),
+    Mutation(
+        "improvement_interval_against_itself", "the improvement interval bootstraps a against a resample of a",
+        "training/benchmark/aggregate.py",
+        [("stratified_resamples(full[b], reps, rng))", "stratified_resamples(full[a], reps, rng))")],
+        ["tests/learners/test_benchmark.py", "-k", "rliable_on"]),
+    Mutation(
+        "profile_taus_shifted", "performance profiles reported at other thresholds than they were computed at",
+        "training/benchmark/aggregate.py",
+        [('result["profiles"][opp] = {"taus": taus.tolist(),', 'result["profiles"][opp] = {"taus": (taus * 1.05).tolist(),')],
+        ["tests/learners/test_benchmark.py", "-k", "rliable_on"]),
+    Mutation(
+        "exact_gains_swapped", "exact() reports the best-response gains seat 1's first",
+        "training/exploit/exact.py",
+        [('"best_response_gains": gains,', '"best_response_gains": gains[::-1],')],
+        ["tests/learners/test_exploit.py", "-k", "order or player_improvements"]),
+    Mutation(
+        "best_response_near_ties", "the tree walk's best response takes a later action within 1e-3 of the best",
+        "training/exploit/tree.py",
+        [("                    if q[o + k] > q[o + b]:\n", "                    if q[o + k] >= q[o + b] - 1e-3:\n")],
+        ["tests/learners/test_exploit.py", "-k", "order or player_improvements"]),
+    Mutation(
+        "cfr_plus_uniform_average", "CFR+ averages its policies with equal weights, not by iteration",
+        "training/exploit/tree.py",
+        [("            cum[o + k] += it * r[p, i] * sigma[o + k]\n", "            cum[o + k] += r[p, i] * sigma[o + k]\n")],
+        ["tests/learners/test_exploit.py", "-k", "compiled_walk"]),
+    Mutation(
+        "cfr_plus_regrets_not_floored", "CFR+ keeps negative cumulative regrets (plain CFR's regret matching)",
+        "training/exploit/tree.py",
+        [("            if regret[o + k] < 0:\n", "            if regret[o + k] < -1e300:\n")],
+        ["tests/learners/test_exploit.py", "-k", "compiled_walk"]),
+    Mutation(
+        "line_heuristic_next_seat_block", "the line heuristic weighs blocking the next seat like any other",
+        "agents/heuristic_line.py",
+        [("                block += (0.5 if lacks else 0.0) * (2.0 if r == 1 else 1.0)\n",
+          "                block += (0.5 if lacks else 0.0)\n")],
+        ["tests/agents/test_heuristic_kernels.py"]),
+    # planted in the kernel's own file: the kernels inline agents/heuristics.py's pick_best, and numba
+    # keys a cached kernel on its own file's timestamp only, so a planting in heuristics.py would leave
+    # stale kernels in the shared cache folder for the mutations after it
+    Mutation(
+        "line_heuristic_ties_first", "the line heuristic's kernel always takes the first of tied actions",
+        "agents/heuristic_line.py",
+        [("            actions[i] = pick_best(scores[i], masks[i], rng)\n",
+          "            actions[i] = np.argmax(np.where(masks[i] != 0, scores[i], -np.inf))\n")],
+        ["tests/agents/test_heuristic_kernels.py"]),
+    Mutation(
+        "distill_window_first_rounds", "distillation's window fits the first rounds instead of the last",
+        "training/learners/distill.py",
+        [("keep = have[3] > r - cfg.window if cfg.window", "keep = have[3] < cfg.window if cfg.window")],
+        ["tests/learners/test_distill.py", "-k", "window"]),
+    Mutation(
+        "distill_temperature_multiplies", "distillation's softmax targets multiply the win shares by the temperature",
+        "training/learners/distill.py",
+        [("z = np.exp((win - win.max()) / temperature)", "z = np.exp((win - win.max()) * temperature)")],
+        ["tests/learners/test_distill.py", "-k", "softmax"]),
+    Mutation(
+        "distill_teacher_moves_inverted", "the teacher plays the share of moves the student should",
+        "training/learners/distill.py",
+        [("if teacher_moves > 0 and rng.random() < teacher_moves:", "if teacher_moves > 0 and rng.random() >= teacher_moves:")],
+        ["tests/learners/test_distill.py", "-k", "teacher_moves"]),
+    Mutation(
+        "distill_teacher_other_seat", "the searching teacher labels each position for the next seat",
+        "training/learners/distill.py",
+        [("target = teacher_targets(teacher, game, state, seat, returns, mask, temperature)",
+          "target = teacher_targets(teacher, game, state, (seat + 1) % game.num_players, returns, mask, temperature)")],
+        ["tests/learners/test_distill.py", "-k", "acting_seat"]),
+    Mutation(
+        "dmc_epsilon_class_default", "DMC explores with the class default epsilon whatever dmc.epsilon says",
+        "training/learners/dmc.py",
+        [("rng.random(learner.size) < d.epsilon", "rng.random(learner.size) < type(d).epsilon")],
+        ["tests/learners/test_dmc.py", "-k", "epsilon"]),
+    Mutation(
+        "dmc_tie_is_a_loss", "DMC's win target counts a tie at the top as a loss",
+        "training/learners/dmc.py",
+        [("                    value = centered_win_shares(totals)\n",
+          "                    value = (totals > np.sort(totals, axis=1)[:, [-2]]) - 1.0 / self.n\n")],
+        ["tests/learners/test_dmc.py", "-k", "collect"]),
+    Mutation(
+        "dmc_replay_no_wrap", "DMC's replay stops at its last slot instead of wrapping around",
+        "training/learners/dmc.py",
+        [("idx = (self.rp_ptr + np.arange(obs.shape[0])) % R", "idx = np.minimum(self.rp_ptr + np.arange(obs.shape[0]), R - 1)")],
+        ["tests/learners/test_dmc.py", "-k", "replay"]),
+    Mutation(
+        "dmc_replay_keeps_oldest", "a push larger than DMC's replay keeps its oldest decisions",
+        "training/learners/dmc.py",
+        [("obs, act, target = obs[-R:], act[-R:], target[-R:]", "obs, act, target = obs[:R], act[:R], target[:R]")],
+        ["tests/learners/test_dmc.py", "-k", "replay"]),
+    Mutation(
+        "dmc_regresses_max_q", "DMC regresses the highest Q of the position instead of the action played",
+        "training/learners/dmc.py",
+        [("pred = self.q(obs).gather(1, act[:, None]).squeeze(1)", "pred = self.q(obs).max(1).values")],
+        ["tests/learners/test_dmc.py", "-k", "regresses"]),
+    Mutation(
+        "dmc_new_game_keeps_old_id", "a new game in a DMC row keeps the finished game's id",
+        "training/learners/dmc.py",
+        [("                self.episode[ended] = self.next_episode + np.arange(ended.size)\n", "")],
+        ["tests/learners/test_dmc.py", "-k", "collect"]),
+    Mutation(
+        "imitation_tie_is_a_loss", "imitation's value targets count a tie at the top as a loss",
+        "training/learners/imitate.py",
+        [("            share = centered_win_shares(returns[i])\n",
+          "            share = (returns[i] > np.sort(returns[i])[-2]).astype(np.float64) - 1.0 / n\n")],
+        ["tests/learners/test_learners.py", "-k", "demonstration"]),
+    Mutation(
+        "snapshots_live_weights", "the pool's snapshots hold views of the learner's live weights",
+        "training/learners/ppo.py",
+        [("            self.collector.add_snapshot(self.model.actor_layers())\n",
+          "            self.collector.add_snapshot([(m.weight.detach().numpy(), m.bias.detach().numpy())\n"
+          "                                         for m in self.model.actor if isinstance(m, torch.nn.Linear)])\n"),
+         ("        self.snapshots[self.snapshot_count % len(self.snapshots)] = PolicyBatch(layers)\n",
+          "        snap = PolicyBatch(layers)\n        snap.layers = list(layers)\n"
+          "        self.snapshots[self.snapshot_count % len(self.snapshots)] = snap\n")],
+        ["tests/learners/test_learners.py", "-k", "frozen or memory"]),
+    Mutation(
+        "pimc_temperature_class_default", "PIMC keeps temperature 1 whatever its spec says",
+        "agents/pimc.py",
+        [("        self.temperature = float(temperature)\n", "        self.temperature = 1.0\n")],
+        ["tests/agents/test_pimc.py", "-k", "temperature"]),
 ]
 
 
