@@ -32,13 +32,9 @@ class JobError(DominoError):
 
 
 def check_workers(workers) -> None:
-    """`workers` must be an int >= 1; more than this machine's cores is allowed, and said on stderr."""
+    """`workers` must be an int >= 1 (callers check it before any work; `run_jobs` again)."""
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise ValueError(f"workers={workers!r} must be an integer >= 1 (1 runs every job in this process)")
-    cores = os.cpu_count() or 1
-    if workers > cores:
-        print(f"note: {workers} workers on a machine with {cores} cores: they share the cores (no faster than "
-              f"{cores})", file=sys.stderr)
 
 
 def one_thread_per_worker() -> None:
@@ -70,6 +66,10 @@ def run_jobs(fn: Callable, jobs: list[tuple], workers: int = 1, address: str | N
     and no address). `init(*initargs)` runs once in each worker before its jobs (a Ray task runs it
     before its own job). `describe(index)` words a failed job for the JobError."""
     check_workers(workers)
+    cores = os.cpu_count() or 1
+    if address is None and workers > cores:  # allowed, and said once, where the processes start
+        print(f"note: {workers} workers on a machine with {cores} cores: they share the cores (no faster than "
+              f"{cores})", file=sys.stderr)
     describe = describe or (lambda i: f"job {i}")
 
     def failed(i: int, err: BaseException) -> JobError:

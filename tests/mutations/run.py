@@ -23,7 +23,9 @@ serves every copy and only what a mutation changes compiles again (minutes saved
 is as safe as the package's own cache: domino_envs keys its cache folder on a hash of all its
 sources (a mutation in domino_envs gets a fresh folder, so no kernel that inlines the mutated code
 is reused), a mutated file elsewhere gets a new timestamp (compiled code outside domino_envs, in
-agents/pimc.py, training/learners/ppo.py and bench.py, inlines only its own file's and domino_envs' functions), and
+agents/pimc.py, training/learners/ppo.py and tools/envspeed.py, inlines only its own file's and domino_envs'
+functions, except the heuristic kernels agents/heuristic_*.py, which inline agents/heuristics.pick_best: a planting
+there goes in the kernel's own file), and
 NUMBA_CACHE_DIR is dropped from the copies' environment so that the package's keyed folder is used. ``--fresh`` copies into a
 new temporary folder for each mutation instead (everything compiles cold, as before). Two runs of
 the script on one checkout at once: the second stops (the folder is locked).
