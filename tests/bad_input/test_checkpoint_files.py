@@ -202,7 +202,6 @@ class _Plant:
 
 @pytest.fixture(scope="module")
 def sb3_zip(tmp_path_factory):
-    pytest.importorskip("sb3_contrib")  # the train extra; make test installs it
     from sb3_contrib import MaskablePPO
     from torch import nn
 

@@ -72,15 +72,16 @@ GAME_PAGES = _game_pages()
 # (benchmark*.md, baselines.md, trained.md, exploitability.md) are written by commands.
 REFERENCE_PAGES = [DOCS / p for p in ("quickstart.md", "envs.md", "tools.md", "training.md", "learners.md",
                                       "rllib.md", "speed.md", "search.md", "adding_a_game.md", "index.md")]
-# Pages whose ```python blocks all run (each page has at least one): the game pages, the quickstart and
-# envs.md (its deal example is also run by tests/docs/test_readme.py). adding_a_game.md's block is a
-# fragment of the registry and mirror_placements.md's a 14-second measurement; learners.md marks its
-# sketch not-run (docs/examples/my_learner.py is the tested whole).
-ALL_PAGES = [DOCS / "games" / p for p in GAME_PAGES] + [DOCS / "quickstart.md", DOCS / "envs.md"]
-# Pages whose ```bash blocks' `domino ...` commands parse.
-COMMAND_PAGES = [DOCS / "games" / p for p in GAME_PAGES] + [p for p in REFERENCE_PAGES if p.name != "index.md"]
 # Every Markdown file a reader can reach: the README and every page under docs/.
 MARKDOWN_FILES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+# Every ```python block of those runs, except blocks marked not-run (tests/helpers.py NOT_RUN):
+# adding_a_game.md's registry fragment, mirror_placements.md's 14-second measurement and learners.md's
+# sketch (docs/examples/my_learner.py is the tested whole).
+SNIPPET_PAGES = [p for p in MARKDOWN_FILES if fenced_blocks(p.read_text(), include_not_run=True)]
+# Pages that must show runnable code: the game pages, the quickstart and envs.md.
+ALL_PAGES = [DOCS / "games" / p for p in GAME_PAGES] + [DOCS / "quickstart.md", DOCS / "envs.md"]
+# Pages whose ```bash blocks' `domino ...` commands parse: every Markdown file.
+COMMAND_PAGES = MARKDOWN_FILES
 
 
 # ------------------------------------------------------------------------------ parsing helpers
@@ -438,89 +439,61 @@ def test_repository_path_helper_parses_as_intended():
 
 # ------------------------------------------------------------------------------ snippets
 @pytest.mark.parametrize("path", ALL_PAGES, ids=lambda p: p.name)
+def test_page_shows_runnable_code(path):
+    assert fenced_blocks(path.read_text()), f"{path.name} has no python snippet that runs"
+
+
+@pytest.mark.parametrize("path", SNIPPET_PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_python_snippets_run(path, tmp_path, monkeypatch):
     blocks = fenced_blocks(path.read_text())
-    assert blocks, f"{path.name} has no python snippet"
     monkeypatch.chdir(tmp_path)  # whatever a snippet writes (a training run) lands here
     for i, code in enumerate(blocks):
         with contextlib.redirect_stdout(io.StringIO()):
             run_snippet(code, f"{path} (python block {i + 1})")
 
 
-def _help_text(command: str) -> str:
-    from domino_training.cli import main
-
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        try:
-            code = main([command, "--help"])
-        except SystemExit as exit_:  # argparse's --help exits; a command that catches it returns
-            code = exit_.code
-    assert code in (0, None), f"domino {command} --help: {code}"
-    assert "usage:" in out.getvalue(), f"domino {command} --help printed no usage"
-    return out.getvalue()
-
-
 def check_domino_command(argv: list[str]) -> None:
-    """Parse one `domino ...` command line as the CLI would, without running it."""
-    command, rest = argv[0], argv[1:]
-    if command == "train":
-        from domino_training.configs import load_run
-        from domino_training.learners.train import build_parser
+    """Parse one `domino ...` command line with the subcommand's own parser (training/cli.py's
+    COMMANDS), without running it, then check what the parser cannot: the games and agent specs it
+    names exist, its game config builds, and a `train` line's run config loads."""
+    import importlib
 
-        args = build_parser().parse_args(rest)
-        overrides = list(args.set) + ([f"algo={args.algo}"] if args.algo else [])
-        load_run(args.config, args.game, overrides, demo=args.demo)
-    elif command == "evaluate":
-        from domino_agents.registry import parse_spec
-        from domino_envs.registry import config_from_pairs
-        from domino_training.evaluate import build_parser
-
-        args = build_parser().parse_args(rest)
-        assert args.game in domino_envs.game_names(), args.game
-        for spec in args.agents:
-            parse_spec(spec)
-        config = config_from_pairs(args.config, "--config")
-        domino_envs.make_game(args.game, **config)
-    elif command == "bench":
-        help_text = _help_text("bench")
-        for flag in (a.split("=")[0] for a in rest if a.startswith("--")):
-            assert flag in help_text, f"domino bench has no option {flag}"
-        games = rest[rest.index("--games") + 1:] if "--games" in rest else []
-        for g in (g for g in games if not g.startswith("--")):
-            assert g in domino_envs.game_names(), g
-    elif command == "games":
-        assert rest == []
-    elif command in ("play", "replay", "render", "exploit", "benchmark", "rate"):
-        help_text = _help_text(command)
-        for flag in (a.split("=")[0] for a in rest if a.startswith("--")):
-            assert flag in help_text, f"domino {command} has no option {flag}"
-        check_agents_and_games(command, rest)
-    else:
-        raise AssertionError(f"domino {command}: not a command this test knows; add a check for it here")
-
-
-def check_agents_and_games(command: str, rest: list[str]) -> None:
-    """The agent specs and game names of a play/render/exploit/rate line are ones the registries know."""
     from domino_agents.registry import parse_spec
+    from domino_envs.registry import config_from_pairs
+    from domino_training.cli import COMMANDS
 
-    def value(flag: str) -> str:
-        return rest[rest.index(flag) + 1] if flag in rest else None
-
-    games = [value("--game")] if "--game" in rest else []
-    specs = [value(f) for f in ("--vs", "--agent", "--exact") if f in rest]
-    takes_value = {"--vs", "--agent", "--exact", "--game", "--set", "--seed", "--seat", "--save", "--out", "--moves",
-                   "--index", "--fps", "--deals", "--seeds", "--steps", "--json", "--bootstrap", "--replay", "--param",
-                   "--marks", "--imitation", "--eval-seed", "--curve-deals"}
-    positional = [a for i, a in enumerate(rest) if not a.startswith("--") and (i == 0 or rest[i - 1] not in takes_value)]
-    if command in ("play", "render") and positional:
-        games.append(positional[0])
-    if command in ("exploit", "rate"):
-        specs += positional
+    command, rest = argv[0], argv[1:]
+    assert command in COMMANDS, f"domino {command}: not a subcommand of training/cli.py"
+    if COMMANDS[command] is None:  # `domino games`
+        assert rest == [], rest
+        return
+    with contextlib.redirect_stderr(io.StringIO()) as err:
+        try:
+            args = importlib.import_module(COMMANDS[command]).build_parser().parse_args(rest)
+        except SystemExit:
+            raise AssertionError(f"domino {shlex.join(argv)}: {err.getvalue().strip()}") from None
+    fields = vars(args)
+    games = [fields[k] for k in ("game",) if fields.get(k)] + list(fields.get("games") or [])
     for game in games:
         assert game in domino_envs.game_names(), f"domino {command}: {game} is not a game"
-    for spec in specs:
+    for key in ("vs", "exact", "target"):
+        if fields.get(key):
+            parse_spec(fields[key])
+    for spec in list(fields.get("agents") or []) + list(fields.get("specs") or []):
         parse_spec(spec)
+    if command == "train":
+        from domino_training.configs import load_run
+
+        overrides = list(args.set) + ([f"algo={args.algo}"] if args.algo else [])
+        load_run(args.config, args.game, overrides, demo=args.demo)
+    elif "set" in fields or "config" in fields:
+        pairs = fields.get("set") if "set" in fields else fields["config"]
+        for game in games:
+            domino_envs.make_game(game, **config_from_pairs(pairs, "--set"))
+    if command == "benchmark":  # its --only games and --learners are the suite's (ConfigError otherwise)
+        from domino_training.benchmark import load_suite
+
+        load_suite(args.profile, args.suite and Path(args.suite), args.only, args.learners, args.seeds)
 
 
 def shell_commands(text: str) -> list[list[str]]:
@@ -548,8 +521,21 @@ def test_command_check_rejects_bad_lines():
         check_domino_command(["play", "no_such_game_v0", "--vs", "heuristic"])
     with pytest.raises(ValueError):
         check_domino_command(["rate", "--game", "sum7_v0", "random", "no_such_agent"])
-    check_domino_command(["exploit", "--exact", "heuristic", "--game", "draw_v0", "--set", "max_pip=2"])
-    with pytest.raises(SystemExit):
+    check_domino_command(["exploit", "--exact", "heuristic", "--game", "draw_v0", "--set", "max_pip=2", "--set",
+                          "hand_size=2"])
+    with pytest.raises(domino_envs.ConfigError):  # the game config is built, not just parsed
+        check_domino_command(["exploit", "--exact", "heuristic", "--game", "draw_v0", "--set", "max_pip=2"])
+    with pytest.raises(AssertionError, match="--no-such-flag"):
+        check_domino_command(["exploit", "heuristic", "--game", "draw_v0", "--no-such-flag"])
+    with pytest.raises(AssertionError):  # freeze, run and nothing else
+        check_domino_command(["benchmark", "thaw"])
+    with pytest.raises(domino_envs.ConfigError):
+        check_domino_command(["benchmark", "--profile", "ci", "--only", "no_such_game"])
+    with pytest.raises(AssertionError):
+        check_domino_command(["replay", "games.jsonl", "--index", "first"])
+    with pytest.raises(AssertionError, match="not a subcommand"):
+        check_domino_command(["serve", "--port", "80"])
+    with pytest.raises(AssertionError, match="unrecognized arguments: --no-such-flag"):
         check_domino_command(["train", "draw_v0", "--no-such-flag"])
     with pytest.raises(domino_envs.ConfigError):
         check_domino_command(["train", "draw_v0", "--set", "ppo.no_such_key=1"])

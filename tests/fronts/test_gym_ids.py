@@ -138,7 +138,7 @@ def test_maskable_ppo_learns_on_make_vec_env_of_an_id():
     """SB3's make_vec_env(id, n_envs=2): MaskablePPO finds `action_masks` through the Monitor and
     gymnasium wrappers, so it trains with illegal_action="raise" (one unmasked illegal action would
     raise) and its weights change."""
-    sb3_contrib = pytest.importorskip("sb3_contrib")
+    import sb3_contrib
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
     from stable_baselines3.common.env_util import make_vec_env
 

@@ -120,7 +120,6 @@ def play_tutorial_style(model, name: str, games: int) -> list[dict]:
 
 @pytest.mark.parametrize("name", ENV_NAMES)
 def test_sb3_tutorial_pattern_trains_maskable_ppo(name):
-    pytest.importorskip("sb3_contrib")
     from domino_training.learners.sb3 import seeded_globals
 
     with seeded_globals(0, threads=1):
@@ -134,7 +133,6 @@ def test_sb3_tutorial_pattern_trains_maskable_ppo(name):
 
 
 def test_sb3_tutorial_pattern_with_mask_ignored_is_refused():
-    pytest.importorskip("sb3_contrib")
     from domino_training.learners.sb3 import seeded_globals
 
     with seeded_globals(0, threads=1), pytest.raises(IllegalActionError):
@@ -204,7 +202,6 @@ def collect_with_tianshou(name: str, steps: int, use_mask: bool = True, num_envs
 
 @pytest.mark.parametrize("name", ENV_NAMES)
 def test_tianshou_pettingzoo_env_collects(name):
-    pytest.importorskip("tianshou")
     stats, buffer, probe = collect_with_tianshou(name, STEPS)
     assert stats.n_collected_steps >= STEPS
     assert stats.n_collected_episodes >= 1, f"{name}: no episode ended in {stats.n_collected_steps} steps"
@@ -220,7 +217,6 @@ def test_tianshou_pettingzoo_env_collects(name):
 
 
 def test_tianshou_with_mask_ignored_is_refused():
-    pytest.importorskip("tianshou")
     with pytest.raises(IllegalActionError):
         collect_with_tianshou("draw_v0", 64, use_mask=False)
 
@@ -228,7 +224,6 @@ def test_tianshou_with_mask_ignored_is_refused():
 def test_tianshou_seeding_reaches_the_env():
     """`DummyVectorEnv.seed` (PettingZooEnv falls back to ``reset(seed=...)``) makes a collection
     repeatable: the same seeds give the same transitions."""
-    pytest.importorskip("tianshou")
     first, second = (collect_with_tianshou("draw_v0", 100)[1].sample(0)[0] for _ in range(2))
     assert np.array_equal(first.act, second.act) and np.array_equal(first.obs.obs, second.obs.obs)
     assert np.array_equal(first.rew, second.rew)

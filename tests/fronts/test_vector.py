@@ -101,7 +101,7 @@ def test_aec_env_equals_engine():
 
 
 def test_vector_env_is_deterministic_and_zero_copy_to_torch():
-    torch = pytest.importorskip("torch")
+    import torch
     runs = []
     for _ in range(2):
         venv = make_vec("draw_v0", 16, seed=3)

@@ -146,8 +146,8 @@ def test_penalize_mode_ends_the_episode_with_the_penalty():
 @pytest.mark.parametrize("name", ENV_NAMES)
 def test_gymnasium_and_sb3_env_checkers_pass(name):
     from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common import env_checker as sb3_checker
 
-    sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
     env = SingleSeatEnv(name, opponents=RandomAgent, seed=0, illegal_action="penalize", render_mode="ansi")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # any checker warning about this env fails the test
@@ -176,7 +176,7 @@ def test_gymnasium_env_checker_and_bad_input():
 
 
 def test_maskable_ppo_trains_on_it():
-    sb3_contrib = pytest.importorskip("sb3_contrib")
+    import sb3_contrib
     env = SingleSeatEnv("draw_v0", opponents=RandomAgent, seed=0)
     model = sb3_contrib.MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=32, n_epochs=1, seed=0,
                                     device="cpu", verbose=0)
@@ -190,7 +190,6 @@ def test_maskable_ppo_trains_on_it():
 def test_maskable_ppo_smoke_on_the_families_that_crashed(family):
     """Issue 13: MaskablePPO crashed within seconds on these (a finished game after reset); a
     tiny budget of training/scripts/check_maskable.py's run (the full run is a documented command)."""
-    pytest.importorskip("sb3_contrib")
     from domino_training.scripts.check_maskable import train_family
 
     result = train_family(family, steps=600)

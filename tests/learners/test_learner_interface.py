@@ -50,8 +50,6 @@ def test_every_builtin_non_optional_learner_is_tested_here():
 
 @pytest.mark.parametrize("learner", BUILTIN)
 def test_learner_saves_a_playing_policy_at_each_mark(learner, tmp_path):
-    if learner == "sb3":
-        pytest.importorskip("sb3_contrib")
     budget, marks = (4096, [3072, 4096]) if learner == "ppo_bc" else (1024, [512, 1024])  # past the imitation
     points = train_learner(learner, tiny(learner, tmp_path / "run", budget, marks))
     assert [p.mark for p in points] == marks
@@ -71,7 +69,6 @@ def test_env_steps_count_every_seat(tmp_path):
     """ppo and dmc step all games of the vector env each step; sb3 adds its opponents' moves to its timesteps."""
     points = train_learner("dmc", tiny("dmc", tmp_path / "dmc"))
     assert [p.env_steps for p in points] == [512, 1024]  # 16 games x 16 steps per iteration
-    pytest.importorskip("sb3_contrib")
     train_learner("sb3", tiny("sb3", tmp_path / "sb3"))
     state = json.loads((tmp_path / "sb3" / "sb3_points.json").read_text())
     # two players: the opponent moves about as often as the learner
@@ -115,7 +112,6 @@ def test_a_run_killed_between_marks_resumes_to_the_same_files(learner, module, c
 
 
 def test_sb3_resumes_from_its_last_mark(tmp_path, monkeypatch):
-    pytest.importorskip("sb3_contrib")
     from domino_training.learners import interface as learners
 
     calls = []

@@ -341,6 +341,13 @@ def test_rllib_learner_resumes_from_its_last_mark(tmp_path, monkeypatch):
     monkeypatch.setattr(learners.PointLog, "save", save)
     first = learners.PointLog(run, "rllib").points
     assert [p.mark for p in first] == [200]
+    summaries = []  # RLlib's own counts per iteration of the resumed run
+    summary = rllib_train.iteration_summary
+    monkeypatch.setattr(rllib_train, "iteration_summary", lambda result: summaries.append(summary(result)) or summaries[-1])
     points = learners.train_learner("rllib", run)
     assert [p.mark for p in points] == [200, 400] and points[0] == first[0]
     assert points[1].env_steps > points[0].env_steps and points[1].seconds > points[0].seconds
+    # restored, not restarted: RLlib's lifetime count goes on from the checkpoint's steps, and only
+    # the rest of the budget is trained
+    assert summaries and summaries[0]["env_steps_total"] >= first[0].env_steps + summaries[0]["env_steps"], summaries
+    assert sum(s["env_steps"] for s in summaries) == points[1].env_steps - first[0].env_steps

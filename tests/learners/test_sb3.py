@@ -12,16 +12,14 @@ import pytest
 import torch
 import yaml
 
-pytest.importorskip("sb3_contrib")
-
-from domino_agents.registry import make_agent  # noqa: E402
-from domino_agents.sb3_agent import SB3Agent  # noqa: E402
-from domino_agents.trained import CheckpointError, PolicyAgent, mlp_logits  # noqa: E402
-from domino_envs.core import H_DONE, H_TURN  # noqa: E402
-from domino_envs.registry import make_game  # noqa: E402
-from domino_training.configs import load_run  # noqa: E402
-from domino_training.evaluate import evaluate  # noqa: E402
-from domino_training.learners.sb3 import LearnerCopy, PoolOpponent, actor_layers, train_sb3  # noqa: E402
+from domino_agents.registry import make_agent
+from domino_agents.sb3_agent import SB3Agent
+from domino_agents.trained import CheckpointError, PolicyAgent, mlp_logits
+from domino_envs.core import H_DONE, H_TURN
+from domino_envs.registry import make_game
+from domino_training.configs import load_run
+from domino_training.evaluate import evaluate
+from domino_training.learners.sb3 import LearnerCopy, PoolOpponent, actor_layers, train_sb3
 
 TINY = ["budget.env_steps=600", "sb3.n_steps=64", "sb3.batch_size=64", "sb3.n_envs=2", "sb3.n_epochs=2",
         "network.hidden=[16]", "sb3.refresh_every=128", "budget.checkpoint_every=2", "seed=3"]

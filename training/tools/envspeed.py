@@ -215,13 +215,18 @@ def print_table(results: dict) -> None:
         print(f"fresh process to a stepped env, {key:<36}{secs:>8.2f}s")
 
 
-def main(argv: list[str] | None = None) -> dict:
-    import domino_envs
-
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="domino bench", description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     parser.add_argument("--games", nargs="*", default=None, help="games (default: all registered)")
     parser.add_argument("--json", default="bench_results.json", help="where to write the results")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> dict:
+    import domino_envs
+
+    parser = build_parser()
     args = parser.parse_args(argv)
     games = args.games or domino_envs.game_names()
     unknown = [g for g in games if g not in domino_envs.game_names()]

@@ -38,6 +38,7 @@ from domino_envs.outcome import win_shares
 from domino_envs.replay import Recorder, append
 from domino_envs.rng import check_seed, entropy_seed, mix_seed
 from domino_envs.tiles import tile_name
+from domino_training.tools import OneLineParser
 
 _AGENT_STREAM = 0x9A7E_5EED
 HELP = ("Type the number of a move from the list; or a move by name, or a word of its name that fits\n"
@@ -261,20 +262,10 @@ def _fmt(values) -> str:
     return "[" + ", ".join(f"{v:g}" for v in np.asarray(values, dtype=np.float64)) + "]"
 
 
-def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
-    """`domino play GAME --vs SPEC [--seat N] [--seed S] [--set K=V ...] [--save FILE]`: a bad game,
-    spec, seat, seed or --set is one line on stderr and exit status 2."""
-    from domino_envs.registry import config_from_pairs, game_names, make_game
+def build_parser() -> argparse.ArgumentParser:
+    from domino_envs.registry import game_names
 
-    def fail(message: str) -> int:
-        print(f"domino play: error: {message}", file=sys.stderr)
-        return 2
-
-    class Parser(argparse.ArgumentParser):
-        def error(self, message):
-            raise SystemExit(fail(message))
-
-    p = Parser(prog="domino play", description="Play a game in the terminal against agents.")
+    p = OneLineParser(prog="domino play", description="Play a game in the terminal against agents.")
     p.add_argument("game", help=f"one of {game_names()}")
     p.add_argument("--vs", required=True, metavar="SPEC", help="agent spec of every other seat (random, greedy, "
                    "heuristic, pimc:n=16, trained, ppo:checkpoint=PATH, ...)")
@@ -282,6 +273,19 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
     p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: OS entropy, printed)")
     p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="game config keys")
     p.add_argument("--save", default=None, metavar="FILE", help="append each finished game here as a replay line")
+    return p
+
+
+def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
+    """`domino play GAME --vs SPEC [--seat N] [--seed S] [--set K=V ...] [--save FILE]`: a bad game,
+    spec, seat, seed or --set is one line on stderr and exit status 2."""
+    from domino_envs.registry import config_from_pairs, make_game
+
+    def fail(message: str) -> int:
+        print(f"domino play: error: {message}", file=sys.stderr)
+        return 2
+
+    p = build_parser()
     try:
         args = p.parse_args(argv)
     except SystemExit as exit_:  # a usage error (reported above) or --help

@@ -52,7 +52,7 @@ _USAGE = ("domino render GAME [--set KEY=VALUE ...] [--seed S] [--moves K] [--ag
           "--out FILE.png\n       domino render --replay FILE [--index I] [--fps F] [--seat N | --full] --out FILE.gif")
 
 
-def _parser():
+def build_parser():
     import argparse
 
     class OneLine(argparse.ArgumentParser):
@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str]) -> int:
-    args = _parser().parse_args(argv)
+    args = build_parser().parse_args(argv)
     viewer = "full" if args.full else args.seat
     if args.replay is not None:
         if args.game is not None:

@@ -8,6 +8,7 @@ import sys
 
 from domino_envs.errors import DominoError, ReplayError
 from domino_envs.replay import Replay, load
+from domino_training.tools import OneLineParser
 
 
 def print_replay(replay: Replay, seat="all", table: bool = True, file=None) -> None:
@@ -35,19 +36,18 @@ def print_replay(replay: Replay, seat="all", table: bool = True, file=None) -> N
     print(f"result: returns {replay.returns}", file=out)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """`domino replay FILE [--index I] [--seat N|all] [--moves-only]`; errors one line, exit 2."""
-    class Parser(argparse.ArgumentParser):
-        def error(self, message):
-            print(f"domino replay: error: {message}", file=sys.stderr)
-            raise SystemExit(2)
-
-    p = Parser(prog="domino replay", description="Print a saved game (a JSON-lines replay file) move by move.")
+def build_parser() -> argparse.ArgumentParser:
+    p = OneLineParser(prog="domino replay", description="Print a saved game (a JSON-lines replay file) move by move.")
     p.add_argument("file")
     p.add_argument("--index", type=int, default=None, help="which game of the file (0-based; default: all)")
     p.add_argument("--seat", default="all", help="draw the table from this seat's view (default: the seat to act)")
     p.add_argument("--moves-only", action="store_true", help="only the moves and the result, no tables")
-    args = p.parse_args(argv)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`domino replay FILE [--index I] [--seat N|all] [--moves-only]`; errors one line, exit 2."""
+    args = build_parser().parse_args(argv)
     try:
         replays = load(args.file)
         if args.index is not None and not 0 <= args.index < len(replays):
