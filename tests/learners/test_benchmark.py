@@ -3,7 +3,12 @@ the suite file is checked, and the whole pipeline runs end to end on the seconds
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -286,6 +291,42 @@ def test_two_workers_write_the_serial_scores_and_report(tmp_path, suite_copy):
     serial, parallel = run(1), run(2)
     assert len(serial[0]) == 2 * (7 * 3 + 1)
     assert parallel == serial
+
+
+def test_a_killed_benchmark_reruns_to_the_serial_scores_without_a_broken_line(tmp_path, suite_copy):
+    """`domino benchmark --workers 2` killed (with its workers) once the first run's lines are in
+    scores.jsonl, a half-written line added as a kill in mid-write would leave it, then run again:
+    the file ends with every line of the serial run once, each whole, in the serial order."""
+    suite, lock = suite_copy
+    _edit(suite, lambda d: d["runs"]["ci"]["learners"].update({"ppo": 2, "dmc": 1}))  # 3 runs: 2 workers stay busy
+
+    def args(out: Path, workers: int) -> list[str]:
+        return ["--profile", "ci", "--suite", str(suite), "--lock", str(lock), "--out", str(out),
+                "--report", str(out / "r.md"), "--reps", "20", "--workers", str(workers)]
+
+    def rows(out: Path) -> list[dict]:
+        return [{k: (v.replace(str(out), "OUT") if isinstance(v, str) else v) for k, v in json.loads(line).items()
+                 if "seconds" not in k} for line in (out / "scores.jsonl").read_text().splitlines()]
+
+    serial = tmp_path / "serial"
+    assert cli.main(args(serial, 1)) == 0
+    out = tmp_path / "killed"
+    scores = out / "scores.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "domino_training.cli", "benchmark", *args(out, 2)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not (scores.is_file() and scores.read_text()) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the benchmark finished (or failed) before it could be killed"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the driver and its spawned workers
+        proc.wait()
+    written = scores.read_text()
+    assert 0 < written.count("\n") < len(rows(serial)), "killed after the first run's lines, before the last"
+    scores.write_text(written + written.splitlines()[0][:25])  # a line cut short by a kill in mid-write
+    assert cli.main(args(out, 2)) == 0
+    assert scores.read_text().endswith("\n") and rows(out) == rows(serial)
 
 def test_the_benchmark_command_refuses_a_changed_protocol_with_exit_status_2(suite_copy, tmp_path, capsys):
     """`domino benchmark` itself (cli.main, as the console script calls it) with a protocol changed and

@@ -16,13 +16,20 @@ SCORE_OPPONENTS_LABEL = {"random": "random", "greedy": "greedy", "heuristic": "h
 
 # ------------------------------------------------------------------------------ scores
 class ScoreFile:
-    """scores.jsonl: one evaluation a line, keyed (game, learner, seed, env_steps, opponent)."""
+    """scores.jsonl: one evaluation a line, keyed (game, learner, seed, env_steps, opponent).
+
+    A process killed while appending can leave a last line without its newline: that partial line is
+    cut off when the file is opened (its evaluation is redone), so the file never holds a truncated line."""
 
     def __init__(self, path: Path):
         self.path = path
         self.rows: dict[tuple, dict] = {}
         if path.is_file():
-            for line in path.read_text().splitlines():
+            text = path.read_text(encoding="utf-8")
+            if text and not text.endswith("\n"):
+                text = text[:text.rfind("\n") + 1]
+                path.write_text(text, encoding="utf-8")
+            for line in text.splitlines():
                 if line.strip():
                     r = json.loads(line)
                     self.rows[self.key(r)] = r
@@ -35,9 +42,14 @@ class ScoreFile:
         return tuple(key) in self.rows
 
     def add(self, r: dict) -> None:
-        self.rows[self.key(r)] = r
+        self.add_all([r])
+
+    def add_all(self, rows: list[dict]) -> None:
+        """Append rows in one write (a run's lines land together)."""
+        for r in rows:
+            self.rows[self.key(r)] = r
         with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(r) + "\n")
+            fh.write("".join(json.dumps(r) + "\n" for r in rows))
 
     def of(self, **match) -> list[dict]:
         return [r for r in self.rows.values() if all(r[k] == v for k, v in match.items())]
@@ -116,8 +128,7 @@ def run_all(suite: Suite, out: Path, echo=print, workers: int = 1, imports: list
 
     def record(i: int, result: tuple[list[dict], int, float]) -> None:
         rows, points, seconds = result
-        for r in rows:
-            scores.add(r)
+        scores.add_all(rows)
         g, lr, s = runs[i]
         echo(f"{g} {lr} seed {s}: {points} policies, {seconds:.0f} s this session")
 
