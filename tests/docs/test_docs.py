@@ -464,12 +464,13 @@ def check_domino_command(argv: list[str]) -> None:
 
     command, rest = argv[0], argv[1:]
     assert command in COMMANDS, f"domino {command}: not a subcommand of training/cli.py"
-    if COMMANDS[command] is None:  # `domino games`
+    module = COMMANDS[command][0]
+    if module is None:  # `domino games`
         assert rest == [], rest
         return
     with contextlib.redirect_stderr(io.StringIO()) as err:
         try:
-            args = importlib.import_module(COMMANDS[command]).build_parser().parse_args(rest)
+            args = importlib.import_module(module).build_parser().parse_args(rest)
         except SystemExit:
             raise AssertionError(f"domino {shlex.join(argv)}: {err.getvalue().strip()}") from None
     fields = vars(args)

@@ -85,8 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--learners", nargs="+", metavar="LEARNER",
                     help="run only these learners of the profile (default: all but the optional ones, e.g. rllib)")
     ap.add_argument("--seeds", type=int, metavar="N", help="at most N seeds of each learner (the page says so)")
-    ap.add_argument("--suite", help="another suite file (default configs/benchmark/suite.yaml)")
-    ap.add_argument("--lock", help="another lock file (default configs/benchmark/lock.json)")
+    ap.add_argument("--suite", help="another suite file (default: the suite shipped with the package)")
+    ap.add_argument("--lock", help="another lock file (default: the lock shipped with the package)")
     ap.add_argument("--report-only", action="store_true",
                     help="train and evaluate nothing: report the runs already finished and name the missing ones")
     ap.add_argument("--reps", type=int, default=2000, help="bootstrap resamples of the aggregates")

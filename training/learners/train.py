@@ -279,9 +279,10 @@ def final_evaluation(run: RunConfig, policy: Path, run_dir: Path):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="domino train", description="Train an agent for one game (see training/learners/train.py).")
+    p = argparse.ArgumentParser(prog="domino train", description="Train an agent for one game into a run folder: config.yaml, "
+                                "checkpoints, logs, evaluations during training and the final table.")
     p.add_argument("game", help="registered env name, e.g. draw_v0")
-    p.add_argument("--config", default=None, metavar="FILE", help="config file (default: the game's configs/*.yaml)")
+    p.add_argument("--config", default=None, metavar="FILE", help="config file (default: the game's config shipped with the package)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a training key, e.g. --set ppo.lr=3e-4 (repeatable)")
     p.add_argument("--algo", choices=ALGOS, default=None, help="ppo (ours, vector env) or sb3 (MaskablePPO)")
