@@ -139,6 +139,31 @@ def test_move_by_name_and_tile():
     assert action is None and "not an action id" in msg
 
 
+def test_a_tile_in_either_order_and_as_the_hand_shows_it():
+    """Issue 42: `6-4` never matched (names are written low-high), nor did `4|6` as the hand shows it."""
+    game = make_game("draw_v0")
+    s, _ = session()
+    row = game.new_state()
+    game.reset(row, 5)
+    legal = game.legal_actions(row)
+    tiles = [w for a in legal for w in game.describe_action(a).split() if re.fullmatch(r"\d+-\d+", w)]
+    unique = [t for t in tiles if tiles.count(t) == 1 and t.split("-")[0] != t.split("-")[1]]
+    assert unique, [game.describe_action(a) for a in legal]
+    low, high = unique[0].split("-")
+    expected = s.parse(f"{low}-{high}", legal)
+    assert expected[0] in legal
+    for typed in (f"{high}-{low}", f"{low}|{high}", f"{high}|{low}", f"{high} | {low}"):
+        assert s.parse(typed, legal) == expected, typed
+
+
+def test_quitting_between_games_says_the_finished_games_are_saved(tmp_path):
+    s, term = session(answers=[None], save=str(tmp_path / "g.jsonl"))  # end of input at "another hand?"
+    assert s.run() == 0
+    out = term.getvalue().rstrip()
+    assert out.endswith(f"quit: every finished game is saved in {tmp_path / 'g.jsonl'}") and "not saved" not in out
+    assert len(load(str(tmp_path / "g.jsonl"))) == 1
+
+
 def test_trained_opponent_plays():
     s, term = session("sum7_v0", "trained", 0, seed=1)
     assert s.run() == 0

@@ -26,6 +26,7 @@ is drawn from OS entropy and printed, so the session can be played again.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -46,6 +47,9 @@ HELP = ("Type the number of a move from the list; or a move by name, or a word o
         "'?' or 'h': this help and the moves again, 'q': quit.")
 
 
+_TILE = re.compile(r"\b(\d+)\s*[-|]\s*(\d+)\b")  # a tile as typed: 4-6, 6-4, 4|6
+
+
 class Quit(Exception):
     """The person quit (q, or end of input)."""
 
@@ -62,6 +66,7 @@ class Session:
         self.seat = game.seat_as_int(seat)
         self.base = entropy_seed() if seed is None else seed
         self.save = save
+        self.in_game = False  # between games nothing is lost by quitting
         self.stdin = stdin if stdin is not None else sys.stdin
         self.out = stdout if stdout is not None else sys.stdout
         n = game.num_players
@@ -92,8 +97,9 @@ class Session:
             self.say(f"  {i:>2}. {self.names[a]}")
 
     def parse(self, text: str, legal: list[int]) -> tuple[int | None, str]:
-        """(action, "") for an entry that names one legal move, else (None, the one-line message)."""
-        low = text.lower()
+        """(action, "") for an entry that names one legal move, else (None, the one-line message).
+        A tile may be typed in either order and as the hand shows it: 6-4, 4-6, 4|6 and 6|4 are one tile."""
+        low = _TILE.sub(lambda m: "-".join(sorted((m[1], m[2]), key=int)), text.lower())
         count = len(legal)
         if not low:
             return None, f"empty entry: type a move number 1..{count} ('?' for help, 'q' to quit)"
@@ -181,6 +187,7 @@ class Session:
             if agent is not None:
                 agent.reset(mix_seed(self.base ^ _AGENT_STREAM, self.episode * n + k))
         self.episode += 1
+        self.in_game = True
         rec = Recorder(g, agents=self.specs)
         rec.start(row, seed)
         totals = np.array(g.rewards(row), dtype=np.float64)
@@ -233,6 +240,7 @@ class Session:
             Path(self.save).parent.mkdir(parents=True, exist_ok=True)
             append(self.save, rec.finish(row))
             self.say(f"saved to {self.save}")
+        self.in_game = False
         return totals.tolist()
 
     def run(self) -> int:
@@ -248,7 +256,10 @@ class Session:
                 if answer not in ("y", "yes"):
                     break
         except Quit:
-            self.say("quit: the game in progress is not saved")
+            if self.in_game:
+                self.say("quit: the game in progress is not saved")
+            else:
+                self.say(f"quit: every finished game is saved in {self.save}" if self.save else "quit")
             return 0
         self.say("bye")
         return 0
