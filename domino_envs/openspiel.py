@@ -151,6 +151,17 @@ def _spec_of(engine: Game) -> _Spec:
                  n_tiles <= CACHE_MAX_TILES)
 
 
+def deal_count(engine: Game) -> int:
+    """How many deals the game's chance nodes spread over: the ways to deal every hand, times the
+    seats when chance picks the first (stock draws come on top). What bounds a full tree walk."""
+    spec = _spec_of(engine)
+    count, left = 1, spec.n_tiles
+    for size in spec.hand_sizes:
+        count *= math.comb(left, size)
+        left -= size
+    return count * (spec.n if spec.first_fixed is None and spec.first_used else 1)
+
+
 FIRST, DEAL, STOCK, DECISION, TERMINAL = range(5)
 
 
