@@ -9,8 +9,9 @@ lost worker never leaves half a line behind. A job that fails stops the list: th
 are cancelled, and a `JobError` names the job and carries the worker's own error.
 
 What a cluster needs: the project installed on every node (the same version), and any file a job
-reads (a policy named in an agent spec) at the same path on every node; jobs carry specs, never
-weights.
+reads or writes (a policy named in an agent spec, a benchmark's --out) at the same path on every
+node; a task works in the driver's folder, so relative paths work as they do locally. Jobs carry
+specs, never weights.
 """
 from __future__ import annotations
 
@@ -54,7 +55,11 @@ def _start(init: Callable | None, initargs: tuple) -> None:
         init(*initargs)
 
 
-def _call_on_ray(fn: Callable, init: Callable | None, initargs: tuple, job: tuple):
+def _call_on_ray(fn: Callable, init: Callable | None, initargs: tuple, job: tuple, cwd: str):
+    """A Ray task: in the driver's folder where the node has it (a Ray worker starts in the folder
+    `ray start` ran in), so relative paths in specs and flags mean what they mean to the driver."""
+    if os.path.isdir(cwd):
+        os.chdir(cwd)
     _start(init, initargs)
     return fn(*job)
 
@@ -115,7 +120,7 @@ def _run_on_ray(fn, jobs, address, init, initargs, failed) -> Iterator[tuple[int
             raise ValueError(f"--address {address!r}: no Ray cluster reached there ({err}); start one with "
                              f"`ray start --head` or name its HOST:PORT") from None
     task = ray.remote(num_cpus=1)(_call_on_ray)
-    refs = {task.remote(fn, init, initargs, job): i for i, job in enumerate(jobs)}
+    refs = {task.remote(fn, init, initargs, job, os.getcwd()): i for i, job in enumerate(jobs)}
     pending = list(refs)
     try:
         while pending:

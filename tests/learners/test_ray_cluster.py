@@ -8,6 +8,7 @@ has it (the import below is skipped only where Ray is absent, as in CI).
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -18,23 +19,51 @@ import pytest
 pytest.importorskip("ray")
 import ray  # noqa: E402
 
-from domino_training.benchmark import cli  # noqa: E402
+from domino_training.cli import main as domino_main  # noqa: E402
 from domino_training.evaluate import evaluate  # noqa: E402
 from domino_training.evaluate import main as evaluate_main  # noqa: E402
+from tests.helpers import fenced_blocks  # noqa: E402
 
 RAY = str(Path(sys.executable).parent / "ray")
+SCALING = Path(__file__).resolve().parents[2] / "docs" / "scaling.md"
+
+
+def docs_lines() -> list[list[str]]:
+    """The command lines of docs/scaling.md's "Try it on one machine" block, as words."""
+    section = SCALING.read_text().split("### Try it on one machine", 1)[1]
+    return [shlex.split(line) for line in fenced_blocks(section, "bash")[0].splitlines() if line.strip()]
+
+
+def without(argv: list[str], *flags: str) -> list[str]:
+    """argv less each of `flags` and its value."""
+    out, skip = [], False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word in flags:
+            skip = True
+        else:
+            out.append(word)
+    return out
 
 
 @pytest.fixture(scope="module")
 def cluster():
-    """A local head node with 2 CPUs, as the docs start one; stopped after the module."""
+    """The docs' local head node (their first line), stopped after the module as their last line does."""
+    start, stop = docs_lines()[0], docs_lines()[-1]
+    assert start[:2] == ["ray", "start"] and stop == ["ray", "stop"], (start, stop)
     assert shutil.which(RAY) or Path(RAY).is_file(), "the ray command of this venv"
     subprocess.run([RAY, "stop", "--force"], capture_output=True, timeout=120)
-    subprocess.run([RAY, "start", "--head", "--num-cpus", "2", "--include-dashboard", "false"], check=True,
-                   capture_output=True, timeout=300)
+    subprocess.run([RAY, *start[1:]], check=True, capture_output=True, timeout=300)
     yield "auto"
     ray.shutdown()
-    subprocess.run([RAY, "stop", "--force"], capture_output=True, timeout=120)
+    subprocess.run([RAY, *stop[1:], "--force"], capture_output=True, timeout=120)
+
+
+def domino_line(command: str) -> list[str]:
+    lines = [words[1:] for words in docs_lines() if words[:2] == ["domino", command]]
+    assert len(lines) == 1, f"docs/scaling.md: one `domino {command}` line in the block, got {lines}"
+    return lines[0]
 
 
 def test_evaluate_on_the_cluster_equals_the_serial_run(cluster, tmp_path):
@@ -46,7 +75,16 @@ def test_evaluate_on_the_cluster_equals_the_serial_run(cluster, tmp_path):
     assert (tmp_path / "a.jsonl").read_text() == (tmp_path / "b.jsonl").read_text()
 
 
-def test_the_benchmark_on_the_cluster_writes_the_serial_scores(cluster, tmp_path):
+def test_the_docs_evaluate_line_gives_the_serial_json(cluster, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    argv = domino_line("evaluate")
+    assert "--address" in argv
+    assert domino_main(argv) == 0
+    assert domino_main([*without(argv, "--address", "--workers", "--json"), "--json", "serial.json"]) == 0
+    assert (tmp_path / "cluster.json").read_text() == (tmp_path / "serial.json").read_text()
+
+
+def test_the_docs_benchmark_line_writes_the_serial_scores(cluster, tmp_path, monkeypatch):
     def rows(out: Path) -> list[dict]:
         out_rows = []
         for line in (out / "scores.jsonl").read_text().splitlines():
@@ -55,10 +93,14 @@ def test_the_benchmark_on_the_cluster_writes_the_serial_scores(cluster, tmp_path
                              if "seconds" not in k})
         return out_rows
 
-    for name, extra in (("serial", []), ("ray", ["--address", cluster, "--workers", "2"])):
-        assert cli.main(["--profile", "ci", "--out", str(tmp_path / name), "--report", str(tmp_path / f"{name}.md"),
-                         "--reps", "50", *extra]) == 0
-    assert rows(tmp_path / "ray") == rows(tmp_path / "serial")
+    monkeypatch.chdir(tmp_path)
+    argv = domino_line("benchmark")
+    assert "--address" in argv and "--reps" not in argv
+    assert domino_main(argv) == 0
+    serial = [*without(argv, "--address", "--workers", "--out", "--report"), "--out", "serial", "--report", "serial.md"]
+    assert domino_main(serial) == 0
+    cluster_out = tmp_path / argv[argv.index("--out") + 1]
+    assert rows(cluster_out) == rows(tmp_path / "serial")
 
 
 def test_an_unreachable_address_is_one_line(capsys):

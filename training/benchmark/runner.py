@@ -119,7 +119,7 @@ def run_all(suite: Suite, out: Path, echo=print, workers: int = 1, imports: list
     before it), so the file and the report are those of the serial benchmark, and a kill leaves no
     half-written line: a rerun resumes from the learners' checkpoints."""
     check_workers(workers)
-    out = Path(out)
+    out = Path(out).resolve()  # jobs carry it to workers that may start in another folder
     out.mkdir(parents=True, exist_ok=True)
     scores = ScoreFile(out / "scores.jsonl")
     runs = suite.run_list()
