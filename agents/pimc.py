@@ -178,7 +178,7 @@ def _policy_file(game, policy: str):
     if meta.get("algo") == "dmc":
         raise CheckpointError(f"PIMCAgent: rollout policy {str(path)!r} is a dmc Q-network; policy rollouts draw from "
                               f"an actor's softmax (a ppo policy file or trained)")
-    return [(w.astype(np.float32), b.astype(np.float32)) for w, b in layers], str(path)
+    return [(w.astype(np.float32), b.astype(np.float32)) for w, b in layers], str(path), meta["activation"]
 
 
 class PIMCAgent:
@@ -206,7 +206,8 @@ class PIMCAgent:
         self.temperature = float(temperature)
         self.objective = objective
         self.game = game
-        self._layers, self.policy = _policy_file(game, policy) if rollout == "policy" else (None, "")
+        self._layers, self.policy, self._activation = (_policy_file(game, policy) if rollout == "policy"
+                                                       else (None, "", "relu"))
         self.n = int(n)
         self.rollout = rollout
         self.epsilon = float(epsilon)
@@ -284,7 +285,7 @@ class PIMCAgent:
             idx = np.flatnonzero(live)
             if idx.size == 0:
                 return
-            logits = mlp_logits(self._layers, obs[idx]).astype(np.float64) / self.temperature
+            logits = mlp_logits(self._layers, obs[idx], self._activation).astype(np.float64) / self.temperature
             logits[masks[idx] == 0] = -np.inf
             prob = np.exp(logits - logits.max(axis=1, keepdims=True))
             cum = np.cumsum(prob, axis=1)

@@ -9,9 +9,10 @@ a numpy forward of one observation is faster than torch's per-call overhead. Tra
 own torch checkpoint for resuming (optimizer and all); it exports this file beside it.
 
 File format (``numpy.savez``, loaded with ``allow_pickle=False``): ``w0, b0, w1, b1, ...`` the
-actor MLP's layers (ReLU between them, the last gives one logit per action), and ``meta`` a JSON
-string: format, game, game config, obs_size, num_actions, hidden, algo, env_steps, package
-version, training config. Loading checks the file against the game and names what differs.
+actor MLP's layers (ReLU between them, or tanh where the meta says ``"activation": "tanh"``, as
+RLlib's exported policies do; the last gives one logit per action), and ``meta`` a JSON string:
+format, game, game config, obs_size, num_actions, hidden, algo, env_steps, package version, training
+config. Loading checks the file against the game and names what differs.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from domino_envs.errors import CheckpointError
 from domino_envs.version import __version__
 
 FORMAT = "domino-envs-policy/1"
+ACTIVATIONS = ("relu", "tanh")  # between hidden layers; a file without "activation" is relu
 MAX_LAYER_SIZE = 1 << 20  # units a layer may have in a policy file (a bound on what a file makes us allocate)
 SHIPPED_DIR = Path(__file__).resolve().parent / "checkpoints"
 
@@ -83,6 +85,8 @@ def load_policy(path: str | Path) -> tuple[list[tuple[np.ndarray, np.ndarray]], 
                               f"sizes its meta states {sizes}")
     if not all(np.isfinite(w).all() and np.isfinite(b).all() for w, b in layers):
         raise CheckpointError(f"{str(path)!r}: weights hold NaN or infinite values")
+    if meta.setdefault("activation", "relu") not in ACTIVATIONS:
+        raise CheckpointError(f"{str(path)!r}: activation {meta['activation']!r} is not one of {list(ACTIVATIONS)}")
     return layers, meta
 
 
@@ -105,10 +109,11 @@ def check_meta(meta: dict, game, where: str) -> None:
         raise CheckpointError(f"{where} does not fit {game.name}: " + "; ".join(problems))
 
 
-def mlp_logits(layers, x: np.ndarray) -> np.ndarray:
-    """Actor forward pass: ReLU MLP, logits of the last layer (x: [obs] or [batch, obs])."""
+def mlp_logits(layers, x: np.ndarray, activation: str = "relu") -> np.ndarray:
+    """Actor forward pass: an MLP (ReLU or tanh between layers), logits of the last layer (x: [obs] or [batch, obs])."""
     for w, b in layers[:-1]:
-        x = np.maximum(x @ w.T + b, 0.0)
+        x = x @ w.T + b
+        x = np.tanh(x) if activation == "tanh" else np.maximum(x, 0.0)
     w, b = layers[-1]
     return x @ w.T + b
 
@@ -170,12 +175,15 @@ class PolicyAgent(SampledAgent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = self.legal_of(action_mask)
-        return self.pick(mlp_logits(self.layers, np.asarray(observation, dtype=np.float32)), legal)
+        return self.pick(self.logits(observation), legal)
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        return mlp_logits(self.layers, np.asarray(observation, dtype=np.float32), self.meta["activation"])
 
     def action_probs(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
         """`act`'s probabilities: the masked softmax (``sample``) or 1 on the highest legal logit."""
         legal = self.legal_of(action_mask)
-        logits = mlp_logits(self.layers, np.asarray(observation, dtype=np.float32)).astype(np.float64)
+        logits = self.logits(observation).astype(np.float64)
         logits[~legal] = -np.inf
         p = np.zeros(logits.size)
         if not self.sample:

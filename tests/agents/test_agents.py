@@ -163,26 +163,30 @@ def test_greedy_and_heuristic_beat_random_on_draw():
 
 
 def test_rllib_agent_refuses_what_is_not_a_checkpoint_of_this_game(tmp_path):
-    """rllib:checkpoint=DIR without its domino_policy.json, with a corrupt or foreign one, or for
-    another game: a CheckpointError naming the problem before ray or torch are imported (the
-    checkpoint round trip itself runs in tests/learners/test_rllib.py, with the extra)."""
-    import json
-
-    from domino_agents.rllib_agent import META_FILE, META_FORMAT
-    from domino_agents.trained import CheckpointError, policy_meta
+    """rllib:checkpoint=DIR without its domino_policy.npz, with a corrupt one, or for another game: a
+    CheckpointError naming the problem, without Ray or torch (the round trip from a real RLlib
+    checkpoint runs in tests/learners/test_rllib.py, with the extra)."""
+    from domino_agents.rllib_agent import POLICY_FILE
+    from domino_agents.trained import CheckpointError, policy_meta, save_policy
 
     game = domino_envs.make_game("draw_v0")
     with pytest.raises(CheckpointError, match="needs checkpoint=DIR"):
         make_agent("rllib", game)
-    with pytest.raises(CheckpointError, match=f"has no {META_FILE}"):
+    with pytest.raises(CheckpointError, match=f"has no {POLICY_FILE}"):
         make_agent(f"rllib:checkpoint={tmp_path}", game)
-    (tmp_path / META_FILE).write_text("{not json")
-    with pytest.raises(CheckpointError, match="is unreadable"):
+    (tmp_path / POLICY_FILE).write_bytes(b"not a zip")
+    with pytest.raises(CheckpointError, match="is not a readable policy file"):
         make_agent(f"rllib:checkpoint={tmp_path}", game)
-    (tmp_path / META_FILE).write_text(json.dumps({"format": "something else"}))
-    with pytest.raises(CheckpointError, match=f"not a {META_FORMAT} description"):
-        make_agent(f"rllib:checkpoint={tmp_path}", game)
-    meta = dict(policy_meta(game, (32,), "rllib", 200), format=META_FORMAT)
-    (tmp_path / META_FILE).write_text(json.dumps(meta))
+    rng = np.random.default_rng(0)
+    layers = [(rng.normal(size=(8, game.obs_size)), np.zeros(8)), (rng.normal(size=(game.num_actions, 8)),
+                                                                    np.zeros(game.num_actions))]
+    save_policy(tmp_path / POLICY_FILE, layers, {**policy_meta(game, (8,), "rllib", 200), "activation": "tanh"})
     with pytest.raises(CheckpointError, match="trained on 'draw_v0', not 'sum7_v0'"):
         make_agent(f"rllib:checkpoint={tmp_path}", domino_envs.make_game("sum7_v0"))
+    agent = make_agent(f"rllib:checkpoint={tmp_path}", game)
+    x = rng.normal(size=game.obs_size).astype(np.float32)
+    by_hand = layers[1][0] @ np.tanh(layers[0][0] @ x) + layers[1][1]  # tanh, as the exported module has
+    assert np.allclose(agent.logits(x), by_hand, atol=1e-4)
+    save_policy(tmp_path / POLICY_FILE, layers, {**policy_meta(game, (8,), "rllib", 200), "activation": "gelu"})
+    with pytest.raises(CheckpointError, match="activation 'gelu' is not one of"):
+        make_agent(f"rllib:checkpoint={tmp_path}", game)

@@ -257,6 +257,35 @@ def test_an_sb3_zip_with_a_planted_pickle_loads_without_running_it(sb3_zip, tmp_
     assert marker.exists()  # ...but SB3's loader ran the pickle first
 
 
+def test_an_rllib_checkpoint_with_planted_pickles_loads_without_running_them(tmp_path):
+    """RLlib's own loader unpickles module_state.pkl and class_and_ctor_args.pkl; here both create a
+    file when unpickled. The rllib agent reads only domino_policy.npz, so it plays and the file is
+    never created; without that file it refuses with a CheckpointError, and still runs nothing."""
+    from domino_agents.rllib_agent import POLICY_FILE
+    from domino_agents.trained import policy_meta
+
+    game = domino_envs.make_game("draw_v0")
+    marker = tmp_path / "pwned"
+    module = tmp_path / "ckpt" / "learner_group" / "learner" / "rl_module" / "shared"
+    module.mkdir(parents=True)
+    for name in ("module_state.pkl", "class_and_ctor_args.pkl"):
+        (module / name).write_bytes(pickle.dumps(_Plant(marker)))
+    rng = np.random.default_rng(1)
+    layers = [(rng.normal(size=(16, game.obs_size)), np.zeros(16)),
+              (rng.normal(size=(game.num_actions, 16)), np.zeros(game.num_actions))]
+    save_policy(tmp_path / "ckpt" / POLICY_FILE, layers, {**policy_meta(game, (16,), "rllib", 100), "activation": "tanh"})
+    agent = make_agent(f"rllib:checkpoint={tmp_path / 'ckpt'}", game)
+    s = game.new_state()
+    game.reset(s, 0)
+    assert game.legal_mask(s)[agent.act(game.observe(s, game.current_seat(s)), game.legal_mask(s))] == 1
+    (tmp_path / "ckpt" / POLICY_FILE).unlink()
+    with pytest.raises(CheckpointError, match=f"has no {POLICY_FILE}"):
+        make_agent(f"rllib:checkpoint={tmp_path / 'ckpt'}", game)
+    assert not marker.exists()
+    pickle.loads((module / "module_state.pkl").read_bytes()).close()  # what RLlib's loader would do first
+    assert marker.exists()  # the plant is live
+
+
 @pytest.mark.parametrize("case", ["truncated", "nan weights", "wrong shape", "not a zip", "unknown activation"])
 def test_a_corrupted_sb3_zip_is_refused(sb3_zip, tmp_path, case):
     with zipfile.ZipFile(sb3_zip) as z:

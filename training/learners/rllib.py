@@ -34,6 +34,7 @@ from pathlib import Path
 
 try:
     import ray
+    import torch
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -45,9 +46,9 @@ except ImportError as exc:  # the module is only useful with the extra; say how 
     ) from exc
 
 import domino_envs
-from domino_agents.rllib_agent import META_FILE, META_FORMAT
+from domino_agents.rllib_agent import META_FILE, META_FORMAT, POLICY_FILE
 from domino_agents.rllib_module import POLICY, MaskedActorCritic, greedy_actions, load_module  # noqa: F401 - re-exported
-from domino_agents.trained import CheckpointError, check_meta, policy_meta
+from domino_agents.trained import CheckpointError, check_meta, policy_meta, save_policy
 from domino_envs.errors import ConfigError, DominoError
 
 ENV_NAME = "domino_pettingzoo"  # the name our env creator is registered under
@@ -67,9 +68,14 @@ def shared_policy(agent_id, episode, **kwargs) -> str:
 
 def write_policy_meta(folder: str | Path, game: str, game_config: dict, hidden: tuple[int, ...],
                       env_steps: int) -> None:
-    """``domino_policy.json`` beside RLlib's files: the game, its full config and the sizes, which
-    the ``rllib:checkpoint=DIR`` agent and ``--restore`` check against the game they are used on."""
+    """Beside RLlib's files in a checkpoint this process just saved: ``domino_policy.json`` (the game,
+    its full config and the sizes, which ``--restore`` checks) and ``domino_policy.npz``, the shared
+    module's policy network as plain arrays, which is all the ``rllib:checkpoint=DIR`` agent reads (so
+    loading a checkpoint from elsewhere never unpickles RLlib's files)."""
     meta = policy_meta(domino_envs.make_game(game, **game_config), hidden, "rllib", env_steps)
+    linears = [m for m in load_module(folder).policy_net if isinstance(m, torch.nn.Linear)]  # our own files
+    layers = [(m.weight.detach().cpu().numpy(), m.bias.detach().cpu().numpy()) for m in linears]
+    save_policy(Path(folder) / POLICY_FILE, layers, {**meta, "activation": "tanh"})
     meta["format"] = META_FORMAT
     (Path(folder) / META_FILE).write_text(json.dumps(meta, indent=1))
 
