@@ -141,6 +141,15 @@ def test_cli_trains_saves_and_restores(tmp_path, capsys):
     # the saved policy acts legally without Ray
     module = rllib_train.load_module(out)
     decision_observations("draw_v0", 100, seed=3, policy=lambda obs: rllib_train.greedy_actions(module, obs))
+    # the agent plays the exported arrays (domino_policy.npz), which are the module's policy network
+    from domino_agents.registry import make_agent as agent_of
+
+    agent = agent_of(f"rllib:checkpoint={out}", domino_envs.make_game("draw_v0"))
+    observations = decision_observations("draw_v0", 50, seed=4)
+    x = np.stack([o["observation"] for o in observations]).astype(np.float32)
+    with torch.no_grad():
+        theirs = module.policy_net(torch.as_tensor(x)).numpy()
+    assert np.allclose(np.stack([agent.logits(row) for row in x]), theirs, atol=1e-5)
     # the checkpoint is an agent for the evaluation harness (and domino play): legal moves, a report
     from domino_training.evaluate import evaluate
 
