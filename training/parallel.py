@@ -1,12 +1,14 @@
 """Independent jobs over local processes or a Ray cluster, for every job list of the project.
 
-A job list (the shards of an evaluation, the runs of a benchmark) is a list of picklable argument
-tuples and one top-level function. `run_jobs` runs them in this process (workers=1), in `workers`
-spawned processes (one torch and one BLAS thread each), or as Ray tasks on the cluster at
-`address` ("auto", "HOST:PORT"; the `ray` extra), and yields (index, result) as each finishes. The
-caller alone writes results, in whatever order it needs (the job's index says which it is), so a
-lost worker never leaves half a line behind. A job that fails stops the list: the jobs not started
-are cancelled, and a `JobError` names the job and carries the worker's own error.
+A job list (the shards of an evaluation, the runs of a benchmark, the seeds of a learned best
+response; the scripts' tuning settings, shipped trainings and timed policies' scores) is a list of
+picklable argument tuples and one top-level function. `run_jobs` runs them in this process
+(workers=1), in `workers` spawned processes (one torch and one BLAS thread each), or as Ray tasks on
+the cluster at `address` ("auto", "HOST:PORT"; the `ray` extra), and yields (index, result) as each
+finishes. The caller alone writes results, in whatever order it needs (the job's index says which it
+is; `in_order` gives them in list order), so a lost worker never leaves half a line behind. A job
+that fails stops the list: the jobs not started are cancelled, and a `JobError` names the job and
+carries the worker's own error.
 
 What a cluster needs: the project installed on every node (the same version), and any file a job
 reads or writes (a policy named in an agent spec, a benchmark's --out) at the same path on every
@@ -105,6 +107,18 @@ def run_jobs(fn: Callable, jobs: list[tuple], workers: int = 1, address: str | N
             yield i, result
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def in_order(results: Iterator[tuple[int, object]]) -> Iterator[tuple[int, object]]:
+    """`run_jobs`' (index, result) pairs in list order: a finished job waits for every job before it,
+    so a driver that writes as it reads writes the serial run's file for any number of workers."""
+    finished: dict[int, object] = {}
+    upcoming = 0
+    for i, result in results:
+        finished[i] = result
+        while upcoming in finished:
+            yield upcoming, finished.pop(upcoming)
+            upcoming += 1
 
 
 def _run_on_ray(fn, jobs, address, init, initargs, failed) -> Iterator[tuple[int, object]]:

@@ -175,3 +175,19 @@ def test_cli_workers_flag(capsys):
     with pytest.raises(SystemExit) as e:
         main(["--game", "draw_v0", "--agents", "random", "greedy", "--deals", "2", "--workers", "0"])
     assert e.value.code == 2 and "workers=0" in capsys.readouterr().err
+
+
+def test_in_order_holds_a_finished_job_until_every_job_before_it_is_out():
+    """training/parallel.py's `in_order`, which every driver writes through: results arriving in any
+    order come out in list order, each as soon as the jobs before it are out."""
+    from domino_training.parallel import in_order
+
+    seen = []
+
+    def arriving():
+        for i in (2, 0, 3, 1, 4):
+            seen.append(i)
+            yield i, f"r{i}"
+
+    out = [(i, r, len(seen)) for i, r in in_order(arriving())]
+    assert out == [(0, "r0", 2), (1, "r1", 4), (2, "r2", 4), (3, "r3", 4), (4, "r4", 5)]

@@ -289,3 +289,36 @@ def test_the_report_gathers_finished_runs_and_leaves_out_other_settings(tmp_path
     said = []
     exploit_pages.learned(train=False, log=lambda *a, **k: said.append(a[0]))
     assert json.loads((curves / "learned.json").read_text()) == [] and "other settings" in said[0]
+
+
+def test_seeds_in_two_workers_write_the_serial_runs_files(tmp_path, capsys):
+    """`--workers 2` trains and evaluates the seeds in two processes; edges.json, result.json and the
+    printed lines are the serial run's (less the wall-clock seconds and the folder in the specs). A bad
+    --workers is exit status 2 before anything is written; a seed that fails in its worker is named."""
+    import re
+
+    from domino_training.cli import main
+    from domino_training.parallel import JobError
+
+    argv = ["exploit", "random", "--game", "draw_v0", "--set", "max_pip=2", "--set", "hand_size=2", "--steps", "4096",
+            "--seeds", "2", "--marks", "2", "--deals", "20", "--curve-deals", "10", "--no-progress"]
+    argv += [f"--param={k}={json.dumps(v) if isinstance(v, list) else v}" for k, v in TINY.items()]
+    for bad in ("0", "-1", "two"):
+        with pytest.raises(SystemExit) as e:
+            main([*argv, "--out", str(tmp_path / "bad"), "--workers", bad])
+        assert e.value.code == 2 and f"--workers: {'invalid int value' if bad == 'two' else f'workers={bad}'}" in \
+            capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
+
+    def run(workers: int) -> list[str]:
+        out = tmp_path / f"w{workers}"
+        assert main([*argv, "--out", str(out), "--workers", str(workers)]) == 0
+        texts = [(out / name).read_text() for name in ("edges.json", "result.json")] + [capsys.readouterr().out]
+        return [re.sub(r'"(seconds|minutes)": [-0-9.e]+', r'"\1": 0', t.replace(str(out), "OUT")) for t in texts]
+
+    serial, parallel = run(1), run(2)
+    assert '"seed": 1' in serial[0] and "seed 1 at 2,048 steps" in serial[2]
+    assert parallel == serial
+    with pytest.raises(JobError, match=r"the best response of seed \d \(draw_v0 vs random\) failed in its worker: "
+                                       r"ConfigError: unknown training key 'ppo.nope'"):
+        main([*argv, "--out", str(tmp_path / "fails"), "--workers", "2", "--param", "ppo.nope=1"])

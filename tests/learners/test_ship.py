@@ -1,7 +1,17 @@
 """The shipped-agents table (training/scripts/ship.py): a column per baseline and per search an env was
-measured against, "-" where it was not, and each interval judged against its env's fair share."""
+measured against, "-" where it was not, and each interval judged against its env's fair share; the
+trainings of several envs in worker processes ship what the serial run ships."""
 from __future__ import annotations
 
+import json
+import re
+
+import numpy as np
+import pytest
+
+import domino_agents.trained as trained
+from domino_training.parallel import JobError
+from domino_training.scripts import ship
 from domino_training.scripts.ship import markdown
 
 
@@ -26,3 +36,48 @@ def test_the_table_has_a_column_per_search_and_marks_intervals_not_above_the_fai
     assert magic.endswith("| - | 0.238 [0.217, 0.259] (not above fair share) |")
     assert "evaluation seed 7" in lines[2]
     assert lines[-1] == "Deals per matchup: baselines 2000, `pimc:n=64,rollout=random` 2000, `pimc:n=16` 300."
+
+
+TINY = ["budget.env_steps=1024", "budget.minutes=0", "imitation.decisions=0", "ppo.num_envs=16", "ppo.rollout_steps=16",
+        "ppo.minibatch_size=128", "ppo.epochs=1", "network.hidden=[16]", "eval.every_updates=0"]
+
+
+def test_two_workers_train_and_ship_what_one_does(tmp_path, monkeypatch, capsys):
+    """`--workers 2` trains two envs in two processes: the shipped policies, docs/trained.json and .md
+    and the printed lines (less the seconds) are the serial run's. A bad --workers or --set is exit
+    status 2 before anything is written; a training that fails in its worker is named."""
+    games = ["block_v0", "draw_v0"]
+
+    def run(name: str, workers: str, *extra: str) -> int:
+        monkeypatch.setattr(trained, "SHIPPED_DIR", tmp_path / name / "checkpoints")
+        monkeypatch.setattr(ship, "DOCS", tmp_path / name / "docs")
+        (tmp_path / name / "docs").mkdir(parents=True, exist_ok=True)
+        argv = [*games, "--deals", "0", "--pimc-deals", "0", "--run-root", str(tmp_path / name / "runs"),
+                "--workers", workers, *extra]
+        return ship.main([*argv, *(f"--set={t}" for t in TINY)])
+
+    for workers, extra, said in (("0", [], "workers=0"), ("-1", [], "workers=-1"), ("two", [], "invalid int"),
+                                 ("2", ["--set", "ppo.nope=1"], "unknown training key 'ppo.nope'")):
+        with pytest.raises(SystemExit) as e:
+            run("bad", workers, *extra)
+        assert e.value.code == 2 and said in capsys.readouterr().err
+    assert not (tmp_path / "bad" / "runs").exists() and not list((tmp_path / "bad" / "docs").iterdir())
+
+    def shipped(name: str) -> list:
+        out = re.sub(r"\d[\d,.]* (s|steps/s)\b", r"N \1", capsys.readouterr().out).replace(str(tmp_path / name), "W")
+        pages = [(tmp_path / name / "docs" / f).read_text() for f in ("trained.json", "trained.md")]
+        policies = [trained.load_policy(tmp_path / name / "checkpoints" / f"{g}.npz") for g in games]
+        return [out, pages, [[w.tolist() for layer in layers for w in layer] for layers, _ in policies],
+                [meta for _, meta in policies]]
+
+    assert run("serial", "1") == 0
+    serial = shipped("serial")
+    assert "block_v0: shipped W/checkpoints/block_v0.npz (N s this session)" in serial[0]
+    assert json.loads(serial[1][0])[0]["game"] == "block_v0"
+    assert run("parallel", "2") == 0
+    parallel = shipped("parallel")
+    assert parallel == serial and np.asarray(parallel[2][0][0]).size
+    (tmp_path / "fails" / "runs").mkdir(parents=True)
+    (tmp_path / "fails" / "runs" / "draw_v0").write_text("a file where the run folder goes")
+    with pytest.raises(JobError, match="the training of draw_v0 failed in its worker: "):
+        run("fails", "2")

@@ -1,9 +1,11 @@
 """Time to strength side by side (training/scripts/strength_timing.py): the learners of a (game, seed) train
-in child processes at once, every saved policy is scored, the report gives the medians and ratios,
-and a second run trains and scores nothing."""
+in child processes at once, every saved policy is scored (in worker processes too, with the serial
+scores), the report gives the medians and ratios, and a second run trains and scores nothing."""
 from __future__ import annotations
 
 import json
+import re
+import shutil
 
 import pytest
 import yaml
@@ -25,7 +27,7 @@ def _timing(tmp_path, **over):
     return path
 
 
-def test_side_by_side_trains_scores_reports_and_resumes(tmp_path):
+def test_side_by_side_trains_scores_reports_and_resumes(tmp_path, capsys):
     path = _timing(tmp_path)
     out, report = tmp_path / "out", tmp_path / "timing.md"
     data = strength_timing.run_timing(out, report, path, echo=lambda *a, **k: None)
@@ -49,6 +51,33 @@ def test_side_by_side_trains_scores_reports_and_resumes(tmp_path):
     assert len(said) == 1 and said[0].startswith("wrote ")  # no "trained side by side" line
     assert (out / "scores.jsonl").read_text() == saved
     assert {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("points.json")} == mtimes
+
+    # the scoring in two workers: a bad --workers is exit status 2 before anything is written; a policy
+    # that fails in its worker is named; resumed, scores.jsonl and the report are the serial run's
+    def argv(name: str, workers: str) -> list[str]:
+        return ["--out", str(tmp_path / name), "--report", str(tmp_path / f"{name}.md"), "--timing", str(path),
+                "--workers", workers]
+
+    assert strength_timing.main(argv("bad", "0")) == 2 and "workers=0 must be" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        strength_timing.main(argv("bad", "two"))
+    assert e.value.code == 2 and not (tmp_path / "bad").exists()
+    shutil.copytree(out / "runs", tmp_path / "two" / "runs")
+    points = tmp_path / "two" / "runs" / "block" / "sb3" / "seed0" / "points.json"
+    saved_points = points.read_text()
+    points.write_text(saved_points.replace(str(out), str(tmp_path / "nowhere")))
+    assert strength_timing.main(argv("two", "2")) == 2  # the JobError, one line
+    assert re.search(r"the scoring of block sb3 seed 0 at (512|1,024) env steps failed in its worker: CheckpointError",
+                     capsys.readouterr().err)
+    points.write_text(saved_points)
+    assert strength_timing.main(argv("two", "2")) == 0
+
+    def rows(folder) -> list[dict]:
+        return [{k: v for k, v in json.loads(line).items() if k != "eval_seconds"}
+                for line in (folder / "scores.jsonl").read_text().splitlines()]
+
+    assert rows(tmp_path / "two") == rows(out) and len(rows(out)) == 8
+    assert (tmp_path / "two.md").read_text() == report.read_text()
 
 
 def test_ratio_is_the_other_learners_minutes_over_the_first(tmp_path):

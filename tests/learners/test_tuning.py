@@ -65,3 +65,48 @@ def test_tuning_refuses_an_unequal_budget_and_unknown_games(tmp_path):
     sweep["games"] = ["chess"]
     with pytest.raises(ConfigError, match="'chess' is not a game of the suite"):
         tuning.run_sweep(sweep, tmp_path / "out")
+
+
+def test_two_workers_write_the_serial_sweeps_file_and_a_failed_setting_is_named(tmp_path, capsys):
+    """`--workers 2` trains and scores the settings in two processes: results.jsonl and the report are
+    the serial sweep's (less the seconds). A bad --workers is exit status 2 before anything is written;
+    a setting that fails in its worker is named, and the sweep resumed to the serial file."""
+    import re
+
+    from domino_training.parallel import JobError
+
+    path = _sweep(tmp_path, {"ppo": {"P0": TINY_PPO}, "dmc": {"D0": TINY_DMC}})
+
+    def argv(name: str, workers: str) -> list[str]:
+        return ["--sweep", str(path), "--out", str(tmp_path / name), "--report", str(tmp_path / f"{name}.md"),
+                "--workers", workers]
+
+    for bad in ("0", "-1", "two"):
+        with pytest.raises(SystemExit) as e:
+            tuning.main(argv("bad", bad))
+        assert e.value.code == 2 and "--workers" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="workers=0 must be an integer >= 1"):
+        tuning.run_sweep(tuning.read_sweep(path), tmp_path / "bad", workers=0)
+    assert not (tmp_path / "bad").exists()
+
+    def written(name: str) -> list[str]:
+        rows = [{k: v for k, v in json.loads(line).items() if k != "train_seconds"}
+                for line in (tmp_path / name / "results.jsonl").read_text().splitlines()]
+        report = re.sub(r"\} \| \d+ \|", "} | S |", (tmp_path / f"{name}.md").read_text())
+        return [json.dumps(rows), report]
+
+    assert tuning.main(argv("serial", "1")) == 0
+    (tmp_path / "parallel" / "block").mkdir(parents=True)
+    (tmp_path / "parallel" / "block" / "D0").write_text("a file where D0's run folder goes")
+    with pytest.raises(JobError, match=r"the tuning run block dmc D0 failed in its worker: "):
+        tuning.main(argv("parallel", "2"))
+    (tmp_path / "parallel" / "block" / "D0").unlink()
+    assert tuning.main(argv("parallel", "2")) == 0
+    serial = written("serial")
+    assert '"label": "D0"' in serial[0] and "`D0`" in serial[1]
+    assert written("parallel") == serial
+
+
+def test_a_setting_named_under_two_learners_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match=r"settings \['S'\] are named under more than one learner"):
+        tuning.read_sweep(_sweep(tmp_path, {"ppo": {"S": {}}, "dmc": {"S": {}}}))

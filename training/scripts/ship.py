@@ -10,6 +10,15 @@ docs/trained.md and docs/trained.json (the README's results table is copied from
     python -m domino_training.scripts.ship                       # everything (about an hour per env on 2 cores)
     python -m domino_training.scripts.ship draw_v0 sum7_v0 --deals 2000 --pimc-deals 500
     python -m domino_training.scripts.ship --evaluate-only       # re-evaluate the shipped files, no training
+    python -m domino_training.scripts.ship --workers 2 --set ppo.torch_threads=1   # two envs at a time
+
+``--workers N`` trains N envs at a time, each in a process of its own (training/parallel.py), and
+plays each evaluation in N processes; this process alone copies the policies, prints and writes the
+pages, env by env in the serial order (an env is evaluated once it and every env before it are
+trained, while the later ones go on training), so the files are the serial run's. Each training keeps
+its config's ``ppo.torch_threads`` (2): ``--set ppo.torch_threads=1`` for N trainings on N cores (the
+serial run with the same ``--set`` gives the same files). A budget in minutes stops where the machine
+does, so trainings that share the cores reach fewer steps: ``budget.env_steps`` repeats exactly.
 """
 from __future__ import annotations
 
@@ -21,26 +30,37 @@ import time
 from pathlib import Path
 
 import domino_envs
-from domino_agents.trained import SHIPPED_DIR, shipped_path
+from domino_agents.trained import shipped_path
 from domino_training.configs import load_run
 from domino_training.evaluate import evaluate
 from domino_training.learners.train import train_ppo
+from domino_training.parallel import check_workers, in_order, run_jobs
 from domino_training.scripts import DOCS
 
 BASELINES = ["random", "greedy", "heuristic"]
 PIMC = "pimc:n=64,rollout=random"  # the search the shipped agents are measured against (issue 24)
 
 
-def ship_one(game: str, run_root: Path, overrides: list[str], echo=print) -> Path:
-    """Train (or resume) the env's run and copy its policy into agents/checkpoints/."""
+def train_game(game: str, run_dir: Path, overrides: list[str], progress: bool = False) -> tuple[list[str], float]:
+    """Train (or resume) the env's run in run_dir, a job (training/parallel.py); returns the lines the
+    training said, for the driver to print, and its seconds this session."""
     run = load_run(game=game, overrides=overrides + ["eval.final_deals=0"])
-    run_dir = run_root / game
+    said: list[str] = []
     t0 = time.perf_counter()
-    train_ppo(run, run_dir, resume=True, progress=sys.stderr.isatty(), echo=echo)
-    SHIPPED_DIR.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(run_dir / "policy.npz", shipped_path(game))
-    echo(f"{game}: shipped {shipped_path(game)} ({time.perf_counter() - t0:.0f} s this session)")
-    return shipped_path(game)
+    train_ppo(run, run_dir, resume=True, progress=progress, echo=lambda *a, **k: said.append(" ".join(map(str, a))))
+    return said, time.perf_counter() - t0
+
+
+def ship_trained(game: str, run_dir: Path, said: list[str], seconds: float, echo=print) -> Path:
+    """Print what a training said and copy its policy into agents/checkpoints/ (the command's own
+    process does, in the order of the games, whatever process trained it)."""
+    for line in said:
+        echo(line)
+    path = shipped_path(game)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(run_dir / "policy.npz", path)
+    echo(f"{game}: shipped {path} ({seconds:.0f} s this session)")
+    return path
 
 
 def evaluate_shipped(game: str, deals: int, pimc_deals: int, seed: int, workers: int = 1) -> dict:
@@ -101,16 +121,40 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--run-root", default="runs/ship", help="where the training runs live")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="training override for every env")
     p.add_argument("--evaluate-only", action="store_true", help="evaluate the shipped files; train nothing")
-    p.add_argument("--workers", type=int, default=1, help="processes that play the evaluations (same numbers)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="processes that train the envs, N at a time, and that play each evaluation (default 1: this "
+                        "process); the files are the same for every N (with a budget in env steps)")
     args = p.parse_args(argv)
+    try:
+        check_workers(args.workers)
+    except ValueError as err:
+        p.error(f"--workers: {err}")
     games = args.games or domino_envs.game_names()
+    for game in games:  # an unknown env or a bad --set fails here, before any training
+        try:
+            load_run(game=game, overrides=list(args.set) + ["eval.final_deals=0"])
+        except (ValueError, OSError) as err:
+            p.error(f"{game}: {err}")
+    run_root = Path(args.run_root)
     results = []
-    for game in games:
-        if not args.evaluate_only:
-            ship_one(game, Path(args.run_root), list(args.set))
-        res = evaluate_shipped(game, args.deals, args.pimc_deals, args.seed, args.workers)
-        print(json.dumps({"game": game, "rows": res["rows"]}))
+
+    def finish(i: int, trained: tuple[list[str], float] | None) -> None:
+        """The serial order: a game is shipped and evaluated once every game before it is."""
+        if trained is not None:
+            ship_trained(games[i], run_root / games[i], *trained)
+        res = evaluate_shipped(games[i], args.deals, args.pimc_deals, args.seed, args.workers)
+        print(json.dumps({"game": games[i], "rows": res["rows"]}))
         results.append(res)
+
+    if args.evaluate_only:
+        for i in range(len(games)):
+            finish(i, None)
+    else:
+        progress = sys.stderr.isatty() and args.workers == 1
+        jobs = [(game, run_root / game, list(args.set), progress) for game in games]
+        for i, trained in in_order(run_jobs(train_game, jobs, args.workers,
+                                            describe=lambda i: f"the training of {games[i]}")):
+            finish(i, trained)
     old = DOCS / "trained.json"
     merged = {r["game"]: r for r in (json.loads(old.read_text()) if old.is_file() else [])}
     merged.update({r["game"]: r for r in results})

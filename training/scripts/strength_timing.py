@@ -2,6 +2,7 @@
 
     python -m domino_training.scripts.strength_timing              # resumable; writes docs/benchmark_timing.md (+ .json)
     python -m domino_training.scripts.strength_timing --only sum7  # some games (the rest resume later)
+    python -m domino_training.scripts.strength_timing --workers 2  # the scoring in 2 processes, the same scores
 
 How many env steps and training minutes each learner needs to first beat greedy and to first reach
 the heuristic's level, measured so that the minutes compare: each (game, seed) trains every learner
@@ -16,6 +17,12 @@ first learner's: above 1 means the first is faster) and each learner's training 
 
 A run's minutes are its own training clock (collection and updates; scoring is not in it) at the
 first saved policy past the threshold, so they overstate the crossing by up to one mark's gap.
+
+``--workers N`` scores the saved policies N at a time, each evaluation a job in a process of its own
+(training/parallel.py); scores.jsonl is appended by this process alone in the serial order, so it and
+the report are the serial run's. The trainings are not a job list: a (game, seed)'s learners already
+train at once, one process each (as many cores as learners), and more at once would change the load
+the minutes are measured under.
 """
 from __future__ import annotations
 
@@ -36,6 +43,7 @@ from domino_training.benchmark.aggregate import time_to_strength as first_crossi
 from domino_training.benchmark.report import hardware_line, portable_json
 from domino_training.benchmark.runner import ScoreFile, evaluate_point
 from domino_training.benchmark.suite import load_suite, suite_folder
+from domino_training.parallel import check_workers, in_order, run_jobs
 from domino_training.scripts import DOCS
 
 WANT = {"learners", "seeds", "deals", "opponents", "params", "games"}
@@ -128,22 +136,32 @@ def train_side_by_side(timing: dict, out: Path, games: list[str], timing_path: P
             echo(f"{game} seed {seed}: {', '.join(todo)} trained side by side in {time.perf_counter() - t0:.0f} s")
 
 
-def score_points(timing: dict, out: Path, games: list[str], suite_path: Path | None = None) -> ScoreFile:
-    """Score every saved policy not yet in out/scores.jsonl against the two opponents."""
+def score_points(timing: dict, out: Path, games: list[str], suite_path: Path | None = None,
+                 workers: int = 1) -> ScoreFile:
+    """Score every saved policy not yet in out/scores.jsonl against the two opponents.
+
+    Each policy's evaluation is a job (training/parallel.py): with `workers` > 1 they play in that many
+    processes, started once for the whole list (an evaluation's own workers would start a pool per
+    policy); this process alone appends to scores.jsonl, in the serial order."""
+    check_workers(workers)
     suite = load_suite("quick", suite_path)
     scores = ScoreFile(Path(out) / "scores.jsonl")
+    todo = []
     for game in games:
         for learner in timing["learners"]:
             for seed in range(timing["seeds"]):
                 run = learner_run(timing, game, learner, seed, out, suite_path)
                 for p in saved_points(run, learner):
-                    todo = [o for o in timing["opponents"] if not scores.has(game, learner, seed, p.mark, o)]
-                    if not todo:
-                        continue
-                    for o, res in evaluate_point(suite, suite.games[game], p.spec, todo, timing["deals"]).items():
-                        scores.add({"game": game, "learner": learner, "seed": seed, "env_steps": p.mark,
-                                    "trained_env_steps": p.env_steps, "seconds": p.seconds, "opponent": o,
-                                    "spec": p.spec, **res})
+                    opponents = [o for o in timing["opponents"] if not scores.has(game, learner, seed, p.mark, o)]
+                    if opponents:
+                        todo.append((game, learner, seed, p, opponents))
+    jobs = [(suite, suite.games[game], p.spec, opponents, timing["deals"]) for game, _, _, p, opponents in todo]
+    for i, results in in_order(run_jobs(evaluate_point, jobs, workers, describe=lambda i: (
+            "the scoring of {} {} seed {} at {:,} env steps".format(*todo[i][:3], todo[i][3].mark)))):
+        game, learner, seed, p, _ = todo[i]
+        for o, res in results.items():
+            scores.add({"game": game, "learner": learner, "seed": seed, "env_steps": p.mark,
+                        "trained_env_steps": p.env_steps, "seconds": p.seconds, "opponent": o, "spec": p.spec, **res})
     return scores
 
 
@@ -230,8 +248,10 @@ def markdown(timing: dict, summary: dict, hardware: str, command: str) -> str:
 
 
 def run_timing(out: Path, report: Path, timing_path: Path | None = None, suite_path: Path | None = None,
-               only: list[str] | None = None, echo=print) -> dict:
-    """Train side by side (resuming), score, summarize, write the report and its JSON beside it."""
+               only: list[str] | None = None, echo=print, workers: int = 1) -> dict:
+    """Train side by side (resuming), score (`workers` processes), summarize, write the report and its
+    JSON beside it."""
+    check_workers(workers)
     timing = read_timing(timing_path, suite_path)
     games = list(timing["games"])
     if only:
@@ -240,7 +260,7 @@ def run_timing(out: Path, report: Path, timing_path: Path | None = None, suite_p
                 raise ConfigError(f"--only {g!r}: one of the timing file's games {games}")
         games = [g for g in games if g in only]
     train_side_by_side(timing, out, games, timing_path, suite_path, echo)
-    scores = score_points(timing, out, games, suite_path)
+    scores = score_points(timing, out, games, suite_path, workers)
     summary = summarize(timing, scores, list(timing["games"]) if not only else games, suite_path)
     report = Path(report)
     report.parent.mkdir(parents=True, exist_ok=True)
@@ -262,6 +282,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--only", nargs="+", metavar="GAME", help="run only these games of the timing file")
     ap.add_argument("--timing", help="another timing file (default configs/benchmark/timing.yaml)")
     ap.add_argument("--suite", help="another suite file (default configs/benchmark/suite.yaml)")
+    ap.add_argument("--workers", type=int, default=1, metavar="N",
+                    help="processes that score the saved policies (default 1: this process); scores.jsonl and the "
+                         "report are the same for every N. The timed trainings run side by side as always, one "
+                         "process per learner")
     return ap
 
 
@@ -283,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.what:
             raise ConfigError(f"unexpected arguments {args.what!r} (only train-one takes GAME LEARNER SEED)")
-        run_timing(Path(args.out), Path(args.report), timing_path, suite_path, args.only)
+        run_timing(Path(args.out), Path(args.report), timing_path, suite_path, args.only, workers=args.workers)
     except ValueError as e:
         print(f"strength timing: {e}", file=sys.stderr)
         return 2

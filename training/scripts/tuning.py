@@ -2,6 +2,7 @@
 
     python -m domino_training.scripts.tuning                   # resumable; writes docs/benchmark_tuning.md
     python -m domino_training.scripts.tuning --only draw       # some games (the rest resume later)
+    python -m domino_training.scripts.tuning --workers 2       # 2 settings at a time, the same results.jsonl
 
 configs/benchmark/tuning.yaml names the settings per learner (the same number for each: an equal
 tuning budget), the games, the budget and the evaluation. Each (game, setting) trains once through
@@ -11,7 +12,9 @@ on fresh duplicate deals, not the benchmark's frozen ones. results.jsonl in the 
 one line per (game, setting): a killed sweep continues where it stopped. The report lists every
 setting and, per learner and game, the best one at the final mark: the sweep is single-seed, so a
 difference inside the intervals is not a finding, and the report says which settings are within the
-best one's interval.
+best one's interval. With ``--workers N`` the settings train and score in N processes (the suite's
+learner params give each one torch thread); only the command's process appends to results.jsonl, in
+the serial order.
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ import yaml
 
 from domino_envs.errors import ConfigError
 from domino_training.benchmark import load_suite, read_suite_file, suite_folder
+from domino_training.parallel import check_workers, in_order, run_jobs
 from domino_training.scripts import DOCS
 
 OPPONENTS = ("greedy", "heuristic")
@@ -38,6 +42,11 @@ def read_sweep(path: Path | None = None) -> dict:
     if not isinstance(data, dict) or set(data) != want:
         got = sorted(data) if isinstance(data, dict) else type(data).__name__
         raise ConfigError(f"{path}: a tuning sweep is a mapping of {sorted(want)}; got {got}")
+    labels = [label for s in data["learners"].values() for label in (s or {})]
+    twice = sorted({label for label in labels if labels.count(label) > 1})
+    if twice:
+        raise ConfigError(f"{path}: settings {twice} are named under more than one learner; a setting's name is "
+                          "its run folder (<out>/<game>/<name>), so each is one learner's")
     sizes = {name: len(s or {}) for name, s in data["learners"].items()}
     if len(set(sizes.values())) > 1:
         raise ConfigError(f"{path}: every learner gets the same number of settings (an equal tuning budget); "
@@ -46,48 +55,65 @@ def read_sweep(path: Path | None = None) -> dict:
 
 
 def run_sweep(sweep: dict, out: Path, suite_path: Path | None = None, only: list[str] | None = None,
-              echo=print) -> list[dict]:
-    """Train and score every (game, setting) not yet in out/results.jsonl; returns all rows."""
-    from domino_training.evaluate import evaluate
-    from domino_training.learners import LearnerRun, train_learner
+              echo=print, workers: int = 1) -> list[dict]:
+    """Train and score every (game, setting) not yet in out/results.jsonl; returns all rows.
 
+    Each (game, learner, setting) is a job (training/parallel.py): with `workers` > 1 they train and
+    score in that many processes (spawned); this process alone appends to results.jsonl,
+    in the serial order, so the file is the serial sweep's for every number of workers."""
+    check_workers(workers)
     suite = load_suite("quick", suite_path)
     base = read_suite_file(suite_path)["learners"] or {}
+    for game_name in sweep["games"]:
+        if game_name not in suite.games:
+            raise ConfigError(f"tuning game {game_name!r} is not a game of the suite; allowed: {list(suite.games)}")
     out.mkdir(parents=True, exist_ok=True)
     path = out / "results.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()] if path.is_file() else []
     done = {(r["game"], r["label"]) for r in rows}
     budget = int(sweep["budget"])
     marks = sorted({max(1, round(budget * m)) for m in sweep["marks"]})
+    jobs = []
     for game_name in sweep["games"]:
-        if game_name not in suite.games:
-            raise ConfigError(f"tuning game {game_name!r} is not a game of the suite; allowed: {list(suite.games)}")
         if only and game_name not in only:
             continue
         game = suite.games[game_name]
         for learner, settings in sweep["learners"].items():
             for label, params in (settings or {}).items():
-                if (game_name, label) in done:
-                    continue
-                t0 = time.perf_counter()
-                run = LearnerRun(game=game.env, config=dict(game.config), seed=int(sweep["seed"]), budget=budget,
-                                 marks=marks, run_dir=out / game_name / label,
-                                 params={**dict(base.get(learner) or {}), **dict(params or {})})
-                points = sorted(train_learner(learner, run), key=lambda p: p.mark)
-                row = {"game": game_name, "learner": learner, "label": label, "params": params or {},
-                       "train_seconds": points[-1].seconds, "scores": {}}
-                for p in points:
-                    rep = evaluate(game.env, [p.spec, *OPPONENTS], int(sweep["deals"]), int(sweep["eval_seed"]),
-                                   dict(game.config), pairs=[(p.spec, o) for o in OPPONENTS], progress=False)
-                    for o in OPPONENTS:
-                        w = rep.matchups[(p.spec, o)].win_stat
-                        row["scores"][f"{o}@{p.mark}"] = [w.mean / rep.fair_share, w.lo / rep.fair_share,
-                                                          w.hi / rep.fair_share]
-                rows.append(row)
-                with path.open("a", encoding="utf-8") as fh:
-                    fh.write(json.dumps(row) + "\n")
-                echo(f"tuning {game_name} {label}: {time.perf_counter() - t0:.0f} s", flush=True)
+                if (game_name, label) not in done:
+                    jobs.append((game_name, game.env, dict(game.config), learner, label, dict(params or {}),
+                                 dict(base.get(learner) or {}), int(sweep["seed"]), budget, marks, out / game_name / label,
+                                 int(sweep["deals"]), int(sweep["eval_seed"])))
+    for _, (row, seconds) in in_order(run_jobs(tune_one, jobs, workers,
+                                               describe=lambda i: "the tuning run {0} {3} {4}".format(*jobs[i]))):
+        rows.append(row)
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(json.dumps(row) + "\n")
+        echo(f"tuning {row['game']} {row['label']}: {seconds:.0f} s", flush=True)
     return rows
+
+
+def tune_one(game_name: str, env: str, config: dict, learner: str, label: str, params: dict, base: dict, seed: int,
+             budget: int, marks: list[int], run_dir: Path, deals: int, eval_seed: int) -> tuple[dict, float]:
+    """One (game, learner, setting) of the sweep, a job: train it (resuming) on top of the suite's
+    learner params `base` and score each saved policy; returns its results.jsonl row (the driver
+    writes it) and the seconds it took."""
+    from domino_training.evaluate import evaluate
+    from domino_training.learners import LearnerRun, train_learner
+
+    t0 = time.perf_counter()
+    run = LearnerRun(game=env, config=dict(config), seed=seed, budget=budget, marks=marks, run_dir=run_dir,
+                     params={**base, **params})
+    points = sorted(train_learner(learner, run), key=lambda p: p.mark)
+    row = {"game": game_name, "learner": learner, "label": label, "params": params, "train_seconds": points[-1].seconds,
+           "scores": {}}
+    for p in points:
+        rep = evaluate(env, [p.spec, *OPPONENTS], deals, eval_seed, dict(config), pairs=[(p.spec, o) for o in OPPONENTS],
+                       progress=False)
+        for o in OPPONENTS:
+            w = rep.matchups[(p.spec, o)].win_stat
+            row["scores"][f"{o}@{p.mark}"] = [w.mean / rep.fair_share, w.lo / rep.fair_share, w.hi / rep.fair_share]
+    return row, time.perf_counter() - t0
 
 
 def markdown(sweep: dict, rows: list[dict]) -> str:
@@ -153,9 +179,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="runs/tuning", help="output folder (resumable)")
     ap.add_argument("--report", default=str(DOCS / "benchmark_tuning.md"), help="the Markdown report")
     ap.add_argument("--only", nargs="+", metavar="GAME", help="run only these games of the sweep")
+    ap.add_argument("--workers", type=int, default=1, metavar="N",
+                    help="processes that train and score the settings (default 1: this process); results.jsonl and "
+                         "the report are the same for every N")
     args = ap.parse_args(argv)
+    try:
+        check_workers(args.workers)
+    except ValueError as err:
+        ap.error(f"--workers: {err}")
     sweep = read_sweep(Path(args.sweep) if args.sweep else None)
-    rows = run_sweep(sweep, Path(args.out), Path(args.suite) if args.suite else None, args.only)
+    rows = run_sweep(sweep, Path(args.out), Path(args.suite) if args.suite else None, args.only, workers=args.workers)
     Path(args.report).write_text(markdown(sweep, rows))
     print(f"wrote {args.report}")
     return 0
