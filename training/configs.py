@@ -20,12 +20,15 @@ import dataclasses
 import importlib.resources
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 import domino_envs
 from domino_envs.core import ConfigError
+
+if TYPE_CHECKING:
+    import torch
 
 TOP_LEVEL_KEYS = ("game", "config", "train", "demo")
 
@@ -62,7 +65,8 @@ class PPO:
     perfect_info_critic: bool = False  # the critic reads every seat's observation (actor: its own only)
     torch_threads: int = 2          # torch intra-op threads: 2 on 2 cores (update 17.5k vs 12.0k decisions/s
                                     # end to end with 1 thread, training/scripts/train_speed.py on a quiet machine)
-    device: str = "cpu"             # "cuda" where a GPU exists; nothing needs one
+    device: str = "cpu"             # any torch device that exists: cpu, cuda, cuda:N, mps (check_device); the env
+                                    # stays on CPU, the network, its forward passes and the update run there
 
 
 @dataclass
@@ -291,6 +295,44 @@ def _is_spec(text) -> bool:
     return True
 
 
+DEVICES_ALLOWED = "cpu (or cpu:0), cuda or cuda:N where torch sees that GPU, mps where torch has it, xpu(:N) likewise"
+
+
+def check_device(key: str, value) -> torch.device:
+    """The torch device that the setting `key` names, if it exists on this machine; else ConfigError
+    naming the key, the value and what is allowed. The learners' one device check (ppo.device,
+    dmc.device), so a run never starts on a device it cannot use and nothing falls back to CPU."""
+    import torch  # here, not at the top: the commands that import this module without training need no torch
+
+    def refuse(why: str):
+        raise ConfigError(f"{key}={value!r} is not allowed; {why}")
+
+    if not isinstance(value, str):
+        refuse(f"a torch device string: {DEVICES_ALLOWED}")
+    try:
+        device = torch.device(value)
+    except (RuntimeError, ValueError):
+        refuse(f"not a torch device string; allowed: {DEVICES_ALLOWED}")
+    if device.type == "cpu":
+        if device.index not in (None, 0):
+            refuse("the CPU is one device: cpu or cpu:0")
+    elif device.type in ("cuda", "xpu"):
+        backend = getattr(torch, device.type, None)  # torch.cuda, torch.xpu (absent from some builds)
+        if backend is None or not backend.is_available():
+            refuse(f"torch sees no {device.type.upper()} device; use {key}=cpu")
+        count = backend.device_count()
+        if device.index is not None and device.index >= count:
+            refuse(f"torch sees {count} {device.type.upper()} device(s), {device.type}:0 to {device.type}:{count - 1}")
+    elif device.type == "mps":
+        if not torch.backends.mps.is_available():
+            refuse(f"torch has no MPS device here (Apple silicon with an MPS build of torch); use {key}=cpu")
+        if device.index not in (None, 0):
+            refuse("MPS is one device: mps or mps:0")
+    else:
+        refuse(f"the learners run on {DEVICES_ALLOWED}; {device.type!r} is not one of them")
+    return device
+
+
 def validate(train: TrainConfig) -> None:
     """Values outside what the trainers accept: ConfigError naming the key and the allowed range."""
     def need(ok, key, value, allowed):
@@ -318,8 +360,7 @@ def validate(train: TrainConfig) -> None:
     for key in ("ent_coef", "vf_coef"):
         v = getattr(train.ppo, key)
         need(v >= 0, f"ppo.{key}", v, "must be >= 0")
-    need(train.ppo.device == "cpu" or train.ppo.device.startswith("cuda"), "ppo.device", train.ppo.device,
-         "allowed: 'cpu', 'cuda', 'cuda:N'")
+    check_device("ppo.device", train.ppo.device)
     weights = [getattr(train.opponents, k) for k in POOL_KINDS]
     need(all(w >= 0 for w in weights) and sum(weights) > 0, "opponents", weights,
          "weights must be >= 0 with a positive sum")
@@ -383,6 +424,6 @@ def load_run(path: str | Path | None = None, game: str | None = None, overrides:
     return RunConfig(name, dict(config), train)
 
 
-__all__ = ["Budget", "ConfigError", "Eval", "Imitation", "Network", "Opponents", "PPO", "RunConfig", "SB3", "TrainConfig",
-           "default_path", "load", "load_run", "make_from_file", "parse_override", "set_key",
-           "validate"]
+__all__ = ["Budget", "ConfigError", "DEVICES_ALLOWED", "Eval", "Imitation", "Network", "Opponents", "PPO", "RunConfig",
+           "SB3", "TrainConfig", "check_device", "default_path", "load", "load_run", "make_from_file", "parse_override",
+           "set_key", "validate"]

@@ -1,4 +1,4 @@
-"""Plant each bug of issues 16, 21-24 and 43 on a copy of the repo, one at a time, and check the tests catch it.
+"""Plant each bug of issues 16, 21-24, 43 and 44 on a copy of the repo, one at a time, and check the tests catch it.
 
     .venv/bin/python tests/mutations/run.py            # every mutation (~15 min: the first copy
                                                        # compiles its numba kernels cold, the rest
@@ -416,6 +416,62 @@ MUTATIONS = [
         "agents/pimc.py",
         [("        self.temperature = float(temperature)\n", "        self.temperature = 1.0\n")],
         ["tests/agents/test_pimc.py", "-k", "temperature"]),
+    # ---------------------------------------------------------------- issue 44: the learner on a device
+    Mutation(
+        "collector_obs_not_moved", "collection feeds the actor observations that never went to ppo.device",
+        "training/learners/ppo.py",
+        [("obs_t = torch.from_numpy(obs).to(self.device)", "obs_t = torch.from_numpy(obs)")],
+        ["tests/learners/test_device.py", "-k", "every_tensor_of_a_ppo"]),
+    Mutation(
+        "ppo_update_mask_not_moved", "the PPO update leaves the rollout's masks on the CPU",
+        "training/learners/ppo.py",
+        [("mask = torch.from_numpy(buf.mask[:B]).to(dev)", "mask = torch.from_numpy(buf.mask[:B])")],
+        ["tests/learners/test_device.py", "-k", "every_tensor_of_a_ppo"]),
+    Mutation(
+        "distill_fit_not_moved", "a distillation round fits the actor on positions left on the CPU",
+        "training/learners/distill.py",
+        [("o, m, t = (torch.from_numpy(a).to(dev) for a in (obs, masks, targets))",
+          "o, m, t = (torch.from_numpy(a) for a in (obs, masks, targets))")],
+        ["tests/learners/test_device.py", "-k", "every_tensor_of_a_ppo"]),
+    Mutation(
+        "dmc_minibatch_not_moved", "DMC's minibatch targets stay on the CPU",
+        "training/learners/dmc.py",
+        [("target = torch.from_numpy(self.rp_target[j]).to(dev)", "target = torch.from_numpy(self.rp_target[j])")],
+        ["tests/learners/test_device.py", "-k", "every_tensor_of_a_dmc"]),
+    Mutation(
+        "dmc_layers_numpy_on_device", "DMC's export reads the weights with .numpy() on the device",
+        "training/learners/dmc.py",
+        [("m.bias.detach().cpu().numpy().copy())\n                for m in self.q",
+          "m.bias.detach().numpy().copy())\n                for m in self.q")],
+        ["tests/learners/test_device.py", "-k", "every_tensor_of_a_dmc"]),
+    Mutation(
+        "cuda_without_a_gpu", "ppo.device=cuda is accepted where torch sees no CUDA device",
+        "training/configs.py",
+        [("        if backend is None or not backend.is_available():\n            refuse",
+          "        if backend is None:\n            refuse")],
+        ["tests/learners/test_device.py", "-k", "cuda or entry_point"]),
+    Mutation(
+        "dmc_device_unchecked", "dmc.device is never checked",
+        "training/learners/dmc.py",
+        [('    check_device("dmc.device", d.device)\n', "")],
+        ["tests/learners/test_device.py", "-k", "entry_point"]),
+    Mutation(
+        "dmc_resume_needs_same_device", "a DMC checkpoint resumes only on the device it was written on",
+        "training/learners/dmc.py",
+        [('theirs, mine = self._resumable(data["run"]), self._resumable(self._run())',
+          'theirs, mine = data["run"], self._run()')],
+        ["tests/learners/test_device.py", "-k", "resumes_on_another"]),
+    Mutation(
+        "collect_values_copied_apart", "collection brings the values back in a copy of their own each step",
+        "training/learners/ppo.py",
+        [("                buf.value[idx] = out[:, -1]\n", "                buf.value[idx] = value.float().cpu().numpy()\n")],
+        ["tests/learners/test_device.py", "-k", "copies_each"]),
+    Mutation(
+        "update_reads_each_minibatch", "the PPO update reads a loss off the device at every minibatch",
+        "training/learners/ppo.py",
+        [("                per_minibatch.append(torch.stack([",
+          "                _ = float(pg_loss)\n                per_minibatch.append(torch.stack([")],
+        ["tests/learners/test_device.py", "-k", "copies_each"]),
 ]
 
 

@@ -104,12 +104,14 @@ def gather(game, actor_layers, teacher, positions: int, rng: np.random.Generator
 def fit(actor: torch.nn.Module, obs, masks, targets, epochs: int, lr: float, rng: np.random.Generator,
         batch: int = 1024) -> dict:
     """Cross-entropy of the masked policy against the targets; returns the last epoch's loss and
-    the share of positions whose argmax is one of the teacher's best actions."""
-    o, m, t = torch.from_numpy(obs), torch.from_numpy(masks), torch.from_numpy(targets)
+    the share of positions whose argmax is one of the teacher's best actions. The positions go to
+    the actor's device (ppo.device) once; minibatches are indexed there."""
+    dev = next(actor.parameters()).device
+    o, m, t = (torch.from_numpy(a).to(dev) for a in (obs, masks, targets))
     opt = torch.optim.Adam(actor.parameters(), lr=lr)
     stats = {}
     for _ in range(epochs):
-        perm = torch.from_numpy(rng.permutation(len(o)))
+        perm = torch.from_numpy(rng.permutation(len(o))).to(dev)
         total, agree = 0.0, 0
         for s in range(0, len(o), batch):
             j = perm[s:s + batch]

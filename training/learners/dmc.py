@@ -28,6 +28,11 @@ training/learners/interface.py).
   format (meta ``algo: "dmc"``), so greedy-over-Q play is that file's argmax over legal outputs:
   the agent ``dmc:checkpoint=PATH`` (agents/trained.py `QPolicyAgent`, the ``ppo`` loader without
   sampling).
+- **Device** (``dmc.device``: cpu, cuda, cuda:N, mps; training/configs.py `check_device`): the
+  Q-network, its forward passes and the Adam steps run there; the vector env, the staging and the
+  replay buffers stay on the CPU in numpy (the observations are made there, the checkpoint holds
+  them as they are); each step's learner observations and each minibatch cross once, and the
+  Q-values come back once for the argmax over legal actions.
 """
 from __future__ import annotations
 
@@ -48,6 +53,7 @@ from domino_envs.outcome import centered_win_shares
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
 from domino_envs.version import __version__
+from domino_training.configs import check_device
 from domino_training.learners.network import _mlp
 from domino_training.learners.pool import GreedyBatch, HeuristicBatch, RandomBatch
 from domino_training.learners.ppo import _check_adam_state, check_vector_rows, load_checkpoint_file
@@ -73,6 +79,7 @@ class DMC:
     score_scale: float = 0.02      # multiplies the game's points when reward == "score"
     torch_threads: int = 2
     checkpoint_every: int = 20     # iterations between checkpoints (and one at every mark)
+    device: str = "cpu"            # the Q-network's torch device: cpu, cuda, cuda:N, mps (the env stays on CPU)
 
 
 @dataclass
@@ -113,6 +120,7 @@ def validate_settings(s: DMCSettings) -> None:
         need(getattr(d, key) > 0, f"dmc.{key}", getattr(d, key), "must be > 0")
     need(0 <= d.epsilon <= 1, "dmc.epsilon", d.epsilon, "must be in [0, 1]")
     need(d.reward in REWARDS, "dmc.reward", d.reward, f"allowed: {list(REWARDS)}")
+    check_device("dmc.device", d.device)
     hidden = s.network.hidden
     need(len(hidden) >= 1 and all(isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in hidden),
          "network.hidden", hidden, "must be a non-empty list of positive ints")
@@ -132,6 +140,7 @@ class DMCTrainer:
         self.dir.mkdir(parents=True, exist_ok=True)
         d = settings.dmc
         torch.set_num_threads(d.torch_threads)
+        self.device = torch.device(d.device)  # checked by validate_settings
         self.game = g = make_game(game, **config)
         self.n, self.N = g.num_players, d.num_envs
         self.venv = VectorEnv(game, d.num_envs, seed=seed, **config)
@@ -139,7 +148,8 @@ class DMCTrainer:
         self.rng = np.random.default_rng([self.seed, 0xD3C])
         with torch.random.fork_rng(devices=[]):  # seeded init without touching the global RNG
             torch.manual_seed(self.seed)
-            self.q = _mlp([g.obs_size, *settings.network.hidden, g.num_actions], 0.01)
+            # initialized on the CPU, then moved: the same starting weights on every device
+            self.q = _mlp([g.obs_size, *settings.network.hidden, g.num_actions], 0.01).to(self.device)
         self.optimizer = torch.optim.Adam(self.q.parameters(), lr=d.lr)
         w = np.array([getattr(settings.opponents, k) for k in POOL_KINDS], dtype=np.float64)
         self.pool = w / w.sum()
@@ -157,7 +167,8 @@ class DMCTrainer:
         self.st_act = np.zeros(0, np.int64)
         self.st_ep = np.zeros(0, np.int64)
         self.st_seat = np.zeros(0, np.int64)
-        # replay ring buffer of finished decisions
+        # replay ring buffer of finished decisions: numpy on the CPU, where the decisions are made and
+        # the checkpoint keeps them; a minibatch crosses to the device in one copy per array (module doc)
         R = d.replay_size
         self.rp_obs = np.zeros((R, g.obs_size), np.float32)
         self.rp_act = np.zeros(R, np.int64)
@@ -178,9 +189,9 @@ class DMCTrainer:
         self.ctrl[rows] = ctrl
 
     def greedy_q(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
-        """The legal action of highest Q per row."""
+        """The legal action of highest Q per row (the argmax in numpy, on the CPU: the same ties on every device)."""
         with torch.no_grad():
-            q = self.q(torch.from_numpy(obs)).numpy()
+            q = self.q(torch.from_numpy(obs).to(self.device)).cpu().numpy()
         return np.where(legal, q, -np.inf).argmax(axis=1)
 
     def collect(self) -> int:
@@ -265,19 +276,23 @@ class DMCTrainer:
         if self.rp_size == 0:
             return math.nan
         steps = max(1, round(made * d.sample_reuse / d.batch_size))
-        total = 0.0
+        dev = self.device
+        losses = []  # kept on the device until the end
         for _ in range(steps):
             j = self.rng.integers(self.rp_size, size=min(d.batch_size, self.rp_size))
-            obs = torch.from_numpy(self.rp_obs[j])
-            act = torch.from_numpy(self.rp_act[j])
-            target = torch.from_numpy(self.rp_target[j])
+            obs = torch.from_numpy(self.rp_obs[j]).to(dev)
+            act = torch.from_numpy(self.rp_act[j]).to(dev)
+            target = torch.from_numpy(self.rp_target[j]).to(dev)
             pred = self.q(obs).gather(1, act[:, None]).squeeze(1)
             loss = (pred - target).pow(2).mean()
             self.optimizer.zero_grad(set_to_none=True)
             loss.backward()
             nn.utils.clip_grad_norm_(self.q.parameters(), d.max_grad_norm)
             self.optimizer.step()
-            total += float(loss.detach())
+            losses.append(loss.detach())
+        total = 0.0
+        for x in torch.stack(losses).cpu().tolist():  # one copy back, then summed in order in Python floats
+            total += x
         return total / steps
 
     def iterate(self) -> dict:
@@ -297,7 +312,8 @@ class DMCTrainer:
         return self.dir / "checkpoint.pt"
 
     def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
-        return [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy())
+        """The Q-network as numpy (W, b) pairs (the policy format; .cpu() brings them off the device)."""
+        return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
                 for m in self.q if isinstance(m, nn.Linear)]
 
     def export_policy(self, path: str | Path) -> Path:
@@ -308,6 +324,16 @@ class DMCTrainer:
 
     def _run(self) -> dict:
         return {"game": self.game_name, "config": self.config, "seed": self.seed, "settings": self.settings.to_dict()}
+
+    @staticmethod
+    def _resumable(run: dict) -> dict:
+        """What a resumed run must share with its checkpoint: the run without dmc.device, so a run
+        goes on on another device (and a checkpoint written before dmc.device existed resumes)."""
+        run = copy.deepcopy(run)
+        settings = run.get("settings")
+        if isinstance(settings, dict) and isinstance(settings.get("dmc"), dict):
+            settings["dmc"].pop("device", None)
+        return run
 
     def save_checkpoint(self) -> Path:
         t = lambda a: torch.from_numpy(np.array(a))  # noqa: E731 (a copy, as a tensor)
@@ -334,7 +360,7 @@ class DMCTrainer:
         path = Path(path or self.checkpoint_path)
         where = str(path)
         data = load_checkpoint_file(path, CHECKPOINT_FORMAT)
-        theirs, mine = data["run"], self._run()
+        theirs, mine = self._resumable(data["run"]), self._resumable(self._run())
         for key in ("game", "config", "seed", "settings"):
             if theirs.get(key) != mine[key]:
                 raise CheckpointError(f"{where}: checkpoint has {key}={theirs.get(key)!r}, this run {mine[key]!r}: "

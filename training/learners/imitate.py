@@ -64,10 +64,11 @@ def demonstrations(run, decisions: int, teacher: str = "heuristic", num_envs: in
 
 
 def clone(model: ActorCritic, obs, masks, actions, targets, epochs: int, rng: np.random.Generator,
-          lr: float = 1e-3, batch: int = 1024, device: str = "cpu") -> dict:
+          lr: float = 1e-3, batch: int = 1024, device: str | torch.device | None = None) -> dict:
     """Fit the actor to the teacher's actions and the critic to the win targets; returns the last
-    epoch's loss and the actor's agreement with the teacher."""
-    dev = torch.device(device)
+    epoch's loss and the actor's agreement with the teacher. The demonstrations go to `device`
+    (default: the model's) once; minibatches are indexed there."""
+    dev = next(model.parameters()).device if device is None else torch.device(device)
     o, m = torch.from_numpy(obs).to(dev), torch.from_numpy(masks).to(dev)
     a, v = torch.from_numpy(actions).to(dev), torch.from_numpy(targets).to(dev)
     critic_plain = model.critic[0].in_features == obs.shape[1]

@@ -56,7 +56,7 @@ from domino_envs.outcome import centered_win_shares, win_shares
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
 from domino_envs.version import __version__
-from domino_training.configs import POOL_KINDS, RunConfig, TrainConfig
+from domino_training.configs import POOL_KINDS, RunConfig, TrainConfig, check_device
 from domino_training.learners.network import ActorCritic, masked_log_probs
 from domino_training.learners.pool import (
     GreedyBatch,
@@ -170,9 +170,16 @@ def _observe_all(gid, states, p, out):
 
 # ------------------------------------------------------------------------------ collection
 class Collector:
-    """Plays the vector env with the learner and its opponents, filling a Buffer per rollout."""
+    """Plays the vector env with the learner and its opponents, filling a Buffer per rollout.
 
-    def __init__(self, run: RunConfig, device: str = "cpu"):
+    The env, the opponents and the rollout Buffer stay on the CPU (numpy): the observations are
+    made there, the chains and GAE are numpy and numba, and the update takes the whole rollout to
+    the device in one copy per array. Each step sends the learner rows' observations to `device`
+    once (and the critic's rows, with the perfect-information critic) and brings logits and values
+    back in one copy; actions are drawn on the CPU from the run's numpy Generator, so the masks
+    never cross and the draws are the same stream on every device."""
+
+    def __init__(self, run: RunConfig, device: str | torch.device | None = None):
         cfg = run.train
         self.cfg = cfg
         self.game = make_game(run.game, **run.config)
@@ -181,7 +188,7 @@ class Collector:
         self.venv = VectorEnv(run.game, N, seed=cfg.seed, **run.config)
         self.venv.reset()
         self.rng = np.random.default_rng([cfg.seed, 0x7EA1])
-        self.device = torch.device(device)
+        self.device = check_device("ppo.device", cfg.ppo.device if device is None else str(device))
         self.pi_critic = cfg.ppo.perfect_info_critic
         self.critic_size = n * self.game.obs_size if self.pi_critic else None
         self.buf = Buffer.allocate(N * cfg.ppo.rollout_steps, self.game.obs_size, self.game.num_actions,
@@ -268,8 +275,7 @@ class Collector:
                 mask = venv.masks[learner] != 0
                 buf.obs[idx], buf.mask[idx] = obs, mask
                 obs_t = torch.from_numpy(obs).to(self.device)
-                logits = model.actor(obs_t).float().cpu().numpy()
-                a, logp = sample_actions(logits, mask, self.rng)
+                logits = model.actor(obs_t)
                 if self.pi_critic:
                     self._observe_all(self._gid, venv.states, self.game.params, self._all_obs)
                     cin = self.critic_inputs(learner, seats[learner])
@@ -277,8 +283,11 @@ class Collector:
                     value = model.value(torch.from_numpy(cin).to(self.device))
                 else:
                     value = model.value(obs_t)
+                # one copy back: [logits | value] (the sampling and the buffer are numpy, see the class doc)
+                out = torch.cat([logits.float(), value.float()[:, None]], dim=1).cpu().numpy()
+                a, logp = sample_actions(out[:, :-1], mask, self.rng)
                 buf.action[idx], buf.logp[idx] = a, logp
-                buf.value[idx] = value.float().cpu().numpy()
+                buf.value[idx] = out[:, -1]
                 actions[learner] = a
                 self.chains.decide(buf, learner, seats[learner], idx)
                 ptr += learner.size
@@ -300,7 +309,7 @@ class Collector:
             if self.pi_critic:
                 self._observe_all(self._gid, venv.states, self.game.params, self._all_obs)
             cin = torch.from_numpy(self.critic_inputs(rows, seats)).to(self.device)
-            buf.boot[idx] = model.value(cin).float().cpu().numpy()
+            buf.boot[idx] = model.value(cin).float().cpu().numpy()  # into the numpy buffer
         return buf
 
     def _end_games(self, buf: Buffer, ended: np.ndarray, win_mode: bool) -> None:
@@ -440,15 +449,18 @@ def check_vector_rows(game, states, obs, masks, seats, where: str) -> None:
 
 # ------------------------------------------------------------------------------ update
 def ppo_update(model: ActorCritic, optimizer: torch.optim.Optimizer, buf: Buffer, cfg, rng: np.random.Generator,
-               device: str = "cpu") -> dict:
-    """Clipped-surrogate PPO epochs over one rollout's learner transitions; returns mean losses."""
+               device: str | torch.device | None = None) -> dict:
+    """Clipped-surrogate PPO epochs over one rollout's learner transitions; returns mean losses.
+    The rollout goes to `device` (default: the model's) in one copy per array, minibatches are
+    indexed there, and the minibatches' losses come back in one copy at the end, so a GPU is not
+    made to wait for the host at every minibatch."""
     B = buf.size
     if B == 0:
         return {}
     adv = np.zeros(B, dtype=np.float32)
     gae(buf.reward[:B], buf.value[:B], buf.done[:B], buf.next[:B], buf.boot[:B],
         np.float32(cfg.gamma), np.float32(cfg.gae_lambda), adv)
-    dev = torch.device(device)
+    dev = next(model.parameters()).device if device is None else torch.device(device)
     obs = torch.from_numpy(buf.obs[:B]).to(dev)
     mask = torch.from_numpy(buf.mask[:B]).to(dev)
     cin = obs if buf.critic_in is None else torch.from_numpy(buf.critic_in[:B]).to(dev)
@@ -456,8 +468,8 @@ def ppo_update(model: ActorCritic, optimizer: torch.optim.Optimizer, buf: Buffer
     old_logp = torch.from_numpy(buf.logp[:B]).to(dev)
     adv_t = torch.from_numpy(adv).to(dev)
     ret_t = adv_t + torch.from_numpy(buf.value[:B]).to(dev)
-    sums = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_frac": 0.0}
-    count = 0
+    keys = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac")
+    per_minibatch = []  # each minibatch's stats, kept on the device until the end
     mb = min(cfg.minibatch_size, B)
     for _ in range(cfg.epochs):
         perm = torch.from_numpy(rng.permutation(B)).to(dev)
@@ -482,13 +494,12 @@ def ppo_update(model: ActorCritic, optimizer: torch.optim.Optimizer, buf: Buffer
             optimizer.step()
             with torch.no_grad():
                 log_ratio = logp - old_logp[j]
-                sums["approx_kl"] += float(((ratio - 1) - log_ratio).mean())
-                sums["clip_frac"] += float(((ratio - 1).abs() > cfg.clip).float().mean())
-            sums["policy_loss"] += float(pg_loss.detach())
-            sums["value_loss"] += float(v_loss.detach())
-            sums["entropy"] += float(entropy.detach())
-            count += 1
-    return {k: v / count for k, v in sums.items()}
+                per_minibatch.append(torch.stack([pg_loss, v_loss, entropy, ((ratio - 1) - log_ratio).mean(),
+                                                  ((ratio - 1).abs() > cfg.clip).float().mean()]))
+    sums = [0.0] * len(keys)
+    for row in torch.stack(per_minibatch).cpu().tolist():  # one copy back, then summed in order in Python floats
+        sums = [total + x for total, x in zip(sums, row)]
+    return {k: total / len(per_minibatch) for k, total in zip(keys, sums)}
 
 
 # ------------------------------------------------------------------------------ the run
@@ -502,17 +513,14 @@ class Trainer:
         self.dir.mkdir(parents=True, exist_ok=True)
         p = self.cfg.ppo
         torch.set_num_threads(p.torch_threads)
-        if p.device.startswith("cuda") and not torch.cuda.is_available():
-            from domino_envs.core import ConfigError
-
-            raise ConfigError(f"ppo.device={p.device!r} but torch sees no CUDA device; use ppo.device=cpu")
-        self.device = p.device
-        self.collector = Collector(run, p.device)
+        self.device = check_device("ppo.device", p.device)  # ConfigError before anything is built
+        self.collector = Collector(run, self.device)
         game = self.collector.game
         with torch.random.fork_rng(devices=[]):  # seeded init without touching the global RNG
             torch.manual_seed(self.cfg.seed)
+            # initialized on the CPU, then moved: the same starting weights on every device
             self.model = ActorCritic(game.obs_size, game.num_actions, self.cfg.network.hidden,
-                                     self.collector.critic_size).to(p.device)
+                                     self.collector.critic_size).to(self.device)
         if self.cfg.network.init_actor:  # a fresh run starts from the file; a resumed one loads its checkpoint
             from domino_agents.trained import check_meta, load_policy
 
@@ -674,6 +682,8 @@ def load_checkpoint_file(path: Path, fmt: str = CHECKPOINT_FORMAT) -> dict:
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {str(path)!r}")
     try:
+        # onto the CPU, whatever device wrote it: the checks run there, and load_state_dict copies
+        # weights and Adam's moments onto the run's device (a GPU run can resume on a CPU and back)
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:
         raise CheckpointError(f"{str(path)!r} is not a readable training checkpoint ({type(err).__name__}: {err})") from None
