@@ -51,7 +51,7 @@ from torch import nn
 from domino_agents.trained import CheckpointError, policy_meta, save_policy
 from domino_envs.core import H_DONE, H_TURN
 from domino_envs.dispatch import game_id, observe_one, specialize
-from domino_envs.errors import StateError
+from domino_envs.errors import ConfigError, StateError
 from domino_envs.outcome import centered_win_shares, win_shares
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
@@ -526,6 +526,9 @@ class Trainer:
 
             layers, meta = load_policy(self.cfg.network.init_actor)
             check_meta(meta, game, f"network.init_actor {self.cfg.network.init_actor!r}")
+            if meta["activation"] != "relu":  # our actor is a ReLU MLP; an RLlib export is tanh
+                raise ConfigError(f"network.init_actor={self.cfg.network.init_actor!r} is a {meta['activation']} "
+                                  f"network; the ppo actor it would start is ReLU (a ppo or dmc policy file)")
             self.model.load_actor_layers(layers, self.cfg.network.init_actor)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=p.lr, eps=1e-5)
         self.update = 0
