@@ -400,7 +400,8 @@ def validate(train: TrainConfig) -> None:
 def load_run(path: str | Path | None = None, game: str | None = None, overrides: list[str] | tuple = (),
              demo: bool = False) -> RunConfig:
     """RunConfig from a config file (default: the game's file in configs/), its `demo` overrides when
-    `demo`, then command-line overrides ('key=value'); the rule config is checked by building the game."""
+    `demo`, then command-line overrides ('key=value': a rule key like num_players, or a dotted training
+    key like ppo.lr); the rule config is checked by building the game."""
     if path is None:
         if game is None:
             raise ConfigError("give a config file or a game name")
@@ -409,6 +410,10 @@ def load_run(path: str | Path | None = None, game: str | None = None, overrides:
     if game is not None and data["game"] != game:
         raise ConfigError(f"{path} is a config of {data['game']!r}, not of {game!r}")
     name, config = load(path)
+    # an override without a dot is a rule key (num_players=3), one with a dot a training key (ppo.lr=3e-4)
+    rules = [text for text in overrides if "." not in text.partition("=")[0]]
+    overrides = [text for text in overrides if text not in rules]
+    config = {**config, **domino_envs.registry.config_from_pairs(rules, "--set")}
     domino_envs.make_game(name, **config)  # unknown or bad rule keys fail here
     train = TrainConfig()
     _apply_mapping(train, data.get("train") or {})

@@ -434,7 +434,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="matchups to play as focal@opponent or focal/opponent pairs of agent specs (default: all)")
     p.add_argument("--deals", type=int, default=200, help="duplicate deals per matchup")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--config", nargs="*", default=[], metavar="KEY=VALUE", help="game config keys")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a rule key of the game, e.g. --set num_players=3 (repeatable)")
+    p.add_argument("--config", nargs="*", default=[], metavar="KEY=VALUE", help=argparse.SUPPRESS)  # before --set
     p.add_argument("--markdown", default=None, metavar="FILE", help="also write the Markdown table here")
     p.add_argument("--json", default=None, metavar="FILE", help="also write the JSON report here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -464,7 +466,9 @@ def main(argv: list[str] | None = None) -> Report:
     stderr and exit status 2 (argument errors are ValueErrors, DominoErrors among them), no traceback."""
     args = build_parser().parse_args(argv)
     try:
-        config = config_from_pairs(args.config, "--config")
+        if args.config:
+            print("domino evaluate: note: --config KEY=VALUE ... is now --set KEY=VALUE (once per key)", file=sys.stderr)
+        config = config_from_pairs(args.config + args.set, "--set")
         for spec in args.agents:
             parse_spec(spec)
         pairs = None if args.pairs is None else [_parse_pair(t, args.agents) for t in args.pairs]

@@ -111,9 +111,13 @@ def test_cli_writes_markdown_and_json(tmp_path, capsys):
 
 def test_cli_pairs_and_config(capsys):
     r = main(["--game", "draw_v0", "--agents", "random", "greedy", "heuristic", "--pairs", "heuristic@greedy",
-              "--deals", "5", "--config", "num_players=3", "--no-progress"])
+              "--deals", "5", "--set", "num_players=3", "--no-progress"])
     assert set(r.matchups) == {("heuristic", "greedy")}
     assert r.num_players == 3
+    capsys.readouterr()
+    old = main(["--game", "draw_v0", "--agents", "random", "greedy", "--deals", "2", "--config", "num_players=3",
+                "--no-progress"])  # the old spelling still works, with a note
+    assert old.num_players == 3 and "--config KEY=VALUE ... is now --set KEY=VALUE" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("kwargs, match", [

@@ -169,7 +169,7 @@ def test_risky_cases_fail_clearly_in_a_child(case):
     (["--agents", "random", "alphago"], "unknown agent 'alphago'"),
     (["--deals", "0"], "deals=0 must be a positive integer"),
     (["--deals", "many"], "--deals: invalid int value: 'many'"),
-    (["--config", "colour=1"], "unknown config key(s) ['colour']"),
+    (["--set", "colour=1"], "unknown config key(s) ['colour']"),
 ])
 def test_cli_bad_arguments_are_one_line_and_exit_2(args, fragment):
     out = _child(f"import sys; from domino_training.cli import main; sys.exit(main({['evaluate', *args, '--no-progress']!r}))",

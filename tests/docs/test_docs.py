@@ -488,7 +488,7 @@ def check_domino_command(argv: list[str]) -> None:
         overrides = list(args.set) + ([f"algo={args.algo}"] if args.algo else [])
         load_run(args.config, args.game, overrides, demo=args.demo)
     elif "set" in fields or "config" in fields:
-        pairs = fields.get("set") if "set" in fields else fields["config"]
+        pairs = list(fields.get("set") or []) + list(fields.get("config") or [])
         for game in games:
             domino_envs.make_game(game, **config_from_pairs(pairs, "--set"))
     if command == "benchmark":  # its --only games and --learners are the suite's (ConfigError otherwise)
@@ -544,7 +544,7 @@ def test_command_check_rejects_bad_lines():
         check_domino_command(["evaluate", "--game", "draw_v0", "--agents", "no_such_agent"])
     with pytest.raises(AssertionError):
         check_domino_command(["bench", "--no-such-flag", "1"])
-    check_domino_command(["evaluate", "--game", "sum7_v0", "--agents", "random", "pimc:n=4", "--config", "num_players=3"])
+    check_domino_command(["evaluate", "--game", "sum7_v0", "--agents", "random", "pimc:n=4", "--set", "num_players=3"])
 
 
 def test_quickstart_has_the_three_uses_and_the_placeholder():

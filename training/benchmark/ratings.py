@@ -294,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         r = rate(args.game, args.specs, args.deals, args.seed, config_from_pairs(args.set), args.bootstrap)
     except ValueError as e:  # DominoError and bad specs: one line, exit 2
-        print(f"domino rate: {e}", file=sys.stderr)
+        print(f"domino rate: error: {e}", file=sys.stderr)
         return 2
     print(f"{r.game} ({r.model}, {r.deals} deals, {r.hands} hands; random = 0)")
     print(r.markdown())

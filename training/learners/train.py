@@ -301,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
         run_dir = args.run_dir or f"runs/{run.game}-{run.train.algo}-s{run.train.seed}"
         report = train(run, run_dir, resume=args.resume, progress=False if args.no_progress else None)
     except DominoError as err:
-        print(f"domino train: {err}", file=sys.stderr)
+        print(f"domino train: error: {err}", file=sys.stderr)
         return 2
     if report is not None:
         print(report.table())

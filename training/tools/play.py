@@ -282,7 +282,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "heuristic, pimc:n=16, trained, ppo:checkpoint=PATH, ...)")
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: OS entropy, printed)")
-    p.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="game config keys")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="a rule key of the game, e.g. --set num_players=3 (repeatable)")
     p.add_argument("--save", default=None, metavar="FILE", help="append each finished game here as a replay line")
     return p
 
