@@ -43,6 +43,7 @@ demo: $(STAMP)
 	$(PY) -m domino_training.tools.demo
 
 bench: $(STAMP)
+	$(PY) -m pip install -q -e ".[bench]"  # the peers the headline compares against
 	$(PY) -m domino_training.tools.envspeed
 
 clean:
