@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -231,6 +233,28 @@ def test_a_learner_of_ones_own_joins_the_suite_by_import(tmp_path, suite_copy, m
                     "--report", str(report), "--reps", "100", "--import", str(example)]) == 0
     assert "my_learner" in report.read_text()
     assert cli.main(["--profile", "ci", "--import", str(tmp_path / "nope.py")]) == 2
+    # the page's Regenerate line, run as printed, writes the same page (less its timings)
+    page = report.read_text()
+    line = re.search(r"^Regenerate: `([^`]+)`", page, flags=re.M)[1]
+    assert f"--suite {suite}" in line and f"--import {example}" in line and "--reps 100" in line, line
+    report.unlink()
+    assert shlex.split(line)[:2] == ["domino", "benchmark"] and cli.main(shlex.split(line)[2:]) == 0
+    untimed = lambda text: [x for x in text.splitlines() if "minutes" not in x and "seconds" not in x]  # noqa: E731
+    assert untimed(report.read_text()) == untimed(page)
+
+
+def test_an_imported_learner_the_run_would_not_train_is_refused(tmp_path, capsys, monkeypatch):
+    """Issue 42: `--import my_learner.py` used to run the suite's learners alone and exit 0."""
+    from domino_training.learners import interface as learners
+
+    monkeypatch.setattr(learners, "LEARNERS", dict(learners.LEARNERS))
+    example = ROOT / "docs" / "examples" / "my_learner.py"
+    assert cli.main(["--profile", "ci", "--out", str(tmp_path / "o"), "--import", str(example)]) == 2
+    err = capsys.readouterr().err
+    assert "--import registered ['my_learner']" in err and "--suite FILE" in err and "--learners my_learner" in err
+    assert not (tmp_path / "o").exists()
+    assert cli.main(["--profile", "ci", "--learners", "my_learner"]) == 2
+    assert "--suite FILE" in capsys.readouterr().err
 
 
 def test_the_vectorized_bootstrap_agrees_with_rliable():

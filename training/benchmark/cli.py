@@ -30,7 +30,7 @@ from domino_training.benchmark.report import (
 )
 from domino_training.benchmark.runner import ScoreFile, run_all
 from domino_training.benchmark.suite import PROFILES, check_protocol, freeze, load_suite, read_lock, read_suite_file
-from domino_training.learners.interface import import_learner_code
+from domino_training.learners.interface import import_learner_code, learner_names
 
 
 def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None = None, lock_path: Path | None = None,
@@ -48,7 +48,7 @@ def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None
     suite = load_suite(profile, suite_path, only, learners, seeds)
     scores = run_all(suite, out, echo, workers, imports, address) if train else ScoreFile(Path(out) / "scores.jsonl")
     done = finished_seeds(suite, scores)
-    command = regenerate_command(profile, only, learners, seeds, out, report)
+    command = regenerate_command(profile, only, learners, seeds, out, report, suite_path, lock_path, imports, reps)
     coverage = coverage_line(suite, done, command)
     if not train:
         suite = dataclasses.replace(suite, runs={lr: (seeds, [g for g in gs if done[(lr, g)] == seeds])
@@ -103,8 +103,17 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        before = set(learner_names())
         for item in args.imports:
             import_learner_code(item)
+        imported = sorted(set(learner_names()) - before)
+        if imported and args.action == "run":
+            runs = load_suite(args.profile, args.suite and Path(args.suite), args.only, args.learners, args.seeds).runs
+            unused = [name for name in imported if name not in runs]
+            if unused:
+                raise ConfigError(f"--import registered {unused}, which this run would not train: list it under "
+                                  f"runs.{args.profile}.learners in a suite file of your own (--suite FILE) and name "
+                                  f"it with --learners {' '.join(unused)}")
         if args.action == "freeze":
             if not args.lock:
                 raise ConfigError("domino benchmark freeze writes the lock file that --lock names (in a checkout: "

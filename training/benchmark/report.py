@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import shlex
 from pathlib import Path
 
 import numpy as np
@@ -85,17 +86,23 @@ def default_out(profile: str) -> str:
 
 
 def regenerate_command(profile: str, only: list[str] | None = None, learners: list[str] | None = None,
-                       seeds: int | None = None, out: Path | None = None, report: Path | None = None) -> str:
-    """The `domino benchmark` line that writes a page again: the profile, the part of it the page holds
-    (games, learners, fewer seeds), and the run folder and page where they are not the defaults (a part
-    always names both)."""
-    command = f"domino benchmark --profile {profile}"
-    subset = [f"--{flag} {' '.join(map(str, value)) if isinstance(value, list) else value}"
+                       seeds: int | None = None, out: Path | None = None, report: Path | None = None,
+                       suite_path: Path | None = None, lock_path: Path | None = None,
+                       imports: list[str] | None = None, reps: int = 2000) -> str:
+    """The `domino benchmark` line that writes a page again, as it was asked for: the profile, the part
+    of it the page holds (games, learners, fewer seeds), the suite, lock and --import files, the
+    bootstrap resamples, and the run folder and page where they are not the defaults (a part always
+    names both)."""
+    command = ["domino", "benchmark", "--profile", profile]
+    subset = [[f"--{flag}", *map(str, value if isinstance(value, list) else [value])]
               for flag, value in (("only", only), ("learners", learners), ("seeds", seeds)) if value]
-    places = [f"--{flag} {value}" for flag, value, default in
+    files = [[f"--{flag}", str(value)] for flag, value in (("suite", suite_path), ("lock", lock_path)) if value]
+    files += [["--import", str(item)] for item in imports or []]
+    files += [["--reps", str(reps)]] if reps != 2000 else []
+    places = [[f"--{flag}", str(value)] for flag, value, default in
               (("out", out, default_out(profile)), ("report", report, default_report(profile)))
               if value is not None and (subset or Path(value) != Path(default))]
-    return " ".join([command, *subset, *places])
+    return shlex.join(command + [word for part in subset + files + places for word in part])
 
 
 def coverage_line(suite: Suite, done: dict[tuple[str, str], int], command: str | None = None) -> str:

@@ -149,7 +149,8 @@ def load_suite(profile: str, path: Path | None = None, only: list[str] | None = 
         runs = {k: (min(n, seeds), gs) for k, (n, gs) in runs.items()}
     if learners:
         for lr in learners:
-            _need(lr in runs, "--learners", lr, f"one of the learners profile {profile} runs {list(runs)}")
+            _need(lr in runs, "--learners", lr, f"one of the learners profile {profile} runs {list(runs)} (another "
+                  f"learner runs from a suite file of your own that lists it under runs.{profile}: --suite FILE)")
         left_out = []
         runs = {k: v for k, v in runs.items() if k in learners}
     else:
