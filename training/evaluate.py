@@ -422,8 +422,15 @@ def _fail(message: str):
     raise SystemExit(2)
 
 
+EXAMPLES = """examples:
+  domino evaluate --game block_v0 --agents trained heuristic pimc:n=64,rollout=random --deals 500 --workers 2
+  domino evaluate --game sum7_v0 --set num_players=3 --agents heuristic greedy --json sum7.json
+"""  # shown by --help; tests/fronts/test_command_help.py parses them
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _OneLineErrors(
+        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
         prog="domino evaluate",
         description="Pit agents on duplicate deals (same seeded deals, seats rotated) and report win rates "
                     "and mean rewards with 95% intervals.")

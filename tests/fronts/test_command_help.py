@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import shlex
 
 import pytest
 
@@ -48,3 +49,18 @@ def test_every_command_has_a_help_without_repository_paths(command):
     code, out, _ = run([command, "--help"])
     assert code == 0 and out.startswith(f"usage: domino {command}"), out[:200]
     assert not REPO_PATH.search(out), f"domino {command} --help names a repository path: {REPO_PATH.search(out)[0]}"
+
+
+@pytest.mark.parametrize("command", sorted(c for c, (module, _) in COMMANDS.items() if module))
+def test_every_commands_help_examples_parse(command, monkeypatch):
+    """Each help ends with examples; each parses with the command's own parser and names real games,
+    agents and configs (the docs' check, tests/docs/test_docs.py)."""
+    from tests.docs.test_docs import ROOT, check_domino_command
+
+    monkeypatch.chdir(ROOT)
+    out = run([command, "--help"])[1]
+    examples = [shlex.split(line, comments=True)[1:] for line in out.split("examples:\n", 1)[-1].splitlines()
+                if line.startswith("  domino ")]
+    assert examples and all(words[0] == command for words in examples), out
+    for words in examples:
+        check_domino_command(words)

@@ -72,8 +72,15 @@ def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None
     return everything
 
 
+EXAMPLES = """examples:
+  domino benchmark --profile ci --out /tmp/b --report /tmp/b/report.md   # seconds: the whole pipeline
+  domino benchmark --profile quick --workers 2                          # every learner on every game
+"""  # shown by --help; tests/fronts/test_command_help.py parses them
+
+
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="domino benchmark", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="domino benchmark", description=__doc__.split("\n")[0])
     ap.add_argument("action", nargs="?", default="run", choices=["run", "freeze"],
                     help="run the benchmark (default) or record the protocol's fingerprints in the --lock file")
     ap.add_argument("--profile", default="quick", choices=PROFILES)

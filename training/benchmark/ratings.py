@@ -277,8 +277,14 @@ def partner_table(game_name: str, policy: str, partners: list[str], opponent: st
 
 
 # ------------------------------------------------------------------------------ CLI
+EXAMPLES = """examples:
+  domino rate --game sum7_v0 random greedy heuristic --deals 200
+"""  # shown by --help; tests/fronts/test_command_help.py parses them
+
+
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="domino rate", description="Cross-play ratings of agents on duplicate deals.")
+    ap = argparse.ArgumentParser(epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="domino rate", description="Cross-play ratings of agents on duplicate deals.")
     ap.add_argument("specs", nargs="+", help="agent specs (random is the anchor at 0 when present)")
     ap.add_argument("--game", required=True)
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rule key of the game")

@@ -278,8 +278,16 @@ def final_evaluation(run: RunConfig, policy: Path, run_dir: Path):
     return report
 
 
+EXAMPLES = """examples:
+  domino train draw_v0                     # the config's budget, into runs/draw_v0-ppo-s0
+  domino train draw_v0 --demo              # a few minutes
+  domino train sum7_v0 --set num_players=3 --set budget.minutes=20 --run-dir runs/sum7-3p
+"""  # shown by --help; tests/fronts/test_command_help.py parses them
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="domino train", description="Train an agent for one game into a run folder: config.yaml, "
+    p = argparse.ArgumentParser(epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="domino train", description="Train an agent for one game into a run folder: config.yaml, "
                                 "checkpoints, logs, evaluations during training and the final table.")
     p.add_argument("game", help="registered env name, e.g. draw_v0")
     p.add_argument("--config", default=None, metavar="FILE", help="config file (default: the game's config shipped with the package)")

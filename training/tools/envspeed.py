@@ -215,8 +215,14 @@ def print_table(results: dict) -> None:
         print(f"fresh process to a stepped env, {key:<36}{secs:>8.2f}s")
 
 
+EXAMPLES = """examples:
+  domino bench --seconds 0.5 --games draw_v0 magic7_v0
+"""  # shown by --help; tests/fronts/test_command_help.py parses them
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="domino bench", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="domino bench", description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     parser.add_argument("--games", nargs="*", default=None, help="games (default: all registered)")
     parser.add_argument("--json", default="bench_results.json", help="where to write the results")

@@ -273,10 +273,17 @@ def _fmt(values) -> str:
     return "[" + ", ".join(f"{v:g}" for v in np.asarray(values, dtype=np.float64)) + "]"
 
 
+EXAMPLES = """examples:
+  domino play draw_v0 --vs heuristic
+  domino play sum7_v0 --vs trained --set num_players=3 --save games.jsonl
+"""  # shown by --help; tests/fronts/test_command_help.py parses them
+
+
 def build_parser() -> argparse.ArgumentParser:
     from domino_envs.registry import game_names
 
-    p = OneLineParser(prog="domino play", description="Play a game in the terminal against agents.")
+    p = OneLineParser(epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="domino play", description="Play a game in the terminal against agents.")
     p.add_argument("game", help=f"one of {game_names()}")
     p.add_argument("--vs", required=True, metavar="SPEC", help="agent spec of every other seat (random, greedy, "
                    "heuristic, pimc:n=16, trained, ppo:checkpoint=PATH, ...)")

@@ -52,6 +52,12 @@ _USAGE = ("domino render GAME [--set KEY=VALUE ...] [--seed S] [--moves K] [--ag
           "--out FILE.png\n       domino render --replay FILE [--index I] [--fps F] [--seat N | --full] --out FILE.gif")
 
 
+EXAMPLES = """examples:
+  domino render magic7_v0 --seed 3 --moves 20 --out magic7.png
+  domino render --replay games.jsonl --index 0 --out game.gif
+"""  # shown by --help; tests/fronts/test_command_help.py parses them
+
+
 def build_parser():
     import argparse
 
@@ -59,7 +65,8 @@ def build_parser():
         def error(self, message):
             raise ValueError(message)
 
-    p = OneLine(prog="domino render", usage=_USAGE, description="Draw a mid-game position (PNG) or a replay (GIF).")
+    p = OneLine(epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="domino render", usage=_USAGE, description="Draw a mid-game position (PNG) or a replay (GIF).")
     p.add_argument("game", nargs="?", help="env name (see domino games)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="game config key (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="deal seed (default 0)")

@@ -36,8 +36,14 @@ def print_replay(replay: Replay, seat="all", table: bool = True, file=None) -> N
     print(f"result: returns {replay.returns}", file=out)
 
 
+EXAMPLES = """examples:
+  domino replay games.jsonl --index 0 --seat 1
+"""  # shown by --help; tests/fronts/test_command_help.py parses them
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(prog="domino replay", description="Print a saved game (a JSON-lines replay file) move by move.")
+    p = OneLineParser(epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="domino replay", description="Print a saved game (a JSON-lines replay file) move by move.")
     p.add_argument("file")
     p.add_argument("--index", type=int, default=None, help="which game of the file (0-based; default: all)")
     p.add_argument("--seat", default="all", help="draw the table from this seat's view (default: the seat to act)")
