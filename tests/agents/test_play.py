@@ -164,6 +164,19 @@ def test_quitting_between_games_says_the_finished_games_are_saved(tmp_path):
     assert len(load(str(tmp_path / "g.jsonl"))) == 1
 
 
+def test_replay_shows_the_forced_moves_play_showed(tmp_path):
+    """Issue 42: `domino replay` left out the moves the engine made by itself; it now prints the same
+    'forced:' lines, in the same order, as the game showed while it was played."""
+    from domino_training.tools.replay_view import print_replay
+
+    s, term = session(seed=3, save=str(tmp_path / "g.jsonl"))
+    s.run()
+    shown = re.findall(r"forced: [^\n]*", term.getvalue().split("shown as 'forced:')", 1)[1])
+    printed = io.StringIO()
+    print_replay(load(str(tmp_path / "g.jsonl"))[0], table=False, file=printed)
+    assert shown and re.findall(r"forced: [^\n]*", printed.getvalue()) == shown
+
+
 def test_trained_opponent_plays():
     s, term = session("sum7_v0", "trained", 0, seed=1)
     assert s.run() == 0

@@ -50,6 +50,37 @@ HELP = ("Type the number of a move from the list; or a move by name, or a word o
 _TILE = re.compile(r"\b(\d+)\s*[-|]\s*(\d+)\b")  # a tile as typed: 4-6, 6-4, 4|6
 
 
+def forced_moves(game, names: list[str], observer: int, before: dict, after: dict, seat: int,
+                 action: int) -> list[str]:
+    """What the engine played by itself in a step (only moves, draws), one 'forced:' line per seat in
+    turn order from the seat that acted, read from `observer`'s decoded observation before and after
+    it (so only public facts): tiles new in ``played_by`` other than the one the named action placed,
+    and ``drawn`` counts that grew. The order within a seat's line is not kept. `names` are the
+    actions' names. Shared by `domino play` and `domino replay`."""
+    n = game.num_players
+    name_of_tile = getattr(sys.modules[type(game).__module__], "tile_name", tile_name)  # Magic-7 names its own
+    name = names[action].split()
+    drew = [0] * n
+    played: list[list[str]] = [[] for _ in range(n)]
+    if "drawn" in after:
+        for r in range(n):
+            drew[(observer + r) % n] = max(0, int(round(float(after["drawn"][r] - before["drawn"][r]))))
+    own_move_seen = False
+    for r, t in np.argwhere((after["played_by"] > 0) & (before["played_by"] == 0)):
+        k = (observer + int(r)) % n
+        tile = name_of_tile(int(t))
+        if k == seat and not own_move_seen and tile in name:
+            own_move_seen = True
+            continue
+        played[k].append(tile)
+    lines = []
+    for k in [(seat + d) % n for d in range(n)]:
+        parts = ([f"drew {drew[k]}"] if drew[k] else []) + ([f"played {', '.join(played[k])}"] if played[k] else [])
+        if parts:
+            lines.append(f"  forced: seat {k} {' and '.join(parts)}")
+    return lines
+
+
 class Quit(Exception):
     """The person quit (q, or end of input)."""
 
@@ -74,7 +105,7 @@ class Session:
         self.specs = ["human" if k == self.seat else vs for k in range(n)]
         self.episode = 0
         self.names = [game.describe_action(a) for a in range(game.num_actions)]
-        self.tile_name = getattr(sys.modules[type(game).__module__], "tile_name", tile_name)
+        self.tile_name = getattr(sys.modules[type(game).__module__], "tile_name", tile_name)  # the game's own
 
     # ------------------------------------------------------------------ i/o
     def say(self, text: str = "") -> None:
@@ -130,31 +161,9 @@ class Session:
         return ok[0], ""
 
     def engine_moves(self, before: dict, after: dict, seat: int, action: int) -> list[str]:
-        """What the engine played by itself in a step (only moves, draws), one line per seat in
-        turn order from the seat that acted, read from the person's own observation before and
-        after it (so only public facts): tiles new in ``played_by`` other than the one the named
-        action placed, and ``drawn`` counts that grew. The order within a seat's line is not kept."""
-        n = self.game.num_players
-        name = self.names[action].split()
-        drew = [0] * n
-        played: list[list[str]] = [[] for _ in range(n)]
-        if "drawn" in after:
-            for r in range(n):
-                drew[(self.seat + r) % n] = max(0, int(round(float(after["drawn"][r] - before["drawn"][r]))))
-        own_move_seen = False
-        for r, t in np.argwhere((after["played_by"] > 0) & (before["played_by"] == 0)):
-            k = (self.seat + int(r)) % n
-            tile = self.tile_name(int(t))
-            if k == seat and not own_move_seen and tile in name:
-                own_move_seen = True
-                continue
-            played[k].append(tile)
-        lines = []
-        for k in [(seat + d) % n for d in range(n)]:
-            parts = ([f"drew {drew[k]}"] if drew[k] else []) + ([f"played {', '.join(played[k])}"] if played[k] else [])
-            if parts:
-                lines.append(f"  forced: seat {k} {' and '.join(parts)}")
-        return lines
+        """What the engine played by itself in a step, as 'forced:' lines (`forced_moves`), seen from
+        the person's seat."""
+        return forced_moves(self.game, self.names, self.seat, before, after, seat, action)
 
     def human_move(self, row) -> int:
         g = self.game

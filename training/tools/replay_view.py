@@ -9,17 +9,20 @@ import sys
 from domino_envs.errors import DominoError, ReplayError
 from domino_envs.replay import Replay, load
 from domino_training.tools import OneLineParser
+from domino_training.tools.play import forced_moves
 
 
 def print_replay(replay: Replay, seat="all", table: bool = True, file=None) -> None:
     """Print a replay move by move: the table before each move (from `seat`'s view, or with "all"
-    from the view of the seat about to act), each move with its seat, name and rewards, and the
-    result. The replay is verified as it is printed (ReplayError at the first mismatch)."""
+    from the view of the seat about to act), each move with its seat, name and rewards, the moves the
+    engine then made by itself ('forced:' lines, as `domino play` shows them), and the result. The
+    replay is verified as it is printed (ReplayError at the first mismatch)."""
     out = file or sys.stdout
     agents = f"  agents {replay.agents}" if replay.agents else ""
     print(f"{replay.game}  config {replay.config}  seed {replay.seed}{agents}  "
           f"(domino-envs {replay.package})", file=out)
     game = replay.make_game()
+    names = [game.describe_action(a) for a in range(game.num_actions)]
     rows = replay.positions()
     row = next(rows)
     for i, st in enumerate(replay.steps):
@@ -29,7 +32,11 @@ def print_replay(replay: Replay, seat="all", table: bool = True, file=None) -> N
             print(game.render(row, view), file=out)
         rewards = "" if not any(st.rewards) else f"   rewards {st.rewards}"
         print(f"{i + 1:>4}. seat {st.seat}: {st.name}{rewards}", file=out)
+        before = game.decode(game.observe(row, st.seat))
         row = next(rows)
+        for line in forced_moves(game, names, st.seat, before, game.decode(game.observe(row, st.seat)), st.seat,
+                                 st.action):
+            print(f"     {line.strip()}", file=out)  # what the engine played by itself, as domino play shows it
     replay.verify()
     print("", file=out)
     print(game.render(row, 0 if seat == "all" else seat), file=out)
