@@ -50,6 +50,11 @@ HELP = ("Type the number of a move from the list; or a move by name, or a word o
 _TILE = re.compile(r"\b(\d+)\s*[-|]\s*(\d+)\b")  # a tile as typed: 4-6, 6-4, 4|6
 
 
+def tile_namer(game):
+    """The game's own tile names (Magic-7 has its own module's `tile_name`), else the line games'."""
+    return getattr(sys.modules[type(game).__module__], "tile_name", tile_name)
+
+
 def forced_moves(game, names: list[str], observer: int, before: dict, after: dict, seat: int,
                  action: int) -> list[str]:
     """What the engine played by itself in a step (only moves, draws), one 'forced:' line per seat in
@@ -58,7 +63,7 @@ def forced_moves(game, names: list[str], observer: int, before: dict, after: dic
     and ``drawn`` counts that grew. The order within a seat's line is not kept. `names` are the
     actions' names. Shared by `domino play` and `domino replay`."""
     n = game.num_players
-    name_of_tile = getattr(sys.modules[type(game).__module__], "tile_name", tile_name)  # Magic-7 names its own
+    name_of_tile = tile_namer(game)
     name = names[action].split()
     drew = [0] * n
     played: list[list[str]] = [[] for _ in range(n)]
@@ -105,7 +110,7 @@ class Session:
         self.specs = ["human" if k == self.seat else vs for k in range(n)]
         self.episode = 0
         self.names = [game.describe_action(a) for a in range(game.num_actions)]
-        self.tile_name = getattr(sys.modules[type(game).__module__], "tile_name", tile_name)  # the game's own
+        self.tile_name = tile_namer(game)
 
     # ------------------------------------------------------------------ i/o
     def say(self, text: str = "") -> None:
