@@ -410,8 +410,10 @@ def load_run(path: str | Path | None = None, game: str | None = None, overrides:
     if game is not None and data["game"] != game:
         raise ConfigError(f"{path} is a config of {data['game']!r}, not of {game!r}")
     name, config = load(path)
-    # an override without a dot is a rule key (num_players=3), one with a dot a training key (ppo.lr=3e-4)
-    rules = [text for text in overrides if "." not in text.partition("=")[0]]
+    # a training key is dotted (ppo.lr=3e-4) or a top-level field (algo, seed); any other key is a rule key
+    # (num_players=3), checked by the game
+    top = {f.name for f in dataclasses.fields(TrainConfig)}
+    rules = [text for text in overrides if "." not in (key := text.partition("=")[0].strip()) and key not in top]
     overrides = [text for text in overrides if text not in rules]
     config = {**config, **domino_envs.registry.config_from_pairs(rules, "--set")}
     domino_envs.make_game(name, **config)  # unknown or bad rule keys fail here

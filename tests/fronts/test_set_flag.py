@@ -40,8 +40,10 @@ def test_set_gives_the_same_config_everywhere():
 
 
 def test_train_takes_rule_and_training_keys_in_one_set_list():
-    run = load_run(None, "draw_v0", ["num_players=3", "ppo.lr=0.001"])
+    """Dotted keys and the top-level training fields (algo, seed) are training keys; the rest are rules."""
+    run = load_run(None, "draw_v0", ["num_players=3", "ppo.lr=0.001", "seed=7", "algo=sb3"])
     assert run.config["num_players"] == 3 and run.train.ppo.lr == 0.001
+    assert run.train.seed == 7 and run.train.algo == "sb3" and "seed" not in run.config
 
 
 @pytest.mark.parametrize("command", sorted(LINES))
