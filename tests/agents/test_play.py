@@ -123,12 +123,16 @@ def test_end_of_input_and_quit_end_cleanly():
     assert term.getvalue().rstrip().endswith("quit: the game in progress is not saved")
 
 
-def test_move_by_name_and_tile():
+def first_decision(seed=5):
+    """A draw_v0 session and the legal actions of a deal's first decision (for parse tests)."""
     game = make_game("draw_v0")
-    s, _ = session()
     row = game.new_state()
-    game.reset(row, 5)
-    legal = game.legal_actions(row)
+    game.reset(row, seed)
+    return session()[0], game, game.legal_actions(row)
+
+
+def test_move_by_name_and_tile():
+    s, game, legal = first_decision()
     names = [game.describe_action(a) for a in legal]
     assert s.parse(names[1], legal) == (legal[1], "")
     tile = names[0].split()[1]  # "play 3-5 on ..."
@@ -141,11 +145,7 @@ def test_move_by_name_and_tile():
 
 def test_a_tile_in_either_order_and_as_the_hand_shows_it():
     """Issue 42: `6-4` never matched (names are written low-high), nor did `4|6` as the hand shows it."""
-    game = make_game("draw_v0")
-    s, _ = session()
-    row = game.new_state()
-    game.reset(row, 5)
-    legal = game.legal_actions(row)
+    s, game, legal = first_decision()
     tiles = [w for a in legal for w in game.describe_action(a).split() if re.fullmatch(r"\d+-\d+", w)]
     unique = [t for t in tiles if tiles.count(t) == 1 and t.split("-")[0] != t.split("-")[1]]
     assert unique, [game.describe_action(a) for a in legal]
