@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from domino_training.benchmark.suite import GameSpec, Suite
-from domino_training.parallel import check_workers, run_jobs
+from domino_training.parallel import check_workers, in_order, run_jobs
 
 SCORE_OPPONENTS_LABEL = {"random": "random", "greedy": "greedy", "heuristic": "heuristic"}
 
@@ -126,19 +126,11 @@ def run_all(suite: Suite, out: Path, echo=print, workers: int = 1, imports: list
     have = set(scores.rows)
     jobs = [(suite, out, g, lr, s, {k for k in have if k[:3] == (g, lr, s)}) for g, lr, s in runs]
 
-    def record(i: int, result: tuple[list[dict], int, float]) -> None:
-        rows, points, seconds = result
+    init = _register_learners if imports and (workers > 1 or address) else None
+    results = run_jobs(train_and_score, jobs, workers, address, init, (list(imports or []),),
+                       describe=lambda i: "the run {} {} seed {}".format(*runs[i]))
+    for i, (rows, points, seconds) in in_order(results):  # a run's lines once every run before it is written
         scores.add_all(rows)
         g, lr, s = runs[i]
         echo(f"{g} {lr} seed {s}: {points} policies, {seconds:.0f} s this session")
-
-    finished: dict[int, tuple] = {}
-    written = 0
-    init = _register_learners if imports and (workers > 1 or address) else None
-    for i, result in run_jobs(train_and_score, jobs, workers, address, init, (list(imports or []),),
-                              describe=lambda i: "the run {} {} seed {}".format(*runs[i])):
-        finished[i] = result
-        while written in finished:  # the serial order: a run's lines once every run before it is written
-            record(written, finished.pop(written))
-            written += 1
     return scores
