@@ -18,6 +18,10 @@ temporary directory is where that matters (another local user can create ``domin
 there first, or squat the name with a file). When neither the cache home nor the temporary folder
 is safe, compiled code goes to a fresh private folder (``tempfile.mkdtemp``: 0700, a new name)
 that is removed at exit, so nothing is cached across runs, and one warning says why.
+
+`announce_compiling` is for programs with a user watching (the `domino` command and its workers):
+numba compiles in silence, for seconds to minutes on a cold cache, so they say once that it is
+happening and why. Loading from the cache is not compiling and says nothing.
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ import hashlib
 import os
 import shutil
 import stat
+import sys
 import tempfile
 import time
 import warnings
@@ -65,6 +70,43 @@ def configure() -> None:
     here = base / name
     numba.config.CACHE_DIR = str(here)
     _prune(base, keep=here)
+
+
+COMPILE_NOTICE = ("compiling numba kernels: the first run after an install or upgrade compiles each "
+                  "game's code once (seconds to a few minutes a game) and caches it in {cache}; "
+                  "`domino warm` compiles every game's ahead")
+_announcer = None
+
+
+def announce_compiling(prefix: str = "domino", stream=None) -> None:
+    """From now on, the first time this process compiles a numba function (a cache miss, not a cache
+    load), print one line to `stream` (standard error) saying so. Idempotent."""
+    global _announcer
+    if _announcer is not None:
+        return
+    from numba.core import event
+
+    class _FirstCompile(event.Listener):
+        said = False
+
+        def on_start(self, ev):
+            if not self.said:
+                self.said = True
+                out = stream if stream is not None else sys.stderr
+                import numba
+
+                print(f"{prefix}: " + COMPILE_NOTICE.format(cache=numba.config.CACHE_DIR), file=out, flush=True)
+
+        def on_end(self, ev):
+            pass
+
+    _announcer = _FirstCompile()
+    event.register("numba:compile", _announcer)
+
+
+def announcing() -> bool:
+    """Whether `announce_compiling` is on in this process (a worker pool passes it on)."""
+    return _announcer is not None
 
 
 def _unusable(folder: Path) -> str | None:

@@ -1,7 +1,7 @@
 """The `domino` command, one subcommand per tool: `train` (learners/train.py), `evaluate` (evaluate.py),
 `bench` (tools/envspeed.py), `benchmark` (benchmark/cli.py), `rate` (benchmark/ratings.py), `exploit`
 (exploit/cli.py), `games`, `play` (tools/play.py), `replay` (tools/replay_view.py), `render`
-(tools/render.py). Each subcommand's module has `build_parser()` and `main(argv)` and is imported only
+(tools/render.py), `warm` (tools/warm.py). Each subcommand's module has `build_parser()` and `main(argv)` and is imported only
 when it runs; this module is the top of the library's layers (nothing imports it)."""
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ COMMANDS = {
     "play": ("domino_training.tools.play", "play a game in the terminal against agents"),
     "replay": ("domino_training.tools.replay_view", "print a saved game move by move"),
     "render": ("domino_training.tools.render", "draw a position as a PNG, or a saved game as a GIF"),
+    "warm": ("domino_training.tools.warm", "compile the games' numba kernels ahead (once per install or upgrade)"),
 }
 
 
@@ -67,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
 
         print("\n".join(game_names()))
         return 0
+    from domino_envs._numba_cache import announce_compiling
+
+    announce_compiling()  # a cold cache compiles for seconds to minutes: say so once, not in silence
     code = importlib.import_module(module).main(rest)
     return code if isinstance(code, int) else 0  # bench and evaluate return their results
 

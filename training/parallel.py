@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 
+from domino_envs._numba_cache import announce_compiling, announcing
 from domino_envs.errors import DominoError
 
 
@@ -51,8 +52,10 @@ def one_thread_per_worker() -> None:
     torch.set_num_threads(1)
 
 
-def _start(init: Callable | None, initargs: tuple) -> None:
+def _start(init: Callable | None, initargs: tuple, announce: bool = False) -> None:
     one_thread_per_worker()
+    if announce:  # the parent says when numba compiles (the `domino` command): so does each worker
+        announce_compiling(prefix=f"domino (worker {os.getpid()})")
     if init is not None:
         init(*initargs)
 
@@ -95,7 +98,7 @@ def run_jobs(fn: Callable, jobs: list[tuple], workers: int = 1, address: str | N
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_start, initargs=(init, initargs))
+                               initializer=_start, initargs=(init, initargs, announcing()))
     try:
         futures = {pool.submit(fn, *job): i for i, job in enumerate(jobs)}
         for fut in as_completed(futures):

@@ -1,4 +1,4 @@
-"""Plant each bug of issues 16, 21-24, 43 and 44 on a copy of the repo, one at a time, and check the tests catch it.
+"""Plant each bug of issues 16, 21-24, 42, 43 and 44 on a copy of the repo, one at a time, and check the tests catch it.
 
     .venv/bin/python tests/mutations/run.py            # every mutation (~15 min: the first copy
                                                        # compiles its numba kernels cold, the rest
@@ -472,6 +472,21 @@ MUTATIONS = [
         [("                per_minibatch.append(torch.stack([",
           "                _ = float(pg_loss)\n                per_minibatch.append(torch.stack([")],
         ["tests/learners/test_device.py", "-k", "copies_each"]),
+    Mutation(
+        "compile_notice_every_time", "the compile notice is printed at every compilation, not once",
+        "domino_envs/_numba_cache.py",
+        [("            if not self.said:\n                self.said = True\n", "            if True:\n")],
+        ["tests/fronts/test_compile_notice.py", "-k", "announced_once"]),
+    Mutation(
+        "domino_compiles_silently", "the domino command does not announce compilation",
+        "training/cli.py",
+        [("    announce_compiling()  #", "    pass  #")],
+        ["tests/fronts/test_compile_notice.py", "-k", "warm_compiles"]),
+    Mutation(
+        "warm_skips_the_learners", "domino warm leaves the learners' kernels to the first training",
+        "training/tools/warm.py",
+        [("        _tiny_training(game_name)\n", "")],
+        ["tests/fronts/test_compile_notice.py", "-k", "warm_compiles"]),
 ]
 
 
