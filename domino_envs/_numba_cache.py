@@ -72,15 +72,16 @@ def configure() -> None:
     _prune(base, keep=here)
 
 
-COMPILE_NOTICE = ("compiling numba kernels: the first run after an install or upgrade compiles each "
+COMPILE_NOTICE = ("compiling {what}numba kernels: the first run after an install or upgrade compiles each "
                   "game's code once (seconds to a few minutes a game) and caches it in {cache}; "
                   "`domino warm` compiles every game's ahead")
 _announcer = None
 
 
-def announce_compiling(prefix: str = "domino", stream=None) -> None:
+def announce_compiling(prefix: str = "domino", games: list[str] | tuple = (), stream=None) -> None:
     """From now on, the first time this process compiles a numba function (a cache miss, not a cache
-    load), print one line to `stream` (standard error) saying so. Idempotent."""
+    load), print one line to `stream` (standard error) saying so, naming `games` if given (what the
+    command is about to play). Idempotent."""
     global _announcer
     if _announcer is not None:
         return
@@ -95,7 +96,9 @@ def announce_compiling(prefix: str = "domino", stream=None) -> None:
                 out = stream if stream is not None else sys.stderr
                 import numba
 
-                print(f"{prefix}: " + COMPILE_NOTICE.format(cache=numba.config.CACHE_DIR), file=out, flush=True)
+                what = f"{', '.join(games)}'s " if games else ""
+                print(f"{prefix}: " + COMPILE_NOTICE.format(what=what, cache=numba.config.CACHE_DIR), file=out,
+                      flush=True)
 
         def on_end(self, ev):
             pass

@@ -69,8 +69,10 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(game_names()))
         return 0
     from domino_envs._numba_cache import announce_compiling
+    from domino_envs.registry import game_names
 
-    announce_compiling()  # a cold cache compiles for seconds to minutes: say so once, not in silence
+    # a cold cache compiles for seconds to minutes: say so once (naming the games the command names)
+    announce_compiling(games=[g for g in game_names() if g in rest or any(a.endswith("=" + g) for a in rest)])
     code = importlib.import_module(module).main(rest)
     return code if isinstance(code, int) else 0  # bench and evaluate return their results
 

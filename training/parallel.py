@@ -53,6 +53,7 @@ def one_thread_per_worker() -> None:
 
 
 def _start(init: Callable | None, initargs: tuple, announce: bool = False) -> None:
+    """A worker's start: one thread each, the parent's compile notice, then the caller's `init`."""
     one_thread_per_worker()
     if announce:  # the parent says when numba compiles (the `domino` command): so does each worker
         announce_compiling(prefix=f"domino (worker {os.getpid()})")

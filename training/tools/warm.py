@@ -15,8 +15,8 @@ import sys
 import time
 
 EXAMPLES = """examples:
-  domino warm                      every game
-  domino warm draw_v0 magic7_v0    two games
+  domino warm                      # every game
+  domino warm draw_v0 magic7_v0    # two games
 """
 
 
@@ -71,7 +71,7 @@ def warm_game(game_name: str) -> tuple[float, int]:
         env = domino_envs.make(game_name)
         env.reset(seed=0)
         rng = np.random.default_rng(0)
-        for agent in env.agent_iter(max_iter=50):
+        for _ in env.agent_iter(max_iter=50):
             obs, _, term, trunc, _ = env.last()
             env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
         venv = domino_envs.make_vec(game_name, 2, seed=0)
