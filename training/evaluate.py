@@ -54,6 +54,7 @@ from domino_envs.outcome import win_shares
 from domino_envs.registry import config_from_pairs, game_names, make_game
 from domino_envs.replay import Recorder
 from domino_envs.rng import mix_seed
+from domino_training.commands import HelpFormatter
 from domino_training.parallel import check_workers, run_jobs
 from domino_training.stats import Stat
 
@@ -430,7 +431,7 @@ EXAMPLES = """examples:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _OneLineErrors(
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=EXAMPLES, formatter_class=HelpFormatter,
         prog="domino evaluate",
         description="Pit agents on duplicate deals (same seeded deals, seats rotated) and report win rates "
                     "and mean rewards with 95% intervals.")
@@ -440,7 +441,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pairs", nargs="+", default=None, metavar="FOCAL:OPPONENT",
                    help="matchups to play as focal@opponent or focal/opponent pairs of agent specs (default: all)")
     p.add_argument("--deals", type=int, default=200, help="duplicate deals per matchup")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals (the same seed, the same deals)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a rule key of the game, e.g. --set num_players=3 (repeatable)")
     p.add_argument("--config", nargs="*", default=[], metavar="KEY=VALUE", help=argparse.SUPPRESS)  # before --set

@@ -64,3 +64,34 @@ def test_every_commands_help_examples_parse(command, monkeypatch):
     assert examples and all(words[0] == command for words in examples), out
     for words in examples:
         check_domino_command(words)
+
+
+def _options(parser):
+    """(command words, action) for every option and positional of a parser and its subcommands."""
+    import argparse
+
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from (((name, *words), a) for words, a in _options(sub))
+        elif not isinstance(action, argparse._HelpAction):
+            yield (), action
+
+
+@pytest.mark.parametrize("command", sorted(c for c, (module, _) in COMMANDS.items() if module))
+def test_every_option_says_what_it_does_and_its_default(command):
+    """Each option of `domino <command> --help` has a help line (argparse.SUPPRESS: an old spelling kept
+    hidden), and one whose default means something (not None, False or []) shows it."""
+    import argparse
+    import importlib
+
+    parser = importlib.import_module(COMMANDS[command][0]).build_parser()
+    formatter = parser._get_formatter()
+    for words, action in _options(parser):
+        name = " ".join([command, *words, "/".join(action.option_strings) or action.dest])
+        if action.help == argparse.SUPPRESS:
+            continue
+        assert action.help and len(action.help) > 5, f"domino {name}: no help"
+        if not any(action.default is nothing for nothing in (None, False, argparse.SUPPRESS)) and action.default != []:
+            text = formatter._get_help_string(action) % {"default": action.default}
+            assert "default" in text or str(action.default) in text, f"domino {name}: default not shown: {text}"

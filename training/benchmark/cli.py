@@ -30,6 +30,7 @@ from domino_training.benchmark.report import (
 )
 from domino_training.benchmark.runner import ScoreFile, run_all
 from domino_training.benchmark.suite import PROFILES, check_protocol, freeze, load_suite, read_lock, read_suite_file
+from domino_training.commands import HelpFormatter
 from domino_training.learners.interface import import_learner_code, learner_names
 
 
@@ -79,11 +80,12 @@ EXAMPLES = """examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    ap = argparse.ArgumentParser(epilog=EXAMPLES, formatter_class=HelpFormatter,
         prog="domino benchmark", description=__doc__.split("\n")[0])
     ap.add_argument("action", nargs="?", default="run", choices=["run", "freeze"],
                     help="run the benchmark (default) or record the protocol's fingerprints in the --lock file")
-    ap.add_argument("--profile", default="quick", choices=PROFILES)
+    ap.add_argument("--profile", default="quick", choices=PROFILES,
+                    help="budget and evaluation sizes from the suite: ci (seconds), quick, full")
     ap.add_argument("--out", help="output folder of the runs and scores.jsonl (default runs/benchmark/<profile> in the "
                                   "current folder)")
     ap.add_argument("--report", help="the Markdown report, its plots and JSON in a folder beside it (default "

@@ -36,6 +36,7 @@ from domino_envs.errors import ConfigError
 from domino_envs.outcome import finishing_ranks, win_shares
 from domino_envs.registry import config_from_pairs, make_game
 from domino_envs.rng import mix_seed
+from domino_training.commands import HelpFormatter
 from domino_training.evaluate import play_hand
 from domino_training.stats import percentile_interval
 
@@ -283,14 +284,14 @@ EXAMPLES = """examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    ap = argparse.ArgumentParser(epilog=EXAMPLES, formatter_class=HelpFormatter,
         prog="domino rate", description="Cross-play ratings of agents on duplicate deals.")
     ap.add_argument("specs", nargs="+", help="agent specs (random is the anchor at 0 when present)")
-    ap.add_argument("--game", required=True)
+    ap.add_argument("--game", required=True, help="env name (see domino games)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rule key of the game")
-    ap.add_argument("--deals", type=int, default=200)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--bootstrap", type=int, default=200)
+    ap.add_argument("--deals", type=int, default=200, help="duplicate deals each pairing (two sides) or table plays")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the deals (the same seed, the same deals)")
+    ap.add_argument("--bootstrap", type=int, default=200, help="resamples of the deals for the 95%% intervals")
     ap.add_argument("--json", help="write the ratings and the matrix here")
     return ap
 

@@ -50,6 +50,7 @@ from domino_agents.rllib_agent import META_FILE, META_FORMAT, POLICY_FILE
 from domino_agents.rllib_module import POLICY, MaskedActorCritic, greedy_actions, load_module  # noqa: F401 - re-exported
 from domino_agents.trained import CheckpointError, check_meta, policy_meta, save_policy
 from domino_envs.errors import ConfigError, DominoError
+from domino_training.commands import HelpFormatter
 
 ENV_NAME = "domino_pettingzoo"  # the name our env creator is registered under
 
@@ -151,7 +152,7 @@ def start_ray(address: str | None, num_cpus: int | None) -> None:
 # ------------------------------------------------------------------------------------ CLI
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m domino_training.learners.rllib", description=__doc__.split("\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+                                formatter_class=HelpFormatter)
     p.add_argument("--game", default="draw_v0", help=f"one of {domino_envs.game_names()}")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="game config key (repeatable)")
     p.add_argument("--iterations", type=int, default=10, help="training iterations")

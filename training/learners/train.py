@@ -28,6 +28,7 @@ from pathlib import Path
 import yaml
 
 from domino_envs.core import DominoError
+from domino_training.commands import HelpFormatter
 from domino_training.configs import ALGOS, RunConfig, load_run
 
 LABEL = "ppo"  # how the trained policy is named in evaluation tables
@@ -286,7 +287,7 @@ EXAMPLES = """examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = argparse.ArgumentParser(epilog=EXAMPLES, formatter_class=HelpFormatter,
         prog="domino train", description="Train an agent for one game into a run folder: config.yaml, "
                                 "checkpoints, logs, evaluations during training and the final table.")
     p.add_argument("game", help="registered env name, e.g. draw_v0")

@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit
 
 from domino_envs.rng import rng_below
+from domino_training.commands import HelpFormatter
 
 BATCHES = (1, 1024, 16384)
 
@@ -221,7 +222,7 @@ EXAMPLES = """examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    parser = argparse.ArgumentParser(epilog=EXAMPLES, formatter_class=HelpFormatter,
         prog="domino bench", description=__doc__.split("\n")[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     parser.add_argument("--games", nargs="*", default=None, help="games (default: all registered)")

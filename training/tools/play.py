@@ -39,6 +39,7 @@ from domino_envs.outcome import win_shares
 from domino_envs.replay import Recorder, append
 from domino_envs.rng import check_seed, entropy_seed, mix_seed
 from domino_envs.tiles import tile_name
+from domino_training.commands import HelpFormatter
 from domino_training.tools import OneLineParser
 
 _AGENT_STREAM = 0x9A7E_5EED
@@ -296,7 +297,7 @@ EXAMPLES = """examples:
 def build_parser() -> argparse.ArgumentParser:
     from domino_envs.registry import game_names
 
-    p = OneLineParser(epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = OneLineParser(epilog=EXAMPLES, formatter_class=HelpFormatter,
         prog="domino play", description="Play a game in the terminal against agents.")
     p.add_argument("game", help=f"one of {game_names()}")
     p.add_argument("--vs", required=True, metavar="SPEC", help="agent spec of every other seat (random, greedy, "

@@ -20,6 +20,7 @@ from domino_envs.pictures import HEIGHT, WIDTH, picture, save_gif, save_png
 from domino_envs.registry import config_from_pairs, game_names, make_game
 from domino_envs.replay import load
 from domino_envs.rng import mix_seed
+from domino_training.commands import HelpFormatter
 
 
 # ------------------------------------------------------------------------------ playing to a position
@@ -65,7 +66,7 @@ def build_parser():
         def error(self, message):
             raise ValueError(message)
 
-    p = OneLine(epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = OneLine(epilog=EXAMPLES, formatter_class=HelpFormatter,
         prog="domino render", usage=_USAGE, description="Draw a mid-game position (PNG) or a replay (GIF).")
     p.add_argument("game", nargs="?", help="env name (see domino games)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="game config key (repeatable)")

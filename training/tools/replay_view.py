@@ -8,6 +8,7 @@ import sys
 
 from domino_envs.errors import DominoError, ReplayError
 from domino_envs.replay import Replay, load
+from domino_training.commands import HelpFormatter
 from domino_training.tools import OneLineParser
 from domino_training.tools.play import forced_moves
 
@@ -49,9 +50,9 @@ EXAMPLES = """examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = OneLineParser(epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    p = OneLineParser(epilog=EXAMPLES, formatter_class=HelpFormatter,
         prog="domino replay", description="Print a saved game (a JSON-lines replay file) move by move.")
-    p.add_argument("file")
+    p.add_argument("file", help="a replay file (JSON lines, one game a line)")
     p.add_argument("--index", type=int, default=None, help="which game of the file (0-based; default: all)")
     p.add_argument("--seat", default="all", help="draw the table from this seat's view (default: the seat to act)")
     p.add_argument("--moves-only", action="store_true", help="only the moves and the result, no tables")

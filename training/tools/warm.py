@@ -14,6 +14,8 @@ import argparse
 import sys
 import time
 
+from domino_training.commands import HelpFormatter
+
 EXAMPLES = """examples:
   domino warm                      # every game
   domino warm draw_v0 magic7_v0    # two games
@@ -24,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="domino warm", description="Compile the games' numba kernels now, once per install or upgrade, "
         "so later commands start at once; prints each game's seconds and compiled-function count.",
-        epilog=EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EXAMPLES, formatter_class=HelpFormatter)
     ap.add_argument("games", nargs="*", metavar="GAME", help="games to compile (default: every registered game)")
     return ap
 
