@@ -35,7 +35,7 @@ progress bar on stderr for runs over a few thousand hands (``--no-progress`` tur
 
     domino evaluate --game draw_v0 --agents random greedy heuristic --deals 2000 --seed 0
     domino evaluate --game sum7_v0 --agents random greedy heuristic pimc:n=16 \
-        --pairs greedy:random heuristic:random heuristic:greedy pimc:heuristic --deals 2000
+        --pairs greedy@random heuristic@random heuristic@greedy pimc@heuristic --deals 2000
 """
 from __future__ import annotations
 
@@ -438,8 +438,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", default="draw_v0", help=f"one of {game_names()}")
     p.add_argument("--agents", nargs="+", default=["random", "greedy", "heuristic"],
                    help=f"agent specs NAME[:key=value,...], NAME in {agent_names()}")
-    p.add_argument("--pairs", nargs="+", default=None, metavar="FOCAL:OPPONENT",
-                   help="matchups to play as focal@opponent or focal/opponent pairs of agent specs (default: all)")
+    p.add_argument("--pairs", nargs="+", default=None, metavar="FOCAL@OPPONENT",
+                   help="matchups to play, each two specs of --agents joined by @ (or /, or : where neither spec "
+                        "has a colon of its own) (default: every pair)")
     p.add_argument("--deals", type=int, default=200, help="duplicate deals per matchup")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals (the same seed, the same deals)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
