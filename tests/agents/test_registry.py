@@ -1,7 +1,11 @@
 """The agent registry (agents/registry.py): `register_agent` makes a user's class an agent spec and
 refuses bad names and factories, naming the value and what is allowed; `mlp:` and its old name
-`ppo:` are one entry."""
+`ppo:` are one entry; docs/examples/my_agent.py registers its agent with one call."""
 from __future__ import annotations
+
+import ast
+import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +16,9 @@ from domino_agents.trained import PolicyAgent, policy_meta, save_policy
 from domino_envs.errors import ConfigError, DominoError
 from domino_envs.registry import make_game
 from domino_training.evaluate import evaluate
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "docs" / "examples" / "my_agent.py"
 
 
 @pytest.fixture(autouse=True)
@@ -135,3 +142,21 @@ def test_mlp_and_ppo_build_the_same_policy_and_play_identically(tmp_path, sample
                for name in ("mlp", "ppo")]
     (a,), (b,) = ([m for k, m in r.matchups.items() if k[1] == "random"] for r in reports)
     assert np.array_equal(a.win, b.win) and np.array_equal(a.reward, b.reward)
+
+
+# ------------------------------------------------------------------------------ the example
+def test_the_example_registers_its_agent_with_one_call():
+    calls = [node for node in ast.walk(ast.parse(EXAMPLE.read_text())) if isinstance(node, ast.Call)
+             and getattr(node.func, "id", getattr(node.func, "attr", None)) == "register_agent"]
+    assert len(calls) == 1 and [ast.literal_eval(calls[0].args[0])] == ["my_agent"]
+    before = set(registry.AGENTS)
+    spec = importlib.util.spec_from_file_location("my_agent_example", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert set(registry.AGENTS) - before == {"my_agent"}
+    for name in ("draw_v0", "magic7_v0"):
+        game = make_game(name)
+        agent = registry.make_agent("my_agent:epsilon=0.25", game, seed=1)
+        assert isinstance(agent, module.HighestPipAgent) and agent.epsilon == 0.25
+    with pytest.raises(ValueError, match=r"epsilon=2 must be in \[0, 1\]"):
+        registry.make_agent("my_agent:epsilon=2", make_game("draw_v0"))

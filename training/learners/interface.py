@@ -454,24 +454,3 @@ def train_learner(name: str, run: LearnerRun, progress: bool = False) -> list[Po
 __all__ = ["LEARNERS", "LearnerEntry", "LearnerError", "LearnerRun", "PointLog", "PolicyPoint", "check_run",
            "learner_names", "register_learner", "train_learner"]
 
-
-def import_learner_code(item: str) -> None:
-    """Import a user's learner module (dotted name) or file (path ending in .py): its
-    `register_learner` call makes the learner known to the suite."""
-    import importlib
-    import importlib.util
-    import sys
-
-    if item.endswith(".py"):
-        path = Path(item)
-        if not path.is_file():
-            raise ConfigError(f"--import {item!r}: no such file")
-        spec = importlib.util.spec_from_file_location(f"domino_user_learner_{path.stem}", path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    else:
-        try:
-            importlib.import_module(item)
-        except ImportError as err:
-            raise ConfigError(f"--import {item!r}: {err}") from None
