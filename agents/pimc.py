@@ -24,7 +24,7 @@ Parameters:
               default), "random" (uniform legal actions) or "policy" (a trained actor, below)
     epsilon   probability of a uniform random action in a greedy rollout (default 0.1)
     policy    rollout=policy only: the actor the rollouts follow, "trained" (the policy shipped
-              for the game) or the path of a policy file (``ppo:checkpoint=`` files, `agents/trained.py`);
+              for the game) or the path of a policy file (``mlp:checkpoint=`` files, `agents/trained.py`);
               every seat of a rollout draws its moves from that actor's masked softmax
     temperature  rollout=policy only: the softmax is of logits / temperature (default 1; above 1
               spreads the rollouts' moves, below 1 sharpens them)

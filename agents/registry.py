@@ -1,6 +1,7 @@
 """Agents by name: `make_agent("pimc:n=16,rollout=greedy", game, seed)`.
 
-Trained policies: ``ppo:checkpoint=PATH`` (a policy file a training run exported), ``dmc:checkpoint=PATH``
+Trained policies: ``mlp:checkpoint=PATH`` (a policy file in the MLP format of agents/trained.py, what
+every training run exports; ``ppo:`` is its old name, kept as an alias), ``dmc:checkpoint=PATH``
 (a DMC Q-network, greedy over the legal Q-values) and ``trained``
 (the policy shipped for the game); ``sb3:model=PATH`` for a saved MaskablePPO model;
 ``rllib:checkpoint=DIR`` for a policy trained by Ray RLlib (training/learners/rllib.py);
@@ -10,11 +11,16 @@ A spec is ``name`` or ``name:key=value,key=value``; values are parsed as int, fl
 (true/false) or left as strings, and passed to the agent's constructor as keyword arguments, so
 every documented constructor parameter is settable from the command line. Unknown names and
 unknown keys fail with a message listing what is allowed.
+
+Your own agent: ``register_agent("my_agent", MyAgent)`` (docs/examples/my_agent.py) makes
+``my_agent:key=value`` a spec like these, so every command and function that takes agent specs plays
+it; a command's ``--import FILE`` runs that call first, in its workers too.
 """
 from __future__ import annotations
 
 import inspect
 
+from domino_envs.errors import ConfigError
 from domino_envs.registry import config_value
 
 from .greedy import GreedyAgent
@@ -46,13 +52,43 @@ AGENTS = {
     "greedy": lambda game: GreedyAgent,
     "heuristic": _heuristic_class,                  # the game's own heuristic class
     "pimc": _lazy("pimc", "PIMCAgent"),
-    "ppo": _lazy("trained", "PolicyAgent"),          # ppo:checkpoint=PATH[,sample=true]: a policy file written by training
+    "mlp": _lazy("trained", "PolicyAgent"),          # mlp:checkpoint=PATH[,sample=true]: a policy file written by training
     "dmc": _lazy("trained", "QPolicyAgent"),         # dmc:checkpoint=PATH: a Q-network (training/learners/dmc.py), greedy over legal Q
     "trained": _lazy("trained", "shipped_agent"),    # the policy shipped for the game (agents/checkpoints/<env>.npz)
     "sb3": lambda game: SB3Agent,                    # sb3:model=PATH[,sample=true]: a MaskablePPO zip saved by domino_training.learners.sb3
     "rllib": _lazy("rllib_agent", "RLlibAgent"),     # rllib:checkpoint=DIR[,sample=true]: domino_training.learners.rllib --out
     "tabular": _lazy("tabular", "TabularAgent"),     # tabular:path=FILE: a CFR+ policy file of a small config (domino_training.exploit)
 }
+AGENTS["ppo"] = AGENTS["mlp"]  # the old name of mlp: (the same entry), so older commands and run files still load
+
+NAME_FORBIDDEN = ":,=@/"  # the spec's separators, and --pairs' FOCAL@OPPONENT / FOCAL/OPPONENT
+
+
+def register_agent(name: str, factory, replace: bool = False) -> None:
+    """Make ``make_agent("name:key=value", game, seed)`` build a user's agent, so every front that takes
+    agent specs plays it. `factory` is the agent class (used for every game) or, as in AGENTS, a
+    function game -> class or callable, called as target(game, seed=seed, **params): its signature
+    says which spec keys are allowed. ConfigError for a bad name, a taken one (unless `replace`), a
+    factory that is not callable or a class that cannot be called as cls(game, seed=seed)."""
+    if not isinstance(name, str) or not name or any(c in NAME_FORBIDDEN or c.isspace() for c in name):
+        raise ConfigError(f"agent name {name!r} is not allowed: a name is one non-empty word without whitespace "
+                          f"or any of {' '.join(NAME_FORBIDDEN)} (they separate specs), e.g. 'my_agent'")
+    if not callable(factory):
+        raise ConfigError(f"agent {name!r}: the factory {factory!r} is not callable; pass the agent class, or a "
+                          f"function game -> class called as cls(game, seed=seed, **params)")
+    if inspect.isclass(factory):
+        try:
+            inspect.signature(factory).bind(None, seed=None)
+        except TypeError:
+            raise ConfigError(f"agent {name!r}: {factory.__name__}{inspect.signature(factory)} cannot be called as "
+                              f"{factory.__name__}(game, seed=seed, **params); give its constructor (game, seed=None, "
+                              f"...keyword parameters...)") from None
+        except ValueError:  # a signature inspect cannot read: left to make_agent
+            pass
+    if name in AGENTS and not replace:
+        raise ConfigError(f"agent name {name!r} is already registered; pick another name (taken: {agent_names()}) "
+                          f"or pass replace=True to replace it")
+    AGENTS[name] = (lambda game: factory) if inspect.isclass(factory) else factory
 
 
 def agent_names() -> list[str]:

@@ -1,6 +1,6 @@
 """Trained policies as agents: one `.npz` file holds the actor's weights and a JSON description.
 
-    make_agent("ppo:checkpoint=runs/draw/policy.npz", game)   # any exported policy
+    make_agent("mlp:checkpoint=runs/draw/policy.npz", game)   # any exported policy (ppo: is its old name)
     make_agent("trained", game)                               # the policy shipped for game.name
 
 Why numpy and not torch here: an agent only needs the actor's forward pass (a few small matrix
@@ -164,11 +164,11 @@ def read_description(path: Path, fmt: str, where: str) -> dict:
 class PolicyAgent(SampledAgent):
     """A trained actor playing `game`: the highest-scoring legal action, or a sample (``sample=True``)."""
 
-    name = "ppo"
+    name = "mlp"
 
     def __init__(self, game, seed: int | None = None, checkpoint: str = "", sample: bool = False):
         if not checkpoint:
-            raise CheckpointError("ppo agent needs checkpoint=PATH (a policy .npz written by training)")
+            raise CheckpointError("mlp agent needs checkpoint=PATH (a policy .npz written by training)")
         self.layers, self.meta = load_policy(checkpoint)
         check_meta(self.meta, game, f"policy {checkpoint!r}")
         super().__init__(game, seed, sample)

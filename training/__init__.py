@@ -4,7 +4,8 @@ Layers, lower first (tests/project/test_layers.py enforces them; a module import
 layer's part or lower ones):
 
     stats, configs,       intervals and aggregates; YAML configs and --set overrides; job lists over
-    parallel, commands    processes or a Ray cluster; what every subcommand's parser shares
+    parallel, commands,   processes or a Ray cluster; what every subcommand's parser shares; the
+    user_code             commands' --import of a user's modules
     evaluate              the duplicate-deal harness (`domino evaluate`)
     learners/             ppo, dmc, sb3, rllib, imitation, distillation, the opponent pool, the learner
                           interface (register_learner, train_learner) and the `domino train` driver

@@ -79,7 +79,7 @@ class Opponents:
     greedy: float = 0.1
     heuristic: float = 0.1
     target: float = 0.0             # a fixed agent, `target_spec`, in the other seats (ppo only; a best response)
-    target_spec: str = ""           # its agent spec: random, greedy, heuristic, ppo:checkpoint=PATH, trained...
+    target_spec: str = ""           # its agent spec: random, greedy, heuristic, mlp:checkpoint=PATH, trained...
     snapshot_every: int = 10        # updates between snapshots added to the pool
     max_snapshots: int = 8          # oldest dropped first
 
@@ -369,11 +369,11 @@ def validate(train: TrainConfig) -> None:
     if train.opponents.target > 0:
         need(train.algo == "ppo", "opponents.target", train.opponents.target, "a target opponent is for algo ppo only")
         need(_is_spec(train.opponents.target_spec), "opponents.target_spec", train.opponents.target_spec,
-             "opponents.target > 0 needs an agent spec, e.g. heuristic or ppo:checkpoint=PATH")
+             "opponents.target > 0 needs an agent spec, e.g. heuristic or mlp:checkpoint=PATH")
     need(train.opponents.snapshot_every >= 1, "opponents.snapshot_every", train.opponents.snapshot_every, "must be >= 1")
     need(train.opponents.max_snapshots >= 1, "opponents.max_snapshots", train.opponents.max_snapshots, "must be >= 1")
     need(_is_spec(train.imitation.teacher), "imitation.teacher", train.imitation.teacher,
-         f"an agent spec that plays from observations, e.g. {list(TEACHERS)}, trained, ppo:checkpoint=PATH")
+         f"an agent spec that plays from observations, e.g. {list(TEACHERS)}, trained, mlp:checkpoint=PATH")
     need(train.imitation.decisions >= 0, "imitation.decisions", train.imitation.decisions, "must be >= 0")
     need(train.imitation.epochs >= 1, "imitation.epochs", train.imitation.epochs, "must be >= 1")
     need(train.imitation.lr > 0, "imitation.lr", train.imitation.lr, "must be > 0")

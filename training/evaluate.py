@@ -32,6 +32,7 @@ Design (decisions the issue left open):
 Output: a printed table, Markdown (``--markdown FILE``) and JSON (``--json FILE``); every hand as a
 replay line (``--save-replays FILE``, ``evaluate(..., replay_path=FILE)``: domino_envs/replay.py); a tqdm
 progress bar on stderr for runs over a few thousand hands (``--no-progress`` turns it off).
+``--import FILE`` (or a module) registers agents of your own first, in every worker too.
 
     domino evaluate --game draw_v0 --agents random greedy heuristic --deals 2000 --seed 0
     domino evaluate --game sum7_v0 --agents random greedy heuristic pimc:n=16 \
@@ -57,6 +58,7 @@ from domino_envs.rng import mix_seed
 from domino_training.commands import HelpFormatter
 from domino_training.parallel import check_workers, run_jobs
 from domino_training.stats import Stat
+from domino_training.user_code import import_all
 
 PROGRESS_MIN_HANDS = 2000  # bar shown for runs longer than this (unless disabled)
 _AGENT_STREAM = 0x5EED_A6E7
@@ -271,7 +273,8 @@ def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, mat
 
 def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, config: dict | None = None,
              pairs: list[tuple[str, str]] | None = None, progress: bool | None = None,
-             replay_path: str | None = None, workers: int = 1, address: str | None = None) -> Report:
+             replay_path: str | None = None, workers: int = 1, address: str | None = None,
+             imports: list[str] | None = None) -> Report:
     """Run duplicate-deal matchups and return a Report (see module doc).
 
     replay_path: append every hand played to this file as a replay line (domino_envs/replay.py).
@@ -286,6 +289,9 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
 
     pairs: (focal, opponent) agent specs to play; default every ordered pair of `agents` (with 2
     players each unordered pair is played once and read both ways).
+
+    imports: modules or .py files (`domino evaluate --import`) that register agents: each worker
+    imports them before building its agents; this process must have imported them already.
     """
     config = dict(config or {})
     if game_name not in game_names():
@@ -324,7 +330,7 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
     replay_file = None if replay_path is None else open(replay_path, "a", encoding="utf-8")
     try:
         if workers > 1 or address is not None:
-            _run_sharded(report, game_name, config, pairs, workers, bar, replay_file, address)
+            _run_sharded(report, game_name, config, pairs, workers, bar, replay_file, address, imports)
         for i, (f, o) in enumerate(pairs):
             if (f, o) in report.matchups:
                 continue
@@ -368,9 +374,10 @@ def _play_shard(game_name: str, config: dict, f: str, o: str, deals: int, seed: 
 
 
 def _run_sharded(report: Report, game_name: str, config: dict, pairs: list[tuple[str, str]], workers: int,
-                 bar, replay_file, address: str | None = None) -> None:
+                 bar, replay_file, address: str | None = None, imports: list[str] | None = None) -> None:
     """Play every matchup of `pairs` in shards over `workers` processes (or the Ray cluster at
-    `address`) and put the joined matchups into the report (the serial loop then finds them all there)."""
+    `address`), each importing `imports` first, and put the joined matchups into the report (the
+    serial loop then finds them all there)."""
     n, deals, seed = report.num_players, report.deals, report.seed
     jobs, covered = [], set()
     for i, (f, o) in enumerate(pairs):
@@ -387,7 +394,8 @@ def _run_sharded(report: Report, game_name: str, config: dict, pairs: list[tuple
         _, _, f, o, _, _, _, a, b, _ = jobs[j]
         return f"the shard playing {f} vs {o}, deals {a}-{b - 1},"
 
-    for j, result in run_jobs(_play_shard, jobs, workers, address, describe=describe):
+    init = import_all if imports else None
+    for j, result in run_jobs(_play_shard, jobs, workers, address, init, (list(imports or []),), describe=describe):
         done[j] = result
         if bar is not None:
             bar.update((jobs[j][8] - jobs[j][7]) * n)
@@ -437,7 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "and mean rewards with 95% intervals.")
     p.add_argument("--game", default="draw_v0", help=f"one of {game_names()}")
     p.add_argument("--agents", nargs="+", default=["random", "greedy", "heuristic"],
-                   help=f"agent specs NAME[:key=value,...], NAME in {agent_names()}")
+                   help=f"agent specs NAME[:key=value,...], NAME in {agent_names()} or one that --import registers")
     p.add_argument("--pairs", nargs="+", default=None, metavar="FOCAL@OPPONENT",
                    help="matchups to play, each two specs of --agents joined by @ (or /, or : where neither spec "
                         "has a colon of its own) (default: every pair)")
@@ -455,6 +463,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="play the shards as Ray tasks on this cluster (the `ray` extra), --workers x 4 shards a matchup")
     p.add_argument("--save-replays", default=None, metavar="FILE",
                    help="append every hand played to FILE as a replay line (see `domino replay`)")
+    p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
+                   help="import a module or .py file first, here and in every worker (an agent of your own: its "
+                        "register_agent call); repeatable")
     return p
 
 
@@ -471,10 +482,11 @@ def _parse_pair(text: str, agents: list[str]) -> tuple[str, str]:
 
 
 def main(argv: list[str] | None = None) -> Report:
-    """`domino evaluate`: a user's bad --game, --agents, --deals, --pairs or --config is one line on
-    stderr and exit status 2 (argument errors are ValueErrors, DominoErrors among them), no traceback."""
+    """`domino evaluate`: a user's bad --game, --agents, --deals, --pairs, --config or --import is one
+    line on stderr and exit status 2 (argument errors are ValueErrors, DominoErrors among them), no traceback."""
     args = build_parser().parse_args(argv)
     try:
+        import_all(args.imports)
         if args.config:
             print("domino evaluate: note: --config KEY=VALUE ... is now --set KEY=VALUE (once per key)", file=sys.stderr)
         config = config_from_pairs(args.config + args.set, "--set")
@@ -483,7 +495,7 @@ def main(argv: list[str] | None = None) -> Report:
         pairs = None if args.pairs is None else [_parse_pair(t, args.agents) for t in args.pairs]
         report = evaluate(args.game, args.agents, args.deals, args.seed, config, pairs,
                           progress=False if args.no_progress else None, replay_path=args.save_replays,
-                          workers=args.workers, address=args.address)
+                          workers=args.workers, address=args.address, imports=args.imports)
     except (ValueError, OSError) as err:
         _fail(str(err))
     print(report.table())

@@ -9,7 +9,7 @@ incumbent when its win share beats the fair share. Numpy only, no torch.
 
 What makes it a learner: `train` takes (run, log, progress), counts every decision it steps as env
 steps, saves a policy file (agents/trained.py's format: `save_policy`, loaded by
-``ppo:checkpoint=PATH``) at each mark with ``log.save``, and keeps its state in the run folder so
+``mlp:checkpoint=PATH``) at each mark with ``log.save``, and keeps its state in the run folder so
 that a second call after a kill continues; `register_learner` makes ``train_learner("my_learner", run)``
 and the benchmark find it.
 """
@@ -89,7 +89,7 @@ def train(run: LearnerRun, log: PointLog, progress: bool) -> None:
         for mark in log.due(env_steps):
             path = log.policy_path(mark)
             save_policy(path, [(w, b)], policy_meta(game, [], "my_learner", env_steps))
-            log.save(mark, env_steps, seconds, f"ppo:checkpoint={path}")
+            log.save(mark, env_steps, seconds, f"mlp:checkpoint={path}")
             np.savez(state, w=w, b=b, env_steps=env_steps, seconds=seconds)
             rng, obs, masks, seats = restart(env_steps)
 

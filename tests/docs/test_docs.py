@@ -32,6 +32,7 @@ import io
 import re
 import shlex
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -455,12 +456,23 @@ def test_python_snippets_run(path, tmp_path, monkeypatch):
 def check_domino_command(argv: list[str]) -> None:
     """Parse one `domino ...` command line with the subcommand's own parser (training/cli.py's
     COMMANDS), without running it, then check what the parser cannot: the games and agent specs it
-    names exist, its game config builds, and a `train` line's run config loads."""
+    names exist, its game config builds, and a `train` line's run config loads. A file its --import
+    names in the checkout is imported first (what it registers is forgotten after the check); a file
+    name the checkout lacks is the reader's own (``--import my_learner.py``)."""
+    from domino_agents import registry as agent_registry
+    from domino_training.learners import interface as learner_registry
+
+    with mock.patch.dict(agent_registry.AGENTS), mock.patch.dict(learner_registry.LEARNERS):
+        _check_domino_command(argv)
+
+
+def _check_domino_command(argv: list[str]) -> None:
     import importlib
 
     from domino_agents.registry import parse_spec
     from domino_envs.registry import config_from_pairs
     from domino_training.cli import COMMANDS
+    from domino_training.user_code import import_user_code
 
     command, rest = argv[0], argv[1:]
     assert command in COMMANDS, f"domino {command}: not a subcommand of training/cli.py"
@@ -474,6 +486,9 @@ def check_domino_command(argv: list[str]) -> None:
         except SystemExit:
             raise AssertionError(f"domino {shlex.join(argv)}: {err.getvalue().strip()}") from None
     fields = vars(args)
+    for item in fields.get("imports") or []:
+        if not item.endswith(".py") or Path(item).is_file():
+            import_user_code(item)
     games = [fields[k] for k in ("game",) if fields.get(k)] + list(fields.get("games") or [])
     for game in games:
         assert game in domino_envs.game_names(), f"domino {command}: {game} is not a game"
@@ -545,6 +560,11 @@ def test_command_check_rejects_bad_lines():
     with pytest.raises(AssertionError):
         check_domino_command(["bench", "--no-such-flag", "1"])
     check_domino_command(["evaluate", "--game", "sum7_v0", "--agents", "random", "pimc:n=4", "--set", "num_players=3"])
+    example = str(ROOT / "docs" / "examples" / "my_agent.py")  # --import: its agent parses, and is forgotten after
+    check_domino_command(["evaluate", "--import", example, "--game", "draw_v0", "--agents", "my_agent", "random"])
+    check_domino_command(["play", "draw_v0", "--vs", "my_agent:epsilon=0.5", "--import", example])
+    with pytest.raises(ValueError, match="unknown agent 'my_agent'"):
+        check_domino_command(["evaluate", "--game", "draw_v0", "--agents", "my_agent", "random"])
 
 
 def test_quickstart_has_the_three_uses_and_the_placeholder():

@@ -44,6 +44,16 @@ def test_batch_opponent_picks_the_fast_form_of_each_spec(tmp_path):
     assert isinstance(batch_opponent("trained", game), PolicyBatch)
 
 
+@pytest.mark.parametrize("name", ["mlp", "ppo"])
+def test_a_policy_file_is_a_batched_opponent_and_a_warm_start_by_either_name(tmp_path, name):
+    """`mlp:` and its old name `ppo:` are one agent: both play batched and both name the file to copy."""
+    game = make_game("draw_v0")
+    path = random_policy_file(tmp_path, game)
+    opponent = batch_opponent(f"{name}:checkpoint={path},sample=true", game)
+    assert isinstance(opponent, PolicyBatch) and opponent.sample
+    assert best_response.policy_file_of(f"{name}:checkpoint={path}", "draw_v0") == path.resolve()
+
+
 def test_a_policy_file_opponent_plays_the_agents_choices(tmp_path):
     """Row for row, the batched policy file picks what its agent's act picks (the argmax)."""
     game = make_game("draw_v0")

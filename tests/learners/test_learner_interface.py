@@ -33,6 +33,7 @@ TINY = {
             "sb3.torch_threads": 1},
 }
 BUILTIN = ["ppo", "ppo_bc", "dmc", "sb3"]
+SPEC = {"ppo": "mlp:checkpoint=", "ppo_bc": "mlp:checkpoint=", "dmc": "dmc:checkpoint=", "sb3": "mlp:checkpoint="}
 
 
 def tiny(learner: str, run_dir: Path, budget: int = 1024, marks=(512, 1024), **params) -> LearnerRun:
@@ -52,7 +53,7 @@ def test_every_builtin_non_optional_learner_is_tested_here():
 def test_learner_saves_a_playing_policy_at_each_mark(learner, tmp_path):
     budget, marks = (4096, [3072, 4096]) if learner == "ppo_bc" else (1024, [512, 1024])  # past the imitation
     points = train_learner(learner, tiny(learner, tmp_path / "run", budget, marks))
-    assert [p.mark for p in points] == marks
+    assert [p.mark for p in points] == marks and all(p.spec.startswith(SPEC[learner]) for p in points)
     assert all(p.env_steps >= p.mark for p in points) and points[0].env_steps < marks[1]
     assert 0 < points[0].seconds <= points[1].seconds
     game = make_game(GAME)

@@ -31,7 +31,8 @@ from domino_training.benchmark.report import (
 from domino_training.benchmark.runner import ScoreFile, run_all
 from domino_training.benchmark.suite import PROFILES, check_protocol, freeze, load_suite, read_lock, read_suite_file
 from domino_training.commands import HelpFormatter
-from domino_training.learners.interface import import_learner_code, learner_names
+from domino_training.learners.interface import learner_names
+from domino_training.user_code import import_user_code
 
 
 def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None = None, lock_path: Path | None = None,
@@ -105,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--address", default=None, metavar="auto|HOST:PORT",
                     help="train and evaluate the runs as Ray tasks on this cluster (the `ray` extra)")
     ap.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
-                    help="import a module or .py file first (a learner of your own that calls register_learner)")
+                    help="import a module or .py file first (a learner or an agent of your own: its register_learner or "
+                         "register_agent call); repeatable")
     return ap
 
 
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         before = set(learner_names())
         for item in args.imports:
-            import_learner_code(item)
+            import_user_code(item)
         imported = sorted(set(learner_names()) - before)
         if imported and args.action == "run":
             runs = load_suite(args.profile, args.suite and Path(args.suite), args.only, args.learners, args.seeds).runs

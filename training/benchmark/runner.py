@@ -10,6 +10,7 @@ from pathlib import Path
 
 from domino_training.benchmark.suite import GameSpec, Suite
 from domino_training.parallel import check_workers, in_order, run_jobs
+from domino_training.user_code import import_all
 
 SCORE_OPPONENTS_LABEL = {"random": "random", "greedy": "greedy", "heuristic": "heuristic"}
 
@@ -100,14 +101,6 @@ def train_and_score(suite: Suite, out: Path, game_name: str, learner: str, seed:
     return rows, len(points), time.perf_counter() - t0
 
 
-def _register_learners(imports: list[str]) -> None:
-    """A benchmark worker's start: the user's --import learner modules registered there too."""
-    from domino_training.learners.interface import import_learner_code
-
-    for item in imports:
-        import_learner_code(item)
-
-
 def run_all(suite: Suite, out: Path, echo=print, workers: int = 1, imports: list[str] | None = None,
             address: str | None = None) -> ScoreFile:
     """Train every run (resuming) and evaluate every saved policy not yet in scores.jsonl.
@@ -126,7 +119,7 @@ def run_all(suite: Suite, out: Path, echo=print, workers: int = 1, imports: list
     have = set(scores.rows)
     jobs = [(suite, out, g, lr, s, {k for k in have if k[:3] == (g, lr, s)}) for g, lr, s in runs]
 
-    init = _register_learners if imports and (workers > 1 or address) else None
+    init = import_all if imports and (workers > 1 or address) else None
     results = run_jobs(train_and_score, jobs, workers, address, init, (list(imports or []),),
                        describe=lambda i: "the run {} {} seed {}".format(*runs[i]))
     for i, (rows, points, seconds) in in_order(results):  # a run's lines once every run before it is written

@@ -27,13 +27,13 @@ The learners (`LEARNERS`; `register_learner` adds one, see docs/examples/my_lear
 - ``ppo``: our PPO (training/learners/ppo.py) from scratch. Base settings: the game's configs/<game>.yaml
   train section; params are its keys (``ppo.ent_coef``, ``network.hidden``, ``opponents.greedy``...),
   except those the run sets (seed, budget, algo) and imitation (that is ``ppo_bc``). Policy spec
-  ``ppo:checkpoint=PATH``.
+  ``mlp:checkpoint=PATH``.
 - ``ppo_bc``: the same with the config's imitation warm start (teacher heuristic, 200k decisions
   where the config has none); ``imitation.*`` params allowed.
 - ``dmc``: deep Monte-Carlo (training/learners/dmc.py); params ``dmc.*``, ``network.hidden``,
   ``opponents.*`` (dmc.py's `DMCSettings`). Spec ``dmc:checkpoint=PATH``.
 - ``sb3``: sb3_contrib's MaskablePPO on SingleSeatEnv (training/learners/sb3.py); params ``sb3.*``,
-  ``network.hidden``, ``opponents.*``; base the same config section. Spec ``ppo:checkpoint=PATH``
+  ``network.hidden``, ``opponents.*``; base the same config section. Spec ``mlp:checkpoint=PATH``
   (its actor exported in the policy format).
 - ``rllib`` (optional: the `rllib` extra, not in CI): RLlib's PPO through training/learners/rllib.py;
   params ``rllib.*`` (train_batch, minibatch, epochs, lr, entropy_coeff, env_runners, envs_per_runner, num_cpus),
@@ -195,13 +195,13 @@ def _check_sections(learner: str, params: dict, allowed: tuple[str, ...], fixed:
 # ------------------------------------------------------------------------------ ppo, ppo_bc, dmc
 def _drive(trainer, log: PointLog, budget: int, agent: str, checkpoint_every: int, progress: bool,
            offset: int = 0) -> None:
-    """The loop ppo and dmc share: save every due mark (policy file, point, then checkpoint, so a
-    kill between them loses nothing), stop at the budget, else one more iteration."""
+    """The loop ppo and dmc share: save every due mark (policy file, point with the spec `agent`:checkpoint=,
+    then checkpoint, so a kill between them loses nothing), stop at the budget, else one more iteration."""
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=budget, initial=min(budget, offset + trainer.env_steps), unit="step", desc=agent)
+        bar = tqdm(total=budget, initial=min(budget, offset + trainer.env_steps), unit="step", desc=log.learner)
     since = 0
     try:
         while True:
@@ -287,7 +287,7 @@ def train_ppo(run: LearnerRun, log: PointLog, progress: bool, learner: str = "pp
         trainer.warm_start()
         trainer.seconds += time.perf_counter() - t0
         trainer.save_checkpoint()
-    _drive(trainer, log, run.budget, "ppo", cfg.train.budget.checkpoint_every, progress, offset)
+    _drive(trainer, log, run.budget, "mlp", cfg.train.budget.checkpoint_every, progress, offset)
 
 
 def train_ppo_bc(run: LearnerRun, log: PointLog, progress: bool) -> None:
@@ -329,7 +329,7 @@ def train_sb3(run: LearnerRun, log: PointLog, progress: bool) -> None:
                            f"pip install -e '.[train]'): {err}") from None
     cfg = ppo_run_config(run, "sb3")
     train_sb3_points(cfg, run.run_dir, run.budget, log.pending(),
-                     lambda mark, steps, seconds, path: log.save(mark, steps, seconds, f"ppo:checkpoint={path}"),
+                     lambda mark, steps, seconds, path: log.save(mark, steps, seconds, f"mlp:checkpoint={path}"),
                      log.policy_path, progress)
 
 
@@ -454,24 +454,3 @@ def train_learner(name: str, run: LearnerRun, progress: bool = False) -> list[Po
 __all__ = ["LEARNERS", "LearnerEntry", "LearnerError", "LearnerRun", "PointLog", "PolicyPoint", "check_run",
            "learner_names", "register_learner", "train_learner"]
 
-
-def import_learner_code(item: str) -> None:
-    """Import a user's learner module (dotted name) or file (path ending in .py): its
-    `register_learner` call makes the learner known to the suite."""
-    import importlib
-    import importlib.util
-    import sys
-
-    if item.endswith(".py"):
-        path = Path(item)
-        if not path.is_file():
-            raise ConfigError(f"--import {item!r}: no such file")
-        spec = importlib.util.spec_from_file_location(f"domino_user_learner_{path.stem}", path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
-    else:
-        try:
-            importlib.import_module(item)
-        except ImportError as err:
-            raise ConfigError(f"--import {item!r}: {err}") from None

@@ -11,7 +11,7 @@ plays at once, with the same choice rule as its agent:
   compiled batch kernel; ties broken by a Generator seeded from the caller's stream (one draw per
   call), row by row as the agent breaks them.
 - `PolicyBatch`: a frozen actor, one batched forward: a snapshot of the learner (it samples, as
-  the learner plays), or a policy file's agent (its argmax, as `ppo:checkpoint=` plays by default).
+  the learner plays), or a policy file's agent (its argmax, as `mlp:checkpoint=` plays by default).
 - `batch_opponent(spec, game, seed)`: the batched form of an agent spec, one of the above that
   plays like `make_agent(spec)`; a learned best response plays against it (its target).
 - `sample_actions`: the masked categorical sampler the learner and the snapshots share.
@@ -106,7 +106,7 @@ class PolicyBatch:
 
 def batch_opponent(spec: str, game, seed: int = 0):
     """The batched opponent that plays like ``make_agent(spec, game)``: random, greedy and the
-    heuristic (without parameters) as their array forms, a policy file (``ppo:checkpoint=``,
+    heuristic (without parameters) as their array forms, a policy file (``mlp:checkpoint=``,
     ``dmc:checkpoint=``, ``trained``) as one forward pass. Other agents are refused: some keep
     state from one decision of a hand to the next (the tabular policy reads its history; PIMC
     searches the hidden state), which a batch of unrelated rows cannot give them. ConfigError (a
@@ -120,10 +120,10 @@ def batch_opponent(spec: str, game, seed: int = 0):
             return HeuristicBatch(game, seed=seed)
         if not params and name in ("random", "greedy"):
             return RandomBatch(game) if name == "random" else GreedyBatch(game)
-        agent = make_agent(spec, game, seed=seed) if name in ("ppo", "dmc", "trained") else None
+        agent = make_agent(spec, game, seed=seed) if name in ("mlp", "ppo", "dmc", "trained") else None
     except (ValueError, DominoError) as err:
         raise ConfigError(f"opponent {spec!r}: {err}") from None
     if agent is None:
         raise ConfigError(f"opponent {spec!r} cannot play batched in the vector env; allowed: random, greedy, "
-                          f"heuristic, ppo:checkpoint=PATH, dmc:checkpoint=PATH, trained")
+                          f"heuristic, mlp:checkpoint=PATH, dmc:checkpoint=PATH, trained")
     return PolicyBatch(agent.layers, sample=agent.sample)

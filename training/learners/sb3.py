@@ -25,7 +25,7 @@ speed for SB3's ecosystem and is kept as close to it as SB3 allows:
 - **Run folder**: sb3_model.zip (the model, saved every ``budget.checkpoint_every`` rollouts and at
   the end, atomically), sb3_model.json (game, game config, sizes, timesteps: read by
   domino_agents.sb3_agent.SB3Agent to refuse a model made for another game), policy.npz (the actor for
-  ``ppo:checkpoint=``), config.yaml, log.csv (SB3's logger, CSV format), tb/ (SB3's TensorBoard
+  ``mlp:checkpoint=``), config.yaml, log.csv (SB3's logger, CSV format), tb/ (SB3's TensorBoard
   format), and a tqdm progress bar on stderr.
 - **Resume**: with sb3_model.zip present and ``resume=True`` the model (weights, optimizer, timestep
   count) is loaded and trains the remaining timesteps of ``budget.env_steps``; log.csv is appended

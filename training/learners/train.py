@@ -5,7 +5,7 @@
     domino train draw_v0 --run-dir runs/d1 --resume       # continue an interrupted run
     domino train draw_v0 --algo sb3                       # MaskablePPO on SingleSeatEnv
 
-The run folder holds (ppo): checkpoint.pt (resume), policy.npz (the agent: ``ppo:checkpoint=...``),
+The run folder holds (ppo): checkpoint.pt (resume), policy.npz (the agent: ``mlp:checkpoint=...``),
 config.yaml (the resolved config), log.csv and tb/ (TensorBoard: losses, entropy, steps/s, the
 training-time win share against each pool kind), eval.csv and curve.png (win rate against each
 evaluation opponent over training, 95% intervals, on the same duplicate deals every time), and
@@ -86,7 +86,7 @@ def evaluate_policy(run: RunConfig, policy_path: Path, opponents: list[str], dea
     """The harness's duplicate-deal report of the policy file against each opponent spec."""
     from domino_training.evaluate import evaluate
 
-    spec = f"ppo:checkpoint={policy_path}"
+    spec = f"mlp:checkpoint={policy_path}"
     report = evaluate(run.game, [spec, *opponents], deals, seed, dict(run.config),
                       pairs=[(spec, o) for o in opponents], progress=False)
     return LABEL, relabel(report, spec, LABEL)

@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(report.table())
     print(f"\n{time.perf_counter() - t0:.0f} s in all. The policy: {RUN_DIR / 'policy.npz'} "
-          f"(agent spec ppo:checkpoint={RUN_DIR / 'policy.npz'}); learning curve: {RUN_DIR / 'curve.png'}. "
+          f"(agent spec mlp:checkpoint={RUN_DIR / 'policy.npz'}); learning curve: {RUN_DIR / 'curve.png'}. "
           f"Longer runs: domino train draw_v0.")
     return 0
 

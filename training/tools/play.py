@@ -3,16 +3,16 @@
     domino play draw_v0 --vs greedy                  # you are seat 0, greedy in every other seat
     domino play racehorse_v0 --vs trained --seat 2 --set num_players=4 --seed 7 --save games.jsonl
 
-The person takes one seat (``--seat``, default 0); every other seat is ``make_agent(spec, game)``
-of the ``--vs`` spec (any spec the agent registry takes: baselines, ``trained``,
-``ppo:checkpoint=PATH``, ...). On the person's turn the table is drawn from their seat's view
-(``game.render(state, seat)``: their hand, the layout, what is public of the others - never an
-opponent's tiles), then the legal moves numbered with their names. An entry is a move's number;
-a move can also be typed by its name or a word of it (a tile such as ``6-4``, a card such as
-``QH``) or by its action id as ``#17``, so a move the rules forbid now can be entered (and is
-refused). ``?`` or ``h`` prints help, ``q`` quits. Every bad entry (empty, not a number, out of
-range, illegal, ambiguous) gets one line saying what is wrong and the prompt again; the game
-state never changes on a bad entry, and end of input quits cleanly.
+The person takes one seat (``--seat``, default 0); every other seat is ``make_agent(spec, game)`` of
+the ``--vs`` spec (any spec the agent registry takes: baselines, ``trained``,
+``mlp:checkpoint=PATH``, an agent of your own that ``--import FILE`` registers, ...). On the
+person's turn the table is drawn from their seat's view (``game.render(state, seat)``: their hand,
+the layout, what is public of the others - never an opponent's tiles), then the legal moves numbered
+with their names. An entry is a move's number; a move can also be typed by its name or a word of it
+(a tile such as ``6-4``, a card such as ``QH``) or by its action id as ``#17``, so a move the rules
+forbid now can be entered (and is refused). ``?`` or ``h`` prints help, ``q`` quits. Every bad entry
+(empty, not a number, out of range, illegal, ambiguous) gets one line saying what is wrong and the
+prompt again; the game state never changes on a bad entry, and end of input quits cleanly.
 
 Opponents' moves are printed as they happen; at the end of a hand (each hand of a match, and the
 match) the result and scores; then "another hand? [y/n]". ``--save FILE`` appends every finished
@@ -301,19 +301,22 @@ def build_parser() -> argparse.ArgumentParser:
         prog="domino play", description="Play a game in the terminal against agents.")
     p.add_argument("game", help=f"one of {game_names()}")
     p.add_argument("--vs", required=True, metavar="SPEC", help="agent spec of every other seat (random, greedy, "
-                   "heuristic, pimc:n=16, trained, ppo:checkpoint=PATH, ...)")
+                   "heuristic, pimc:n=16, trained, mlp:checkpoint=PATH, your --import agents, ...)")
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
     p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: OS entropy, printed)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="a rule key of the game, e.g. --set num_players=3 (repeatable)")
     p.add_argument("--save", default=None, metavar="FILE", help="append each finished game here as a replay line")
+    p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
+                   help="import a module or .py file first (an agent of your own: its register_agent call); repeatable")
     return p
 
 
 def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
-    """`domino play GAME --vs SPEC [--seat N] [--seed S] [--set K=V ...] [--save FILE]`: a bad game,
-    spec, seat, seed or --set is one line on stderr and exit status 2."""
+    """`domino play GAME --vs SPEC [--seat N] [--seed S] [--set K=V ...] [--save FILE] [--import M ...]`: a
+    bad game, spec, seat, seed, --set or --import is one line on stderr and exit status 2."""
     from domino_envs.registry import config_from_pairs, make_game
+    from domino_training.user_code import import_all
 
     def fail(message: str) -> int:
         print(f"domino play: error: {message}", file=sys.stderr)
@@ -325,6 +328,7 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
     except SystemExit as exit_:  # a usage error (reported above) or --help
         return int(exit_.code or 0)
     try:
+        import_all(args.imports)
         game = make_game(args.game, **config_from_pairs(args.set))
         if not 0 <= args.seat < game.num_players:
             return fail(f"--seat {args.seat} is not a seat of {args.game} with {game.num_players} players "
