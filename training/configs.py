@@ -63,8 +63,9 @@ class PPO:
     reward: str = "win"             # "win": the hand's win share minus the fair share; "score": the game's rewards
     score_scale: float = 0.02       # multiplies the game's rewards when reward == "score"
     perfect_info_critic: bool = False  # the critic reads every seat's observation (actor: its own only)
-    torch_threads: int = 2          # torch intra-op threads: 2 on 2 cores (update 17.5k vs 12.0k decisions/s
-                                    # end to end with 1 thread, training/scripts/train_speed.py on a quiet machine)
+    torch_threads: int = 1          # torch intra-op threads. 1: a small Draw run took 32.2 s with 1 and 30.1 s
+                                    # with 2 on an idle 2-core machine, but 38.8 s against 110.5 s beside one other
+                                    # training (docs/training.md); results differ between thread counts
     device: str = "cpu"             # any torch device that exists: cpu, cuda, cuda:N, mps (check_device); the env
                                     # stays on CPU, the network, its forward passes and the update run there
 

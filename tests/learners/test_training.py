@@ -298,3 +298,27 @@ def test_the_shipped_agent_loads_by_name_and_plays_legal_moves(name):
     with pytest.raises(CheckpointError, match="config differs"):
         make_agent("trained", domino_envs.make_game(name, match=True) if name != "magic7_v0"
                    else domino_envs.make_game(name, num_players=2))
+
+
+def test_a_default_run_trains_on_one_torch_thread_and_says_so(tmp_path):
+    """Issue 42: one thread unless asked (two fight over a busy machine's cores), printed at the start."""
+    import torch
+
+    before = torch.get_num_threads()
+    seen, lines = [], []
+    run = load_run(game="draw_v0", overrides=[k for k in TINY if not k.startswith("ppo.torch_threads")])
+    try:
+        torch.set_num_threads(2)
+        real = torch.set_num_threads
+
+        def spy(n):
+            seen.append(n)
+            real(n)
+
+        torch.set_num_threads = spy
+        train_ppo(run, tmp_path, progress=False, echo=lines.append)
+    finally:
+        torch.set_num_threads = real
+        torch.set_num_threads(before)
+    assert seen == [1], seen
+    assert any(line.startswith("torch: 1 CPU thread(s) (ppo.torch_threads;") for line in lines), lines

@@ -487,6 +487,12 @@ MUTATIONS = [
         "training/tools/warm.py",
         [("        _tiny_training(game_name)\n", "")],
         ["tests/fronts/test_compile_notice.py", "-k", "warm_compiles"]),
+    Mutation(
+        "ppo_two_threads_by_default", "ppo trains on 2 torch threads unless told otherwise",
+        "training/configs.py",
+        [("    torch_threads: int = 1          # torch intra-op threads.",
+          "    torch_threads: int = 2          # torch intra-op threads.")],
+        ["tests/learners/test_training.py", "-k", "one_torch_thread"]),
 ]
 
 

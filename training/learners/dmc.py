@@ -77,7 +77,7 @@ class DMC:
     max_grad_norm: float = 10.0
     reward: str = "win"            # "win": win share minus the fair share; "score": the game's points
     score_scale: float = 0.02      # multiplies the game's points when reward == "score"
-    torch_threads: int = 2
+    torch_threads: int = 1         # 1, as ppo.torch_threads (why: training/configs.py)
     checkpoint_every: int = 20     # iterations between checkpoints (and one at every mark)
     device: str = "cpu"            # the Q-network's torch device: cpu, cuda, cuda:N, mps (the env stays on CPU)
 

@@ -27,9 +27,10 @@ Each piece is an importable function or small class, so tests call them one at a
   actor still reads its own observation only, and only the actor is exported.
 - **Seeded end to end**: the run's seed seeds the vector env, one numpy Generator (actions,
   opponent draws, minibatch order) and the weights' initialization (in a forked torch RNG, so no
-  global RNG is touched). ``torch.set_num_threads(ppo.torch_threads)`` is set deliberately: 2 on 2 cores (the
-  collection is single-threaded numba and numpy; the update gains from the second core: 17.5k vs
-  12.0k decisions/s end to end on draw_v0, training/scripts/train_speed.py).
+  global RNG is touched). ``torch.set_num_threads(ppo.torch_threads)`` is set deliberately, 1 by default: a
+  second thread gains little on an idle machine and costs several times over beside another job
+  (docs/training.md), and a fixed count keeps a seed's results the same on any machine (the
+  update's sums differ between thread counts).
 - **Run folder**: checkpoint.pt (everything needed to resume: weights, optimizer, snapshots, the
   vector env's rows, the Generator's state; a resumed run continues exactly as if never stopped),
   policy.npz (the actor as an agent, agents/trained.py), config.yaml, log.csv, TensorBoard events

@@ -156,6 +156,9 @@ def train_ppo(run: RunConfig, run_dir: str | Path, resume: bool = False, progres
             stats = trainer.warm_start()
             echo(f"imitation of {cfg.imitation.teacher}: {cfg.imitation.decisions:,} decisions, agreement "
                  f"{stats['bc_agreement']:.3f}, {time.perf_counter() - t0:.0f} s")
+    if trainer.device.type == "cpu":
+        echo(f"torch: {cfg.ppo.torch_threads} CPU thread(s) (ppo.torch_threads; more gains little on an idle "
+             f"machine and costs several times over beside other jobs)")
     started = time.perf_counter()  # budget.minutes counts distillation rounds too
     distilling = bool(cfg.distill.rounds or cfg.distill.every_updates)
     if distilling:

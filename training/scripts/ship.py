@@ -10,14 +10,14 @@ docs/trained.md and docs/trained.json (the README's results table is copied from
     python -m domino_training.scripts.ship                       # everything (about an hour per env on 2 cores)
     python -m domino_training.scripts.ship draw_v0 sum7_v0 --deals 2000 --pimc-deals 500
     python -m domino_training.scripts.ship --evaluate-only       # re-evaluate the shipped files, no training
-    python -m domino_training.scripts.ship --workers 2 --set ppo.torch_threads=1   # two envs at a time
+    python -m domino_training.scripts.ship --workers 2           # two envs at a time
 
 ``--workers N`` trains N envs at a time, each in a process of its own (training/parallel.py), and
 plays each evaluation in N processes; this process alone copies the policies, prints and writes the
 pages, env by env in the serial order (an env is evaluated once it and every env before it are
 trained, while the later ones go on training), so the files are the serial run's. Each training keeps
-its config's ``ppo.torch_threads`` (2): ``--set ppo.torch_threads=1`` for N trainings on N cores (the
-serial run with the same ``--set`` gives the same files). A budget in minutes stops where the machine
+its config's ``ppo.torch_threads`` (1 by default, so N trainings use N cores; the serial run gives the
+same files). A budget in minutes stops where the machine
 does, so trainings that share the cores reach fewer steps: ``budget.env_steps`` repeats exactly.
 """
 from __future__ import annotations
