@@ -89,6 +89,7 @@ def announce_compiling(prefix: str = "domino", games: list[str] | tuple = (), st
 
     class _FirstCompile(event.Listener):
         said = False
+        named = tuple(games)
 
         def on_start(self, ev):
             if not self.said:
@@ -107,9 +108,10 @@ def announce_compiling(prefix: str = "domino", games: list[str] | tuple = (), st
     event.register("numba:compile", _announcer)
 
 
-def announcing() -> bool:
-    """Whether `announce_compiling` is on in this process (a worker pool passes it on)."""
-    return _announcer is not None
+def announcing() -> tuple[str, ...] | None:
+    """The games `announce_compiling` names in this process, or None if it is off (a worker pool
+    passes it on)."""
+    return None if _announcer is None else _announcer.named
 
 
 def _unusable(folder: Path) -> str | None:

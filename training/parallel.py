@@ -52,11 +52,11 @@ def one_thread_per_worker() -> None:
     torch.set_num_threads(1)
 
 
-def _start(init: Callable | None, initargs: tuple, announce: bool = False) -> None:
+def _start(init: Callable | None, initargs: tuple, announce: tuple[str, ...] | None = None) -> None:
     """A worker's start: one thread each, the parent's compile notice, then the caller's `init`."""
     one_thread_per_worker()
-    if announce:  # the parent says when numba compiles (the `domino` command): so does each worker
-        announce_compiling(prefix=f"domino (worker {os.getpid()})")
+    if announce is not None:  # the parent says when numba compiles (the `domino` command): so does each worker
+        announce_compiling(prefix=f"domino (worker {os.getpid()})", games=announce)
     if init is not None:
         init(*initargs)
 

@@ -70,3 +70,18 @@ def test_warm_compiles_a_game_once_and_leaves_nothing_for_train_or_evaluate(tmp_
                       "pimc:n=2,rollout=policy,policy=run/policy.npz", "--deals", "2", "--no-progress")
     for run in (again, train, evaluate):
         assert NOTICE not in run.stderr, run.args
+
+
+def test_a_worker_of_an_announcing_command_announces_too(tmp_path):
+    """A spawned worker (training/parallel.py) starts with its parent's notice and games."""
+    (tmp_path / "kernels.py").write_text(KERNELS)
+    script = SCRIPT.replace('announce_compiling(prefix="probe")',
+                            'from domino_training.parallel import _start\n_start(None, (), ("sum7_v0",))')
+    run = subprocess.run([sys.executable, "-c", script, str(tmp_path)], capture_output=True, text=True,
+                         env=_env(tmp_path / "cache"), timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert re.fullmatch(r"domino \(worker \d+\): compiling sum7_v0's " + NOTICE + r".*\n", run.stderr), run.stderr
+    quiet = script.replace('("sum7_v0",)', "None")
+    run = subprocess.run([sys.executable, "-c", quiet, str(tmp_path)], capture_output=True, text=True,
+                         env=_env(tmp_path / "cache2"), timeout=120)
+    assert run.returncode == 0 and NOTICE not in run.stderr, run.stderr
