@@ -480,7 +480,7 @@ MUTATIONS = [
     Mutation(
         "domino_compiles_silently", "the domino command does not announce compilation",
         "training/cli.py",
-        [("    announce_compiling()  #", "    pass  #")],
+        [("    announce_compiling(games=", "    dict(games=")],
         ["tests/fronts/test_compile_notice.py", "-k", "warm_compiles"]),
     Mutation(
         "warm_skips_the_learners", "domino warm leaves the learners' kernels to the first training",
