@@ -150,7 +150,10 @@ def test_train_evaluate_play_and_render_from_outside_the_checkout(installed):
     # move 1 is always a legal choice; once the game is over the extra 1s are refused and "n" ends it
     play = _checked(installed.run([installed.domino, "play", "draw_v0", "--vs", "trained", "--seed", "3",
                                    "--save", "game.jsonl"], stdin="1\n" * 80 + "n\n"), "domino play")
-    assert "result:" in play.stdout and play.stdout.rstrip().endswith("bye") and play.stderr == ""
+    assert "result:" in play.stdout and play.stdout.rstrip().endswith("bye")
+    # nothing on stderr but, on this fresh cache, the one-line notice of the env's first compile
+    assert all(line.startswith("domino: compiling draw_v0's numba kernels: ") for line in play.stderr.splitlines()), \
+        play.stderr
     assert len((here / "game.jsonl").read_text().splitlines()) == 1
 
     _checked(installed.run([installed.domino, "render", "draw_v0", "--out", "table.png"]), "domino render")
