@@ -59,7 +59,10 @@ AGENTS = {
     "rllib": _lazy("rllib_agent", "RLlibAgent"),     # rllib:checkpoint=DIR[,sample=true]: domino_training.learners.rllib --out
     "tabular": _lazy("tabular", "TabularAgent"),     # tabular:path=FILE: a CFR+ policy file of a small config (domino_training.exploit)
 }
-AGENTS["ppo"] = AGENTS["mlp"]  # the old name of mlp: (the same entry), so older commands and run files still load
+# old name -> its name now: the same entry, so older commands and run files still load; parse_spec gives the new
+ALIASES = {"ppo": "mlp"}
+for _old, _new in ALIASES.items():
+    AGENTS[_old] = AGENTS[_new]
 
 NAME_FORBIDDEN = ":,=@/"  # the spec's separators, and --pairs' FOCAL@OPPONENT / FOCAL/OPPONENT
 
@@ -96,7 +99,8 @@ def agent_names() -> list[str]:
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:
-    """'name:k=v,k=v' -> (name, {k: v}); ValueError naming the problem and the allowed form."""
+    """'name:k=v,k=v' -> (name, {k: v}), an old name given as its new one (ALIASES: ppo -> mlp); ValueError
+    naming the problem and the allowed form."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec {spec!r} is empty; use NAME or NAME:key=value,... with NAME in {agent_names()}")
     name, _, rest = spec.strip().partition(":")
@@ -109,7 +113,7 @@ def parse_spec(spec: str) -> tuple[str, dict]:
             if not eq or not key.strip():
                 raise ValueError(f"agent spec {spec!r}: {item!r} is not key=value")
             params[key.strip()] = config_value(value.strip())
-    return name, params
+    return ALIASES.get(name, name), params
 
 
 def make_agent(spec: str, game, seed: int | None = None):

@@ -120,7 +120,7 @@ def batch_opponent(spec: str, game, seed: int = 0):
             return HeuristicBatch(game, seed=seed)
         if not params and name in ("random", "greedy"):
             return RandomBatch(game) if name == "random" else GreedyBatch(game)
-        agent = make_agent(spec, game, seed=seed) if name in ("mlp", "ppo", "dmc", "trained") else None
+        agent = make_agent(spec, game, seed=seed) if name in ("mlp", "dmc", "trained") else None
     except (ValueError, DominoError) as err:
         raise ConfigError(f"opponent {spec!r}: {err}") from None
     if agent is None:
