@@ -11,7 +11,7 @@ from domino_envs.errors import ConfigError
 from domino_training.configs import load_run
 from domino_training.learners import distill
 from domino_training.learners.ppo import Trainer
-from domino_training.learners.train import train_ppo
+from domino_training.learners.train import train
 
 TINY = ["network.hidden=[16]", "ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=64", "imitation.decisions=0",
         "eval.every_updates=0", "eval.final_deals=0", "budget.env_steps=64", "budget.checkpoint_every=1",
@@ -62,19 +62,21 @@ def test_fit_moves_the_actor_to_the_targets():
 
 def test_distillation_resumes_between_rounds_exactly(tmp_path):
     straight = tmp_path / "straight"
-    train_ppo(_run(), straight, echo=lambda *a, **k: None)
+    train(_run(), straight, echo=lambda *a, **k: None)
     # the same run stopped after its first round, then resumed
     stopped = tmp_path / "stopped"
     trainer = Trainer(_run(["distill.rounds=1"]), stopped)
     distill.run_rounds(trainer, 0, 1, echo=lambda *a, **k: None)
     assert torch.load(trainer.checkpoint_path, weights_only=False)["extra"] == {"distill_rounds": 1}
-    train_ppo(_run(), stopped, resume=True, echo=lambda *a, **k: None)
+    train(_run(), stopped, resume=True, echo=lambda *a, **k: None)
     a, b = (np.load(d / "policy.npz") for d in (straight, stopped))
     assert all(np.array_equal(a[k], b[k]) for k in a.files if k != "meta")
     with np.load(straight / distill.DATA_FILE) as z:
         assert z["obs"].shape[0] == 48  # two rounds of 24 positions
-    # a run resumed after PPO has begun does not distill again
-    train_ppo(_run(["budget.env_steps=128"]), straight, resume=True, echo=lambda *a, **k: None)
+    # a run resumed after PPO has begun does not distill again (points.json gone: the learner runs from
+    # its last checkpoint and saves its marks again)
+    (straight / "points.json").unlink()
+    train(_run(), straight, resume=True, echo=lambda *a, **k: None)
     with np.load(straight / distill.DATA_FILE) as z:
         assert z["obs"].shape[0] == 48
 
@@ -87,7 +89,7 @@ def test_distill_settings_are_checked(tmp_path):
     with pytest.raises(ConfigError, match=r"distill.rounds=2 .*ppo only \(with another algo: --set distill.rounds=0\)"):
         _run(["algo=sb3"])
     with pytest.raises(ConfigError, match="distill.teacher"):
-        train_ppo(_run(["distill.teacher=pimc:n=zero"]), tmp_path / "run", echo=lambda *a, **k: None)
+        train(_run(["distill.teacher=pimc:n=zero"]), tmp_path / "run", echo=lambda *a, **k: None)
 
 
 ALTERNATE = ["distill.rounds=1", "distill.every_updates=2", "budget.env_steps=256"]  # rounds before updates 1, 3, 5
@@ -96,7 +98,7 @@ ALTERNATE = ["distill.rounds=1", "distill.every_updates=2", "budget.env_steps=25
 def test_rounds_alternate_with_ppo_and_resume_exactly_after_an_interruption(tmp_path, monkeypatch):
     quiet = lambda *a, **k: None  # noqa: E731
     straight = tmp_path / "straight"
-    train_ppo(_run(ALTERNATE), straight, echo=quiet)
+    train(_run(ALTERNATE), straight, echo=quiet)
     rows = (straight / "distill.csv").read_text().splitlines()[1:]
     assert [r.split(",")[:2] for r in rows] == [["1", "0"], ["2", "2"], ["3", "4"]]  # (round, after update)
     with np.load(straight / distill.DATA_FILE) as z:
@@ -112,11 +114,11 @@ def test_rounds_alternate_with_ppo_and_resume_exactly_after_an_interruption(tmp_
 
     monkeypatch.setattr(distill, "run_round", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        train_ppo(_run(ALTERNATE), stopped, echo=quiet)
+        train(_run(ALTERNATE), stopped, echo=quiet)
     data = torch.load(stopped / "checkpoint.pt", weights_only=False)
     assert (data["update"], data["extra"]) == (2, {"distill_rounds": 1})
     monkeypatch.setattr(distill, "run_round", real)
-    train_ppo(_run(ALTERNATE), stopped, resume=True, echo=quiet)
+    train(_run(ALTERNATE), stopped, resume=True, echo=quiet)
     a, b = (np.load(d / "policy.npz") for d in (straight, stopped))
     assert all(np.array_equal(a[k], b[k]) for k in a.files if k != "meta")
     again = (stopped / "distill.csv").read_text().splitlines()[1:]
@@ -124,7 +126,7 @@ def test_rounds_alternate_with_ppo_and_resume_exactly_after_an_interruption(tmp_
 
 
 def test_a_window_fits_only_the_last_rounds(tmp_path):
-    train_ppo(_run(ALTERNATE + ["distill.window=1"]), tmp_path / "run", echo=lambda *a, **k: None)
+    train(_run(ALTERNATE + ["distill.window=1"]), tmp_path / "run", echo=lambda *a, **k: None)
     rows = (tmp_path / "run" / "distill.csv").read_text().splitlines()
     col = rows[0].split(",").index("positions")
     assert [int(r.split(",")[col]) for r in rows[1:]] == [24, 24, 24]  # all rounds kept on disk, one fitted

@@ -135,7 +135,7 @@ def test_sb3_resumes_from_its_last_mark(tmp_path, monkeypatch):
 
 
 # ------------------------------------------------------------------------------ bad input
-@pytest.mark.parametrize("learner,key", [("ppo", "ppo.no_such_key"), ("ppo", "imitation.decisions"),
+@pytest.mark.parametrize("learner,key", [("ppo", "ppo.no_such_key"), ("ppo", "eval.deals"), ("ppo", "budget.minutes"),
                                          ("ppo", "seed"), ("ppo", "budget.env_steps"), ("ppo_bc", "zzz.lr"),
                                          ("dmc", "dmc.no_such_key"), ("dmc", "ppo.lr"), ("sb3", "ppo.lr"),
                                          ("rllib", "rllib.no_such_key")])

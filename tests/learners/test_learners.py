@@ -46,7 +46,8 @@ from domino_training.learners.ppo import (
     Trainer,
     ppo_update,
 )
-from domino_training.learners.train import CsvLog, train_ppo
+from domino_training.learners.run_folder import CsvLog
+from domino_training.learners.train import train
 from tests.learners.test_training import tiny_run
 
 SELF_PLAY = ["opponents.self_play=1.0", "opponents.snapshot=0", "opponents.random=0", "opponents.greedy=0",
@@ -443,29 +444,33 @@ def test_demonstrations_line_up_observation_mask_and_action(monkeypatch):
 
 
 def test_resume_after_a_kill_writes_each_update_log_row_once(tmp_path, monkeypatch):
-    """A run killed after logging updates 3 and 4 but before checkpointing update 4 (its folder's
-    checkpoint is update 2's) and resumed: log.csv and eval.csv hold each update once, and the
-    replayed rows 3 and 4 equal the first ones (the resume is exact)."""
-    kept = tmp_path / "checkpoint-at-2.pt"
+    """A run killed after logging updates 3 and 4 but before saving update 4's point and checkpoint (its
+    folder holds update 2's) and resumed: log.csv and eval.csv hold each row once, and the replayed
+    rows 3 and 4 equal the first ones (the resume is exact)."""
+    kept = tmp_path / "kept"
+    kept.mkdir()
     save = Trainer.save_checkpoint
 
     def save_and_keep(self, extra=None):
         path = save(self, extra)
         if self.update == 2:
-            shutil.copy(path, kept)
+            for name in ("checkpoint.pt", "points.json"):
+                shutil.copy(path.parent / name, kept / name)
         return path
     monkeypatch.setattr(Trainer, "save_checkpoint", save_and_keep)
-    run = tiny_run("draw_v0", "budget.checkpoint_every=2", "eval.every_updates=1", "eval.deals=2",
+    run = tiny_run("draw_v0", "budget.checkpoint_every=2", "eval.every_updates=2", "eval.deals=2",
                    "eval.opponents=[random]")
     run_dir = tmp_path / "run"
-    train_ppo(run, run_dir, progress=False, echo=lambda *_: None)
+    train(run, run_dir, progress=False, echo=lambda *_: None)
     before = CsvLog(run_dir / "log.csv").rows()
     assert [r["update"] for r in before] == ["1", "2", "3", "4"]
-    shutil.copy(kept, run_dir / "checkpoint.pt")  # the kill: update 4's checkpoint never written
-    train_ppo(run, run_dir, resume=True, progress=False, echo=lambda *_: None)
+    assert [r["env_steps"] for r in CsvLog(run_dir / "eval.csv").rows()] == ["128", "256"]
+    for name in ("checkpoint.pt", "points.json"):  # the kill: update 4's point and checkpoint never written
+        shutil.copy(kept / name, run_dir / name)
+    train(run, run_dir, resume=True, progress=False, echo=lambda *_: None)
     after = CsvLog(run_dir / "log.csv").rows()
     assert [r["update"] for r in after] == ["1", "2", "3", "4"]
-    assert [r["update"] for r in CsvLog(run_dir / "eval.csv").rows()] == ["1", "2", "3", "4"]
+    assert [r["env_steps"] for r in CsvLog(run_dir / "eval.csv").rows()] == ["128", "256"]
     timing = ("seconds", "steps_per_s", "collect_steps_per_s")
     assert [{k: v for k, v in r.items() if k not in timing} for r in after] == \
            [{k: v for k, v in r.items() if k not in timing} for r in before]

@@ -1,6 +1,7 @@
 """The SB3 path (training/learners/sb3.py) and its agent (agents/sb3_agent.py): a seconds-long MaskablePPO run
-on draw_v0 writes its run folder, its model plays legal actions as an agent, save/load keeps the
-actions, a model for another game is refused, and a resumed run continues the timestep count."""
+on draw_v0 through `domino train --learner sb3` writes its run folder, its model plays legal actions as
+an agent, save/load keeps the actions, a model for another game is refused, and a killed run resumes
+from its last mark with the timestep count continued."""
 from __future__ import annotations
 
 import csv
@@ -19,14 +20,24 @@ from domino_envs.core import H_DONE, H_TURN
 from domino_envs.registry import make_game
 from domino_training.configs import load_run
 from domino_training.evaluate import evaluate
-from domino_training.learners.sb3 import LearnerCopy, PoolOpponent, actor_layers, train_sb3
+from domino_training.learners.run_folder import PointLog
+from domino_training.learners.sb3 import LearnerCopy, PoolOpponent, actor_layers
+from domino_training.learners.train import train
 
+# marks (policies saved, evaluated on 2 deals) every 4 x 8 x 8 = 256 env steps, and at the budget
 TINY = ["budget.env_steps=600", "sb3.n_steps=64", "sb3.batch_size=64", "sb3.n_envs=2", "sb3.n_epochs=2",
-        "network.hidden=[16]", "sb3.refresh_every=128", "budget.checkpoint_every=2", "seed=3"]
+        "network.hidden=[16]", "sb3.refresh_every=128", "seed=3", "ppo.num_envs=8", "ppo.rollout_steps=8",
+        "eval.every_updates=4", "eval.deals=2", "eval.opponents=[random]", "eval.final_deals=0"]
 
 
 def tiny_run(*extra):
     return load_run(game="draw_v0", overrides=[*TINY, *extra])
+
+
+def train_sb3(run, run_dir, resume=False):
+    """`domino train --learner sb3` as a function; the model's path."""
+    train(run, run_dir, "sb3", resume=resume, progress=False, echo=lambda *a: None)
+    return run_dir / "sb3_model.zip"
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +47,7 @@ def trained(tmp_path_factory):
     np.random.seed(123)
     torch.manual_seed(123)
     before = (np.random.get_state()[1].copy(), torch.random.get_rng_state().clone())
-    path = train_sb3(tiny_run(), run_dir, progress=False)
+    path = train_sb3(tiny_run(), run_dir)
     after = (np.random.get_state()[1].copy(), torch.random.get_rng_state().clone())
     return path, run_dir, before, after
 
@@ -62,15 +73,23 @@ def observations(game, hands: int, seed: int = 0):
 def test_run_writes_model_logs_and_config(trained):
     path, run_dir, before, after = trained
     assert path == run_dir / "sb3_model.zip" and path.is_file()
+    points = json.loads((run_dir / "points.json").read_text())
+    assert [p["mark"] for p in points["points"]] == [256, 512, 600]
     rows = csv_rows(run_dir / "log.csv")
-    steps = [int(r["time/total_timesteps"]) for r in rows]
-    assert steps == [128, 256, 384, 512, 640]  # one row per rollout of 64 steps x 2 envs, up to the budget
-    assert any(r.get("train/value_loss") for r in rows)
+    steps = [int(r["time_total_timesteps"]) for r in rows]
+    assert steps == [128 * (i + 1) for i in range(len(steps))]  # one row per rollout of 64 steps x 2 envs
+    env_steps = [int(r["env_steps"]) for r in rows]  # every seat's decisions: more than the learner's timesteps
+    assert env_steps == sorted(env_steps) and all(e > t for e, t in zip(env_steps, steps))
+    assert env_steps[-2] < 600 <= env_steps[-1] == points["points"][-1]["env_steps"]  # the last rollout reached it
+    assert any(r.get("train_value_loss") for r in rows)
     events = list((run_dir / "tb").glob("events.out.tfevents.*"))
     assert events and events[0].stat().st_size > 0
-    assert yaml.safe_load((run_dir / "config.yaml").read_text()) == tiny_run().to_dict()
+    assert [r["env_steps"] for r in csv_rows(run_dir / "eval.csv")] == [str(p["env_steps"]) for p in points["points"]]
+    config = yaml.safe_load((run_dir / "config.yaml").read_text())
+    assert (config["learner"], config["budget"], config["params"]["network.hidden"]) == ("sb3", 600, [16])
     meta = json.loads((run_dir / "sb3_model.json").read_text())
-    assert (meta["game"], meta["env_steps"], meta["obs_size"]) == ("draw_v0", 640, make_game("draw_v0").obs_size)
+    assert (meta["game"], meta["obs_size"]) == ("draw_v0", make_game("draw_v0").obs_size)
+    assert meta["env_steps"] == steps[-1]  # SB3's timesteps at the last save
     # the run seeds SB3's global RNG draws inside a guard: the caller's RNG states are untouched
     assert np.array_equal(before[0], after[0]) and torch.equal(before[1], after[1])
 
@@ -136,18 +155,30 @@ def test_model_for_another_game_is_refused(trained, tmp_path):
         SB3Agent(make_game("draw_v0"), model=str(tmp_path / "missing.zip"))
 
 
-def test_resume_continues_timesteps(trained, tmp_path):
+def test_a_killed_run_resumes_from_its_last_mark(trained, tmp_path, monkeypatch):
     _, run_dir, *_ = trained
     again = tmp_path / "run"
-    shutil.copytree(run_dir, again)
-    with pytest.raises(CheckpointError, match=r"network=\{'hidden': \[16\], 'init_actor': ''\} vs \{'hidden': \[8\], 'init_actor': ''\}"):
-        train_sb3(tiny_run("budget.env_steps=900", "network.hidden=[8]"), again, progress=False)
-    train_sb3(tiny_run("budget.env_steps=900"), again, progress=False)
-    steps = [int(r["time/total_timesteps"]) for r in csv_rows(again / "log.csv")]
-    assert steps == [128, 256, 384, 512, 640, 768, 896, 1024]  # the old rows kept, the count continued
-    assert json.loads((again / "sb3_model.json").read_text())["env_steps"] == 1024
-    train_sb3(tiny_run("budget.env_steps=900"), again, progress=False)  # budget reached: nothing to do
-    assert len(csv_rows(again / "log.csv")) == 8
+    save = PointLog.save
+
+    def killed_at_512(self, mark, *args):
+        if mark == 512:
+            raise KeyboardInterrupt("killed")
+        return save(self, mark, *args)
+
+    monkeypatch.setattr(PointLog, "save", killed_at_512)
+    with pytest.raises(KeyboardInterrupt):
+        train_sb3(tiny_run(), again)
+    monkeypatch.setattr(PointLog, "save", save)
+    at_256 = json.loads((again / "sb3_points.json").read_text())
+    with pytest.raises(CheckpointError, match=r"holds another run \(params="):
+        train_sb3(tiny_run("network.hidden=[8]"), again, resume=True)
+    train_sb3(tiny_run(), again, resume=True)
+    steps = [int(r["time_total_timesteps"]) for r in csv_rows(again / "log.csv")]
+    assert steps == [128 * (i + 1) for i in range(len(steps))]  # rows past the mark dropped, the count continued
+    assert steps[-1] > at_256["timesteps"]
+    points = json.loads((again / "points.json").read_text())["points"]
+    assert [p["mark"] for p in points] == [256, 512, 600]
+    assert [r["env_steps"] for r in csv_rows(again / "eval.csv")] == [str(p["env_steps"]) for p in points]
 
 
 def test_pool_opponent_draws_and_plays_legal():
@@ -183,7 +214,7 @@ def test_same_seed_same_model(tmp_path):
     from sb3_contrib import MaskablePPO
 
     def weights(name, seed):
-        path = train_sb3(tiny_run("budget.env_steps=256", f"seed={seed}"), tmp_path / name, progress=False)
+        path = train_sb3(tiny_run("budget.env_steps=256", f"seed={seed}"), tmp_path / name)
         return [p.detach().clone() for p in MaskablePPO.load(path, device="cpu").policy.parameters()]
 
     a, b, c = weights("a", 3), weights("b", 3), weights("c", 4)
@@ -192,9 +223,10 @@ def test_same_seed_same_model(tmp_path):
 
 
 def test_time_cap_stops_and_saves(tmp_path):
-    """budget.minutes: the run stops within a step of the cap and still saves a resumable model."""
-    train_sb3(tiny_run("budget.minutes=1e-9"), tmp_path, progress=False)
-    meta = json.loads((tmp_path / "sb3_model.json").read_text())
-    assert meta["env_steps"] == 2  # one step of the 2 envs, then the cap stopped the first rollout
-    train_sb3(tiny_run("budget.env_steps=128"), tmp_path, progress=False)  # resumes, uncapped
-    assert [int(r["time/total_timesteps"]) for r in csv_rows(tmp_path / "log.csv")] == [130]
+    """budget.minutes: the run ends at the first rollout start past the cap, saving the last mark there
+    (the marks before it skipped) and a model."""
+    train_sb3(tiny_run("budget.minutes=1e-9"), tmp_path)
+    points = json.loads((tmp_path / "points.json").read_text())
+    assert [p["mark"] for p in points["points"]] == [600] and points["skipped"] == [256, 512]
+    assert points["points"][0]["env_steps"] < 256
+    assert (tmp_path / "sb3_model.zip").is_file() and (tmp_path / "policy.npz").is_file()

@@ -13,7 +13,7 @@ from domino_training.configs import TrainConfig, load_run, parse_override, set_k
 from domino_training.learners.pool import GreedyBatch, PolicyBatch, RandomBatch, sample_actions
 from domino_training.learners.ppo import Buffer, SeatChains, Trainer, gae, load_checkpoint_file, masked_log_probs
 from domino_training.learners.train import main as train_main
-from domino_training.learners.train import train_ppo
+from domino_training.learners.train import train
 
 TINY = ["ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=32", "ppo.epochs=2", "network.hidden=[16]",
         "budget.env_steps=256", "budget.checkpoint_every=1", "imitation.decisions=0", "eval.every_updates=0",
@@ -236,21 +236,25 @@ def test_every_config_file_has_a_valid_training_section():
 
 # ------------------------------------------------------------------------------ end to end
 def test_a_tiny_run_end_to_end_writes_every_output(tmp_path, capsys):
-    run = tiny_run("draw_v0", "eval.every_updates=1", "eval.deals=4", "eval.final_deals=4",
-                   "eval.opponents=[random, greedy]", "eval.final_opponents=[random]")
-    report = train_ppo(run, tmp_path, progress=False)
+    evals = ["eval.every_updates=1", "eval.deals=4", "eval.final_deals=4", "eval.opponents=[random, greedy]",
+             "eval.final_opponents=[random]"]
+    report = train(tiny_run("draw_v0", *evals), tmp_path, progress=False)
     for name in ("checkpoint.pt", "policy.npz", "config.yaml", "log.csv", "eval.csv", "final_eval.md", "final_eval.json"):
         assert (tmp_path / name).is_file(), name
     assert any((tmp_path / "tb").iterdir())
     assert ("ppo", "random") in report.matchups
     # the folder holds a run now: starting again without --resume is refused; with it, it goes on
-    assert train_main(["draw_v0", "--run-dir", str(tmp_path), "--no-progress"] + sum([["--set", s] for s in TINY], [])) == 2
+    sets = sum([["--set", s] for s in TINY + evals], [])
+    assert train_main(["draw_v0", "--run-dir", str(tmp_path), "--no-progress"] + sets) == 2
     assert "--resume" in capsys.readouterr().err
-    longer = [s if not s.startswith("budget.env_steps") else "budget.env_steps=512" for s in TINY]
-    assert train_main(["draw_v0", "--run-dir", str(tmp_path), "--resume", "--no-progress"]
-                      + sum([["--set", s] for s in longer], [])) == 0
-    rows = (tmp_path / "log.csv").read_text().strip().splitlines()
-    assert len(rows) == 1 + 8  # header + 8 updates of 64 decisions, none logged twice
+    rows = (tmp_path / "log.csv").read_text()
+    assert train_main(["draw_v0", "--run-dir", str(tmp_path), "--resume", "--no-progress"] + sets) == 0
+    assert (tmp_path / "log.csv").read_text() == rows  # finished: nothing trained again
+    assert len(rows.strip().splitlines()) == 1 + 4  # header + 4 updates of 64 decisions
+    # another budget is another run: refused, naming what differs
+    assert train_main(["draw_v0", "--run-dir", str(tmp_path), "--resume", "--no-progress", *sets,
+                       "--set", "budget.env_steps=512"]) == 2
+    assert "budget=256" in capsys.readouterr().err
 
 
 def test_perfect_information_critic_reads_every_seat_starting_with_its_own(tmp_path):
@@ -316,7 +320,7 @@ def test_a_default_run_trains_on_one_torch_thread_and_says_so(tmp_path):
             real(n)
 
         torch.set_num_threads = spy
-        train_ppo(run, tmp_path, progress=False, echo=lines.append)
+        train(run, tmp_path, progress=False, echo=lines.append)
     finally:
         torch.set_num_threads = real
         torch.set_num_threads(before)

@@ -191,8 +191,8 @@ MUTATIONS = [
         ["tests/learners/test_learners.py", "-k", "demonstrations"]),
     Mutation(
         "resume_keeps_logged_rows", "a resumed run keeps the log rows written after its checkpoint (logged twice)",
-        "training/learners/train.py",
-        [("    log.truncate_after(trainer.update)\n", "")],
+        "training/learners/run_folder.py",
+        [("        self.csv.truncate_after(env_steps)\n", "")],
         ["tests/learners/test_learners.py", "-k", "log_row"]),
     Mutation(
         "sb3_export_value_net", "the SB3 actor exported to policy.npz from the value net (same widths)",
@@ -257,8 +257,8 @@ MUTATIONS = [
         ["tests/agents/test_pimc.py", "-k", "one_rollout_at_a_time"]),
     Mutation(
         "distill_skips_due_round_on_resume", "a session does not run the rounds due when it starts (pre-PPO ones, one interrupted)",
-        "training/learners/train.py",
-        [("        catch_up()\n    (run_dir", "    (run_dir")],
+        "training/learners/interface.py",
+        [("            self.catch_up()\n\n    def catch_up", "\n    def catch_up")],
         ["tests/learners/test_distill.py", "-k", "alternate"]),
     Mutation(
         "distill_forgets_rounds_done", "a resumed distillation starts its rounds again from the first",

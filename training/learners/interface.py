@@ -24,12 +24,15 @@
 
 The learners (`LEARNERS`; `register_learner` adds one, see docs/examples/my_learner.py):
 
-- ``ppo``: our PPO (training/learners/ppo.py) from scratch. Base settings: the game's configs/<game>.yaml
-  train section; params are its keys (``ppo.ent_coef``, ``network.hidden``, ``opponents.greedy``...),
-  except those the run sets (seed, budget, algo) and imitation (that is ``ppo_bc``). Policy spec
-  ``mlp:checkpoint=PATH``.
-- ``ppo_bc``: the same with the config's imitation warm start (teacher heuristic, 200k decisions
-  where the config has none); ``imitation.*`` params allowed.
+- ``ppo``: our PPO (training/learners/ppo.py). Base settings: the game's configs/<game>.yaml train
+  section without its stages (imitation and distillation off); params are its keys (``ppo.ent_coef``,
+  ``network.hidden``, ``opponents.greedy``, ``budget.checkpoint_every``...) except those the run sets
+  (seed, budget.env_steps, budget.minutes, algo, eval), and may turn the stages on: ``imitation.*``
+  (a warm start whose decisions count in the budget) and ``distill.*`` (search distillation rounds
+  alternating with PPO: the suite's strongest recipe, benchmarked through its params alone). Policy
+  spec ``mlp:checkpoint=PATH``.
+- ``ppo_bc``: the same with the imitation warm start on by default (the config's, or 200k decisions
+  of the heuristic where the config has none).
 - ``dmc``: deep Monte-Carlo (training/learners/dmc.py); params ``dmc.*``, ``network.hidden``,
   ``opponents.*`` (dmc.py's `DMCSettings`). Spec ``dmc:checkpoint=PATH``.
 - ``sb3``: sb3_contrib's MaskablePPO on SingleSeatEnv (training/learners/sb3.py); params ``sb3.*``,
@@ -40,13 +43,15 @@ The learners (`LEARNERS`; `register_learner` adds one, see docs/examples/my_lear
   ``network.hidden``. Spec ``rllib:checkpoint=DIR``; resumes from its last mark.
 
 A learner is a function ``train(run: LearnerRun, log: PointLog, progress: bool) -> None`` that
-trains until every mark in ``log.pending()`` is saved with ``log.save(...)``; `train_learner`
-checks the run, calls it and returns the points.
+trains until every mark in ``log.pending()`` is saved with ``log.save(...)``, logging its rows with
+``log.record`` (training/learners/run_folder.py). `train_learner` is the one driver: it checks the
+run, owns the run folder (points.json, config.yaml, log.csv, tb/, evaluation during training and the
+final table), calls the function and returns the points. `domino train --learner NAME`
+(training/learners/train.py), the benchmark and the learned best responses all go through it.
 """
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import time
 from collections.abc import Callable
@@ -54,43 +59,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import domino_envs
-from domino_envs.errors import CheckpointError, ConfigError, DominoError
-
-POINTS_FILE = "points.json"
-POINTS_FORMAT = "domino-envs-learner-points/1"
-
-
-class LearnerError(DominoError):
-    """A learner that cannot run (unknown name, a missing optional dependency) or broke its contract."""
-
-
-@dataclass
-class LearnerRun:
-    """One training run of a learner (see module doc)."""
-
-    game: str                 # env name, e.g. "draw_v0"
-    config: dict              # the game's rule keys (as RunConfig.config)
-    seed: int
-    budget: int               # env steps, every seat's decisions
-    marks: list[int]          # env-step marks at which a policy is saved; the last == budget
-    run_dir: Path
-    params: dict = field(default_factory=dict)  # the learner's own settings, dotted keys
-
-    def describe(self, learner: str) -> dict:
-        """What identifies the run in points.json (a folder of another run is refused)."""
-        return {"learner": learner, "game": self.game, "config": dict(self.config), "seed": int(self.seed),
-                "budget": int(self.budget), "marks": [int(m) for m in self.marks], "params": dict(self.params)}
-
-
-@dataclass
-class PolicyPoint:
-    """One saved policy: the env steps trained when it was saved, the training seconds until then,
-    the agent spec that loads it, and the mark it was saved for."""
-
-    env_steps: int
-    seconds: float
-    spec: str
-    mark: int = 0
+from domino_envs.errors import ConfigError
+from domino_training.learners.run_folder import (
+    CsvLog,
+    Evaluation,
+    LearnerError,
+    LearnerRun,
+    PointLog,
+    PolicyPoint,
+    drive,
+)
 
 
 @dataclass
@@ -99,67 +77,6 @@ class LearnerEntry:
     doc: str                # one line
     optional: bool = False  # needs an optional extra (not run in CI)
     check: Callable | None = None  # check(run): ConfigError for bad params, before anything is written
-
-
-# ------------------------------------------------------------------------------ the point log
-class PointLog:
-    """points.json of a run folder: the run's description and the points saved so far, rewritten
-    atomically at each point. What a learner's train function uses to know what is left to do."""
-
-    def __init__(self, run: LearnerRun, learner: str):
-        self.run, self.learner = run, learner
-        self.dir = Path(run.run_dir)
-        self.path = self.dir / POINTS_FILE
-        self.points: list[PolicyPoint] = []
-        desc = run.describe(learner)
-        if self.path.is_file():
-            try:
-                data = json.loads(self.path.read_text())
-                theirs = data["run"]
-                self.points = [PolicyPoint(int(p["env_steps"]), float(p["seconds"]), str(p["spec"]), int(p["mark"]))
-                               for p in data["points"]]
-            except (OSError, ValueError, KeyError, TypeError) as err:
-                raise CheckpointError(f"{str(self.path)!r} is not a readable points file ({type(err).__name__}: {err})") \
-                    from None
-            diff = sorted(k for k in desc if theirs.get(k) != desc[k])
-            if diff:
-                raise CheckpointError(f"{str(self.dir)!r} holds another run ({', '.join(f'{k}={theirs.get(k)!r}' for k in diff)}; "
-                                      f"this run has {', '.join(f'{k}={desc[k]!r}' for k in diff)}): use another run_dir")
-            if not {p.mark for p in self.points} <= set(run.marks):
-                raise CheckpointError(f"{str(self.path)!r} holds points for marks outside {run.marks}")
-        else:
-            self.dir.mkdir(parents=True, exist_ok=True)
-            self._write()
-
-    def _write(self) -> None:
-        data = {"format": POINTS_FORMAT, "run": self.run.describe(self.learner),
-                "points": [dataclasses.asdict(p) for p in self.points]}
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(data, indent=1))
-        tmp.replace(self.path)
-
-    def pending(self) -> list[int]:
-        """Marks not saved yet, in order."""
-        done = {p.mark for p in self.points}
-        return [m for m in self.run.marks if m not in done]
-
-    def due(self, env_steps: int) -> list[int]:
-        """Pending marks at or below `env_steps`."""
-        return [m for m in self.pending() if m <= env_steps]
-
-    def policy_path(self, mark: int, suffix: str = ".npz") -> Path:
-        """Where the policy of `mark` goes (absolute, so the spec works from any folder)."""
-        return (self.dir / f"policy_{int(mark):012d}{suffix}").resolve()
-
-    def save(self, mark: int, env_steps: int, seconds: float, spec: str) -> PolicyPoint:
-        """Record the policy saved for `mark` (write the file first: a point always has its file)."""
-        if mark not in self.pending():
-            raise LearnerError(f"mark {mark} is not pending (pending: {self.pending()})")
-        point = PolicyPoint(int(env_steps), float(seconds), spec, int(mark))
-        self.points.append(point)
-        self.points.sort(key=lambda p: p.mark)
-        self._write()
-        return point
 
 
 # ------------------------------------------------------------------------------ checks
@@ -193,54 +110,20 @@ def _check_sections(learner: str, params: dict, allowed: tuple[str, ...], fixed:
 
 
 # ------------------------------------------------------------------------------ ppo, ppo_bc, dmc
-def _drive(trainer, log: PointLog, budget: int, agent: str, checkpoint_every: int, progress: bool,
-           offset: int = 0) -> None:
-    """The loop ppo and dmc share: save every due mark (policy file, point with the spec `agent`:checkpoint=,
-    then checkpoint, so a kill between them loses nothing), stop at the budget, else one more iteration."""
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=budget, initial=min(budget, offset + trainer.env_steps), unit="step", desc=log.learner)
-    since = 0
-    try:
-        while True:
-            steps = offset + trainer.env_steps
-            due = log.due(steps)
-            for mark in due:
-                path = trainer.export_policy(log.policy_path(mark))
-                log.save(mark, steps, trainer.seconds, f"{agent}:checkpoint={path}")
-            if due:
-                trainer.save_checkpoint()
-                since = 0
-            if not log.pending():
-                return
-            trainer.iterate()
-            since += 1
-            if since >= checkpoint_every:
-                trainer.save_checkpoint()
-                since = 0
-            if bar is not None:
-                bar.update(min(budget, offset + trainer.env_steps) - bar.n)
-    finally:
-        if bar is not None:
-            bar.close()
-
-
-PPO_FIXED = {"seed": "LearnerRun.seed", "algo": "the learner's name", "budget": "LearnerRun.budget and marks",
-             "eval": "the benchmark (learners do not evaluate)"}
+RUN_SET = {"seed": "LearnerRun.seed", "algo": "the learner's name", "budget.env_steps": "LearnerRun.budget and marks",
+           "budget.minutes": "the time budget (train_learner's minutes)",
+           "eval": "the run's Evaluation (domino train's eval section; learners do not evaluate)"}
+PPO_SECTIONS = ("ppo", "network", "opponents", "imitation", "distill", "budget")
 
 
 def ppo_run_config(run: LearnerRun, learner: str):
-    """The RunConfig ppo/ppo_bc/sb3 train with: the game's config file's train section, then params."""
+    """The RunConfig ppo/ppo_bc/sb3 train with: the game's config file's train section without its stages
+    (imitation off for ppo, 200k heuristic decisions for ppo_bc where the file has none; distillation
+    off), then the params (which may turn the stages on: `domino train` passes its config's)."""
     from domino_training.configs import RunConfig, TrainConfig, _apply_mapping, _read, default_path, set_key, validate
 
-    allowed = {"ppo": ("ppo", "network", "opponents"), "ppo_bc": ("ppo", "network", "opponents", "imitation"),
-               "sb3": ("sb3", "network", "opponents")}[learner]
-    fixed = dict(PPO_FIXED)
-    if learner == "ppo":
-        fixed["imitation"] = "the learner: ppo trains from scratch (ppo_bc warm-starts)"
-    _check_sections(learner, run.params, allowed, fixed)
+    allowed = {"ppo": PPO_SECTIONS, "ppo_bc": PPO_SECTIONS, "sb3": ("sb3", "network", "opponents", "budget")}[learner]
+    _check_sections(learner, run.params, allowed, RUN_SET)
     train = TrainConfig()
     try:
         path = default_path(run.game)
@@ -252,7 +135,6 @@ def ppo_run_config(run: LearnerRun, learner: str):
     train.seed = int(run.seed)
     train.budget.env_steps, train.budget.minutes = int(run.budget), 0.0
     train.eval.every_updates, train.eval.final_deals = 0, 0
-    # search distillation (a game config's, for shipping) is not one of these learners
     train.distill.rounds = train.distill.every_updates = 0
     if learner == "ppo":
         train.imitation.decisions = 0
@@ -269,8 +151,58 @@ def _imitation_steps(decisions: int) -> int:
     return math.ceil(decisions / 64) * 64 if decisions else 0
 
 
+class PPOWithRounds:
+    """Our PPO Trainer with its distillation rounds (distill.*, training/learners/distill.py): the
+    rounds due before PPO first, then one after every ``distill.every_updates`` updates, each logged in
+    distill.csv and counted in the checkpoint, so a resumed run does each round once."""
+
+    def __init__(self, trainer, extra: dict, log: PointLog):
+        from domino_training.learners.distill import rounds_done
+
+        self.trainer, self.log = trainer, log
+        d = trainer.cfg.distill
+        self.on = bool(d.rounds or d.every_updates)
+        self.done = rounds_done(trainer, extra) if self.on else 0
+        if self.on:
+            self.csv = CsvLog(trainer.dir / "distill.csv")
+            self.csv.truncate_after(trainer.env_steps if self.done else -1)
+            self.catch_up()
+
+    def catch_up(self) -> None:
+        """Run (and log) the rounds due by this update that are not done yet."""
+        from domino_training.learners.distill import rounds_due, run_round
+
+        t = self.trainer
+        while self.done < rounds_due(t.cfg.distill, t.update):
+            self.save_checkpoint()  # a round interrupted resumes here, after the PPO update before it
+            row = run_round(t, self.done, lambda *a, **k: self.log.say(" ".join(map(str, a))))
+            self.csv.write({"round": row["round"], "update": row["update"], "env_steps": t.env_steps, **row})
+            self.done += 1
+
+    def iterate(self) -> dict:
+        row = self.trainer.iterate()
+        if self.on:
+            self.catch_up()
+        return row
+
+    def save_checkpoint(self):
+        return self.trainer.save_checkpoint({"distill_rounds": self.done} if self.on else None)
+
+    def export_policy(self, path=None):
+        return self.trainer.export_policy(path)
+
+    @property
+    def env_steps(self) -> int:
+        return self.trainer.env_steps
+
+    @property
+    def seconds(self) -> float:
+        return self.trainer.seconds
+
+
 def train_ppo(run: LearnerRun, log: PointLog, progress: bool, learner: str = "ppo") -> None:
-    """Our PPO (ppo.py Trainer) through the marks; ppo_bc first runs the imitation warm start."""
+    """Our PPO (ppo.py Trainer) through the marks: the imitation warm start first when imitation.decisions
+    asks (its decisions count in the budget), distillation rounds where distill.* asks."""
     from domino_training.learners.ppo import Trainer
 
     cfg = ppo_run_config(run, learner)
@@ -280,14 +212,22 @@ def train_ppo(run: LearnerRun, log: PointLog, progress: bool, learner: str = "pp
                           f"budget {run.budget} for PPO")
     cfg.train.budget.env_steps = run.budget - offset  # the lr schedule spans the PPO part
     trainer = Trainer(cfg, run.run_dir)
+    extra = {}
     if trainer.checkpoint_path.is_file():
-        trainer.load_checkpoint()
+        extra = trainer.load_checkpoint()
+        log.resumed_at(offset + trainer.env_steps)
     elif offset:
         t0 = time.perf_counter()
-        trainer.warm_start()
+        stats = trainer.warm_start()
         trainer.seconds += time.perf_counter() - t0
+        log.say(f"imitation of {cfg.train.imitation.teacher}: {cfg.train.imitation.decisions:,} decisions, "
+                f"agreement {stats['bc_agreement']:.3f}, {time.perf_counter() - t0:.0f} s")
         trainer.save_checkpoint()
-    _drive(trainer, log, run.budget, "mlp", cfg.train.budget.checkpoint_every, progress, offset)
+    if trainer.device.type == "cpu":
+        log.say(f"torch: {cfg.train.ppo.torch_threads} CPU thread(s) (ppo.torch_threads; more gains little on an "
+                f"idle machine and costs several times over beside other jobs)")
+    drive(PPOWithRounds(trainer, extra, log), log, run.budget, "mlp", cfg.train.budget.checkpoint_every, progress,
+          offset)
 
 
 def train_ppo_bc(run: LearnerRun, log: PointLog, progress: bool) -> None:
@@ -300,7 +240,7 @@ def dmc_settings(run: LearnerRun):
     from domino_training.configs import set_key
     from domino_training.learners.dmc import DMCSettings, validate_settings
 
-    _check_sections("dmc", run.params, ("dmc", "network", "opponents"), PPO_FIXED)
+    _check_sections("dmc", run.params, ("dmc", "network", "opponents"), RUN_SET)
     settings = DMCSettings()
     for key, value in run.params.items():
         set_key(settings, key, value)
@@ -316,7 +256,8 @@ def train_dmc(run: LearnerRun, log: PointLog, progress: bool) -> None:
     trainer = DMCTrainer(run.game, run.config, settings, run.seed, run.run_dir)
     if trainer.checkpoint_path.is_file():
         trainer.load_checkpoint()
-    _drive(trainer, log, run.budget, "dmc", settings.dmc.checkpoint_every, progress)
+        log.resumed_at(trainer.env_steps)
+    drive(trainer, log, run.budget, "dmc", settings.dmc.checkpoint_every, progress)
 
 
 # ------------------------------------------------------------------------------ sb3, rllib
@@ -327,10 +268,7 @@ def train_sb3(run: LearnerRun, log: PointLog, progress: bool) -> None:
     except ImportError as err:
         raise LearnerError(f"the sb3 learner needs stable-baselines3 and sb3-contrib (the train extra: "
                            f"pip install -e '.[train]'): {err}") from None
-    cfg = ppo_run_config(run, "sb3")
-    train_sb3_points(cfg, run.run_dir, run.budget, log.pending(),
-                     lambda mark, steps, seconds, path: log.save(mark, steps, seconds, f"mlp:checkpoint={path}"),
-                     log.policy_path, progress)
+    train_sb3_points(ppo_run_config(run, "sb3"), log, progress)
 
 
 @dataclass
@@ -360,7 +298,7 @@ def rllib_settings(run: LearnerRun) -> RLlibSettings:
     """The rllib learner's settings from params (ConfigError naming an unknown or bad key)."""
     from domino_training.configs import set_key
 
-    _check_sections("rllib", run.params, ("rllib", "network"), PPO_FIXED)
+    _check_sections("rllib", run.params, ("rllib", "network"), RUN_SET)
     s = RLlibSettings()
     for key, value in run.params.items():
         set_key(s, key, value)
@@ -389,12 +327,14 @@ def train_rllib(run: LearnerRun, log: PointLog, progress: bool) -> None:
                                         entropy_coeff=r.entropy_coeff, hidden=tuple(s.network.hidden)).build_algo()
         if done is not None:
             algo.restore_from_path(str(Path(done.spec.split("=", 1)[1])))
+            log.resumed_at(done.env_steps)
         seconds, steps = (done.seconds, done.env_steps) if done else (0.0, 0)
         while log.pending():
             t0 = time.perf_counter()
             result = rllib_train.iteration_summary(algo.train())
             seconds += time.perf_counter() - t0
             steps += result["env_steps"]  # sampled this iteration (counted here: a restore may not keep RLlib's total)
+            log.record({**result, "env_steps": steps, "seconds": round(seconds, 3)})
             for mark in log.due(steps):
                 folder = log.policy_path(mark, suffix="")
                 path = algo.save_to_path(str(folder))
@@ -434,23 +374,34 @@ def learner_names(optional: bool = True) -> list[str]:
     return [k for k, e in LEARNERS.items() if optional or not e.optional]
 
 
-def train_learner(name: str, run: LearnerRun, progress: bool = False) -> list[PolicyPoint]:
-    """Train learner `name` through `run` (see module doc); every point, resumed ones included."""
+def train_learner(name: str, run: LearnerRun, progress: bool = False, minutes: float = 0.0,
+                  evaluation: Evaluation | None = None, tensorboard: bool = False, echo=None) -> list[PolicyPoint]:
+    """The one driver: train learner `name` through `run` into its run folder (see module doc and
+    run_folder.py); every point, resumed ones included. `minutes` > 0 ends the run early (the last
+    mark saved then, the ones between skipped); `evaluation` evaluates each point and the last one
+    against the final opponents; `tensorboard` adds tb/; `echo(text)` gets the learner's lines.
+    `domino train`, the benchmark and the learned best responses all call this."""
     if name not in LEARNERS:
         raise LearnerError(f"unknown learner {name!r}; learners: {learner_names()}")
     run = dataclasses.replace(run, run_dir=Path(run.run_dir), marks=list(run.marks), params=dict(run.params))
     check_run(run)
+    if isinstance(minutes, bool) or not isinstance(minutes, (int, float)) or not minutes >= 0:
+        raise ConfigError(f"minutes={minutes!r} must be a number >= 0 (0: no time budget)")
     entry = LEARNERS[name]
     if entry.check is not None:
         entry.check(run)
-    log = PointLog(run, name)
-    if log.pending():
-        entry.fn(run, log, progress)
+    log = PointLog(run, name, minutes=minutes, evaluation=evaluation, tensorboard=tensorboard, echo=echo)
+    try:
+        if log.pending():
+            entry.fn(run, log, progress)
+    finally:
+        log.close()
     if log.pending():
         raise LearnerError(f"learner {name!r} returned with marks {log.pending()} not saved")
+    log.finish()
     return list(log.points)
 
 
-__all__ = ["LEARNERS", "LearnerEntry", "LearnerError", "LearnerRun", "PointLog", "PolicyPoint", "check_run",
+__all__ = ["Evaluation", "LEARNERS", "LearnerEntry", "LearnerError", "LearnerRun", "PointLog", "PolicyPoint", "check_run",
            "learner_names", "register_learner", "train_learner"]
 

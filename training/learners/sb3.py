@@ -1,5 +1,5 @@
 """The SB3 path: `sb3_contrib.MaskablePPO` on `SingleSeatEnv`, for users who live in Stable-Baselines3
-(``domino train <game> --algo sb3``). Our own PPO (training/learners/ppo.py) is the fast path; this one trades
+(``domino train <game> --learner sb3``). Our own PPO (training/learners/ppo.py) is the fast path; this one trades
 speed for SB3's ecosystem and is kept as close to it as SB3 allows:
 
 - **Network**: ``MlpPolicy`` with separate actor and critic MLPs of widths ``network.hidden`` and
@@ -22,21 +22,19 @@ speed for SB3's ecosystem and is kept as close to it as SB3 allows:
   RNGs, so it is not used: envs and opponents get their own seeds, and SB3's draws (weight init,
   action sampling, minibatch order: torch's and numpy's global RNGs) run inside a guard that
   seeds them and restores the caller's RNG states afterwards.
-- **Run folder**: sb3_model.zip (the model, saved every ``budget.checkpoint_every`` rollouts and at
-  the end, atomically), sb3_model.json (game, game config, sizes, timesteps: read by
-  domino_agents.sb3_agent.SB3Agent to refuse a model made for another game), policy.npz (the actor for
-  ``mlp:checkpoint=``), config.yaml, log.csv (SB3's logger, CSV format), tb/ (SB3's TensorBoard
-  format), and a tqdm progress bar on stderr.
-- **Resume**: with sb3_model.zip present and ``resume=True`` the model (weights, optimizer, timestep
-  count) is loaded and trains the remaining timesteps of ``budget.env_steps``; log.csv is appended
-  to. It is not bit-identical to an uninterrupted run: SB3 does not save RNG states or the games in
-  progress, so the envs restart with fresh deals (seeded from the timestep count).
+- **Run folder**: the driver's (training/learners/run_folder.py: points.json, config.yaml, log.csv
+  fed by SB3's logger, tb/ under `domino train`, a policy file per mark and policy.npz, evaluation),
+  plus sb3_model.zip (the model, saved at each mark, atomically), sb3_model.json (game, game config,
+  sizes, timesteps: read by domino_agents.sb3_agent.SB3Agent to refuse a model made for another game)
+  and sb3_points.json (the counts at that save).
+- **Resume**: with sb3_model.zip present the model (weights, optimizer, timestep count) is loaded
+  with SB3's own loader (which unpickles: resume only run folders of your own) and trains to the
+  remaining marks. It is not bit-identical to an uninterrupted run: SB3 does not save RNG states or
+  the games in progress, so the envs restart with fresh deals (seeded from the timestep count).
 """
 from __future__ import annotations
 
 import json
-import math
-import os
 import random
 import time
 from contextlib import contextmanager
@@ -44,7 +42,6 @@ from pathlib import Path
 
 import numpy as np
 import torch
-import yaml
 from torch import nn
 
 from domino_agents.registry import make_agent
@@ -179,94 +176,20 @@ def seeded_globals(seed: int, threads: int | None = None):
 
 
 # ------------------------------------------------------------------------------ callbacks
-def _callbacks(run: RunConfig, run_dir: Path, learner: LearnerCopy, total: int, progress: bool):
-    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+def make_logger(log, env_steps):
+    """SB3's logger writing each dump as one row of the run folder's log (training/learners/run_folder.py:
+    log.csv, tb/), with the env steps ``env_steps()`` counts then."""
+    from stable_baselines3.common.logger import KVWriter, Logger
 
-    cfg = run.train
+    class ToRunLog(KVWriter):
+        def write(self, key_values, key_excluded, step=0) -> None:
+            row = {k.replace("/", "_"): v for k, v in key_values.items() if isinstance(v, (int, float))}
+            log.record({"env_steps": env_steps(), **row})
 
-    class RefreshLearnerCopy(BaseCallback):
-        """Copy the learner into the pool every ``sb3.refresh_every`` timesteps (weights change
-        only between rollouts, so the copy is at most one rollout older than asked)."""
+        def close(self) -> None:
+            pass
 
-        def _on_rollout_start(self) -> None:
-            if self.num_timesteps - learner.refreshed_at >= cfg.sb3.refresh_every:
-                learner.refresh(self.model.policy, self.num_timesteps)
-
-        def _on_step(self) -> bool:
-            return True
-
-    class Checkpoint(BaseCallback):
-        """Save the model every ``budget.checkpoint_every`` rollouts, at a rollout's start (after the
-        previous update, so every counted timestep has been trained on)."""
-
-        rollouts = 0
-
-        def _on_rollout_start(self) -> None:
-            if self.rollouts and self.rollouts % cfg.budget.checkpoint_every == 0:
-                save_model(self.model, run, run_dir)
-            self.rollouts += 1
-
-        def _on_step(self) -> bool:
-            return True
-
-    class TimeCap(BaseCallback):
-        """Stop at the first step of a rollout started after ``budget.minutes`` (0: no cap)."""
-
-        stop = False
-
-        def _on_training_start(self) -> None:
-            self.t0 = time.monotonic()
-
-        def _on_rollout_start(self) -> None:
-            self.stop = cfg.budget.minutes > 0 and time.monotonic() - self.t0 > 60 * cfg.budget.minutes
-
-        def _on_step(self) -> bool:
-            return not self.stop
-
-    class Progress(BaseCallback):
-        """A tqdm bar over the run's timesteps (SB3's own bar needs rich, which the train extra lacks)."""
-
-        def _on_training_start(self) -> None:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, initial=self.num_timesteps, unit="step", desc=f"sb3 {run.game}",
-                            dynamic_ncols=True)
-
-        def _on_step(self) -> bool:
-            self.bar.update(self.training_env.num_envs)
-            return True
-
-        def _on_training_end(self) -> None:
-            self.bar.close()
-
-    callbacks = [RefreshLearnerCopy(), Checkpoint(), TimeCap()]
-    if progress:
-        callbacks.append(Progress())
-    return CallbackList(callbacks)
-
-
-def _csv_format(path: Path):
-    """SB3's CSVOutputFormat writing `path`; an existing log is continued (its header kept, rows
-    appended; SB3's own constructor would truncate it)."""
-    from stable_baselines3.common.logger import CSVOutputFormat
-
-    if not path.is_file() or path.stat().st_size == 0:
-        return CSVOutputFormat(str(path))
-    fmt = CSVOutputFormat.__new__(CSVOutputFormat)
-    fmt.file = open(path, "r+")
-    header = fmt.file.readline().rstrip("\n")
-    fmt.keys = header.split(",") if header else []
-    fmt.file.seek(0, os.SEEK_END)
-    fmt.separator, fmt.quotechar = ",", '"'
-    return fmt
-
-
-def make_logger(run_dir: Path):
-    """SB3's logger: log.csv (CSV format, an existing one continued) and tb/ (TensorBoard format)."""
-    from stable_baselines3.common.logger import Logger, TensorBoardOutputFormat
-
-    return Logger(folder=str(run_dir), output_formats=[_csv_format(run_dir / "log.csv"),
-                                                       TensorBoardOutputFormat(str(run_dir / "tb"))])
+    return Logger(folder=None, output_formats=[ToRunLog()])
 
 
 # ------------------------------------------------------------------------------ files
@@ -324,73 +247,24 @@ def _check_resumable(run: RunConfig, run_dir: Path) -> None:
                               f"(saved vs this run): " + "; ".join(problems))
 
 
-# ------------------------------------------------------------------------------ the run
-def train_sb3(run: RunConfig, run_dir: str | Path, resume: bool = True, progress: bool = True) -> Path:
-    """Train MaskablePPO for ``budget.env_steps`` timesteps in `run_dir` (see module doc); returns
-    the saved model's path. An existing sb3_model.zip is continued when `resume`, else replaced."""
-    from sb3_contrib import MaskablePPO
-
-    run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    model_path = run_dir / MODEL_FILE
-    resuming = resume and model_path.is_file()
-    if resuming:
-        _check_resumable(run, run_dir)
-    elif (run_dir / "log.csv").exists():
-        (run_dir / "log.csv").unlink()  # a fresh run starts a fresh log
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(run.to_dict(), sort_keys=False))
-    learner = LearnerCopy()
-    cfg = run.train
-    model, start = None, 0
-    if resuming:
-        try:
-            model = MaskablePPO.load(model_path, device="cpu")
-        except Exception as err:
-            raise CheckpointError(f"{str(model_path)!r} is not a readable MaskablePPO model "
-                                  f"({type(err).__name__}: {err})") from None
-        start = int(model.num_timesteps)
-    remaining = cfg.budget.env_steps - start
-    venv = make_envs(run, learner, start)
-    with seeded_globals(mix_seed(cfg.seed, start), cfg.sb3.torch_threads):
-        if model is None:
-            model = new_model(run, venv)
-        else:
-            model.set_env(venv, force_reset=True)
-        model.set_logger(make_logger(run_dir))
-        learner.refresh(model.policy, model.num_timesteps)  # before learn() resets the envs: opponents may move first
-        if remaining > 0:
-            rollout = cfg.sb3.n_steps * cfg.sb3.n_envs  # SB3 always completes a rollout: the run ends
-            end = start + math.ceil(remaining / rollout) * rollout  # on the first multiple past the budget
-            model.learn(total_timesteps=remaining, reset_num_timesteps=not resuming, progress_bar=False,
-                        callback=_callbacks(run, run_dir, learner, end, progress))
-        model.logger.close()
-    path = save_model(model, run, run_dir)
-    game = make_game(run.game, **run.config)
-    save_policy(run_dir / "policy.npz", actor_layers(model.policy),
-                policy_meta(game, cfg.network.hidden, "sb3", model.num_timesteps, run.to_dict()["train"]))
-    venv.close()
-    return path
-
-
 # ------------------------------------------------------------------------------ marks (the learner interface)
 POINTS_STATE = "sb3_points.json"
 
 
-def train_sb3_points(run: RunConfig, run_dir: str | Path, budget: int, pending: list[int], save_point,
-                     policy_path, progress: bool = False) -> None:
-    """MaskablePPO to `budget` env steps, every seat's decisions counted (SB3's timesteps, the
-    learner's, plus the PoolOpponents' moves), saving the actor at each mark of `pending` (the
-    `sb3` learner of training/learners/interface.py). At a rollout's start (after an update) every pending
-    mark reached gets ``policy_path(mark)`` (policy.npz format) and ``save_point(mark, env_steps,
-    seconds, path)``; then the model and sb3_points.json (env steps, seconds, timesteps) are saved,
-    so a killed run resumes from its last mark (with fresh deals: SB3 keeps no RNG state, see the
-    module doc); the run stops at the first rollout start at or past the budget."""
+def train_sb3_points(run: RunConfig, log, progress: bool = False) -> None:
+    """MaskablePPO to the run's budget in env steps, every seat's decisions counted (SB3's timesteps, the
+    learner's, plus the PoolOpponents' moves), saving the actor at each mark (the `sb3` learner of
+    training/learners/interface.py; `log` is its PointLog). At a rollout's start (after an update) every
+    mark due gets ``log.policy_path(mark)`` (policy.npz format) and ``log.save``; then the model and
+    sb3_points.json (env steps, seconds, timesteps) are saved, so a killed run resumes from its last
+    mark (with fresh deals: SB3 keeps no RNG state, see the module doc); the run stops once no mark is
+    pending."""
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    run_dir = Path(run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    run_dir = Path(log.dir)
     cfg = run.train
+    budget = int(log.run.budget)
     state_path, model_path = run_dir / POINTS_STATE, run_dir / MODEL_FILE
     state = {"env_steps": 0, "seconds": 0.0, "timesteps": 0}
     model = None
@@ -405,17 +279,18 @@ def train_sb3_points(run: RunConfig, run_dir: str | Path, budget: int, pending: 
         if int(model.num_timesteps) != state.get("timesteps"):
             raise CheckpointError(f"{str(state_path)!r} records {state.get('timesteps')} timesteps, the model "
                                   f"{model.num_timesteps}: they were not saved together")
+        log.resumed_at(int(state["env_steps"]))
     start = int(state["timesteps"])
     learner = LearnerCopy()
     venv = make_envs(run, learner, start)
     game = make_game(run.game, **run.config)
-    todo = sorted(pending)
+    bar = None
 
     def env_steps(model) -> int:
         return int(state["env_steps"]) + int(model.num_timesteps) - start + learner.opponent_decisions
 
     class Marks(BaseCallback):
-        """Save every mark reached at a rollout's start; stop the run once the budget is reached."""
+        """Save every mark due at a rollout's start; stop the run once none is pending."""
 
         stop = False
 
@@ -425,37 +300,45 @@ def train_sb3_points(run: RunConfig, run_dir: str | Path, budget: int, pending: 
         def _on_rollout_start(self) -> None:
             steps = env_steps(self.model)
             seconds = float(state["seconds"]) + time.perf_counter() - self.t0
-            due = [m for m in todo if m <= steps]
+            due = log.due(steps)
             for mark in due:
-                path = policy_path(mark)
+                path = log.policy_path(mark)
                 save_policy(path, actor_layers(self.model.policy),
                             policy_meta(game, cfg.network.hidden, "sb3", steps, run.to_dict()["train"]))
-                save_point(mark, steps, seconds, path)
-                todo.remove(mark)
+                log.save(mark, steps, seconds, f"mlp:checkpoint={path}")
             if due:
                 save_model(self.model, run, run_dir)
                 _write_atomic(state_path, json.dumps({"env_steps": steps, "seconds": seconds,
                                                       "timesteps": int(self.model.num_timesteps)}))
-            self.stop = steps >= budget or not todo
-            if self.num_timesteps - learner.refreshed_at >= cfg.sb3.refresh_every:  # as train_sb3's callback
+            self.stop = not log.pending()
+            if self.num_timesteps - learner.refreshed_at >= cfg.sb3.refresh_every:
                 learner.refresh(self.model.policy, self.num_timesteps)
+            if bar is not None:
+                bar.update(min(budget, steps) - bar.n)
 
         def _on_step(self) -> bool:
             return not self.stop
 
-    with seeded_globals(mix_seed(cfg.seed, start), cfg.sb3.torch_threads):
-        if model is None:
-            model = new_model(run, venv)
-        else:
-            model.set_env(venv, force_reset=True)
-        model.set_logger(make_logger(run_dir))
-        learner.refresh(model.policy, model.num_timesteps)
-        if todo:  # env steps outrun timesteps, so the callback stops the run before this total
-            model.learn(total_timesteps=10 * budget + 10 * cfg.sb3.n_steps * cfg.sb3.n_envs,
-                        reset_num_timesteps=start == 0, progress_bar=False, callback=Marks())
-        model.logger.close()
-    venv.close()
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=budget, initial=min(budget, int(state["env_steps"])), unit="step", desc="sb3")
+    try:
+        with seeded_globals(mix_seed(cfg.seed, start), cfg.sb3.torch_threads):
+            if model is None:
+                model = new_model(run, venv)
+            else:
+                model.set_env(venv, force_reset=True)
+            model.set_logger(make_logger(log, lambda: env_steps(model)))
+            learner.refresh(model.policy, model.num_timesteps)
+            if log.pending():  # env steps outrun timesteps, so the callback stops the run before this total
+                model.learn(total_timesteps=10 * budget + 10 * cfg.sb3.n_steps * cfg.sb3.n_envs,
+                            reset_num_timesteps=start == 0, progress_bar=False, callback=Marks())
+    finally:
+        if bar is not None:
+            bar.close()
+        venv.close()
 
 
 __all__ = ["LearnerCopy", "PoolOpponent", "actor_layers", "make_envs", "new_model", "save_model",
-           "seeded_globals", "train_sb3", "train_sb3_points"]
+           "seeded_globals", "train_sb3_points"]

@@ -1,304 +1,133 @@
-"""`domino train <game>`: one training run in one folder, with logs, evaluation and resume.
+"""`domino train <game>`: one training run of any learner in one folder, through the one driver
+(`train_learner`, training/learners/interface.py), with logs, evaluation during training and resume.
 
-    domino train draw_v0                                  # configs/draw.yaml's train section
+    domino train draw_v0                                  # configs/draw.yaml's train section, our PPO
     domino train sum7_v0 --set ppo.lr=1e-4 --set budget.env_steps=2000000
     domino train draw_v0 --run-dir runs/d1 --resume       # continue an interrupted run
-    domino train draw_v0 --algo sb3                       # MaskablePPO on SingleSeatEnv
+    domino train draw_v0 --learner sb3                    # MaskablePPO on SingleSeatEnv
+    domino train draw_v0 --learner dmc --set dmc.epsilon=0.05
+    domino train draw_v0 --learner my_learner --import my_learner.py
 
-The run folder holds (ppo): checkpoint.pt (resume), policy.npz (the agent: ``mlp:checkpoint=...``),
-config.yaml (the resolved config), log.csv and tb/ (TensorBoard: losses, entropy, steps/s, the
-training-time win share against each pool kind), eval.csv and curve.png (win rate against each
-evaluation opponent over training, 95% intervals, on the same duplicate deals every time), and
-final_eval.md / final_eval.json (the evaluation harness's table at the end).
+The config file (the game's shipped one, or --config) gives the game, its rule keys and the run's
+settings: ``seed``, ``budget.env_steps`` (every decision trained on, an imitation warm start's
+included), ``budget.minutes`` (a time budget, 0: none; a resumed run gets it afresh) and ``eval``
+(each ``eval.every_updates`` x ``ppo.num_envs`` x ``ppo.rollout_steps`` env steps a policy is saved and
+played against ``eval.opponents``; the last against ``eval.final_opponents``). The learners ``ppo``,
+``ppo_bc`` and ``sb3`` take the rest of its train section as their params (imitation and distillation
+included: the file's recipe is what runs); any other learner takes its params from ``--set`` (keys
+outside seed, budget and eval), checked by the learner.
 
-A run is checkpointed every ``budget.checkpoint_every`` updates and at its end; ``--resume``
-continues from the last checkpoint exactly as if it had not stopped (logs rows written after that
-checkpoint are dropped and written again). Without ``--resume`` a folder that already holds a
-checkpoint is refused, so a finished run is never overwritten by accident.
+The run folder is the driver's (run_folder.py): points.json, config.yaml, policy_<mark>.npz and
+policy.npz (the agent: ``mlp:checkpoint=...``), log.csv and tb/ (TensorBoard), eval.csv and curve.png,
+final_eval.md / final_eval.json, and the learner's own checkpoint. ``--resume`` continues a killed run
+from the learner's last checkpoint (``ppo`` and ``dmc`` exactly as if it had not stopped); without it a
+folder that already holds a run is refused, so a finished run is never overwritten by accident.
 """
 from __future__ import annotations
 
 import argparse
-import csv
-import math
+import dataclasses
 import sys
-import time
 from pathlib import Path
-
-import yaml
 
 from domino_envs.core import DominoError
 from domino_training.commands import HelpFormatter
-from domino_training.configs import ALGOS, RunConfig, load_run
+from domino_training.configs import RunConfig, TrainConfig, load_run
+from domino_training.learners.interface import LEARNERS, learner_names, train_learner
+from domino_training.learners.run_folder import POINTS_FILE, Evaluation, LearnerError, LearnerRun
 
-LABEL = "ppo"  # how the trained policy is named in evaluation tables
-EVAL_FIELDS = ["update", "env_steps", "seconds", "opponent", "win", "win_lo", "win_hi", "reward", "deals"]
-
-
-class CsvLog:
-    """Append-only CSV with a fixed header; on resume, rows past the checkpoint are dropped."""
-
-    def __init__(self, path: Path, fields: list[str] | None = None):
-        self.path = path
-        self.fields = fields
-
-    def truncate_after(self, update: int) -> None:
-        if not self.path.is_file():
-            return
-        with self.path.open(newline="") as fh:
-            rows = list(csv.DictReader(fh))
-        if rows:
-            self.fields = list(rows[0].keys())
-        with self.path.open("w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=self.fields or [])
-            w.writeheader()
-            w.writerows(r for r in rows if int(r["update"]) <= update)
-
-    def write(self, row: dict) -> None:
-        new = not self.path.is_file() or self.path.stat().st_size == 0
-        if self.fields is None:
-            self.fields = list(row.keys())
-        extra = [k for k in row if k not in self.fields]
-        if extra and not new:  # a column appeared (e.g. a pool kind's first game): rewrite the header
-            with self.path.open(newline="") as fh:
-                rows = list(csv.DictReader(fh))
-            self.fields += extra
-            with self.path.open("w", newline="") as fh:
-                w = csv.DictWriter(fh, fieldnames=self.fields)
-                w.writeheader()
-                w.writerows(rows)
-        elif extra:
-            self.fields += extra
-        with self.path.open("a", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=self.fields)
-            if new:
-                w.writeheader()
-            w.writerow(row)
-
-    def rows(self) -> list[dict]:
-        if not self.path.is_file():
-            return []
-        with self.path.open(newline="") as fh:
-            return list(csv.DictReader(fh))
+RUN_LEVEL = ("seed", "algo", "budget", "eval")  # train keys the command reads itself; the rest are the learner's
+FROM_CONFIG = {"ppo": ("ppo", "network", "opponents", "imitation", "distill"), "ppo_bc": ("ppo", "network", "opponents",
+               "imitation", "distill"), "sb3": ("sb3", "network", "opponents")}  # learners whose params the file gives
+CHECKPOINTS = (POINTS_FILE, "checkpoint.pt", "sb3_model.zip")  # a folder holding one of these holds a run
 
 
-def evaluate_policy(run: RunConfig, policy_path: Path, opponents: list[str], deals: int, seed: int):
-    """The harness's duplicate-deal report of the policy file against each opponent spec."""
-    from domino_training.evaluate import evaluate
-
-    spec = f"mlp:checkpoint={policy_path}"
-    report = evaluate(run.game, [spec, *opponents], deals, seed, dict(run.config),
-                      pairs=[(spec, o) for o in opponents], progress=False)
-    return LABEL, relabel(report, spec, LABEL)
-
-
-def relabel(report, spec: str, label: str):
-    """The report with agent spec `spec` shown as `label` (a policy path makes an unreadable table)."""
-    report.agents = [label if a == spec else a for a in report.agents]
-    matchups = {}
-    for (f, o), m in report.matchups.items():
-        m.focal = label if m.focal == spec else m.focal
-        m.opponent = label if m.opponent == spec else m.opponent
-        matchups[(label if f == spec else f, label if o == spec else o)] = m
-    report.matchups = matchups
-    return report
+def learner_params(learner: str, train: TrainConfig) -> dict:
+    """The learner's params from a resolved train section: every key of its sections (and
+    budget.checkpoint_every) for ppo, ppo_bc and sb3; none for the others."""
+    if learner not in FROM_CONFIG:
+        return {}
+    params = {f"{section}.{k}": v for section in FROM_CONFIG[learner]
+              for k, v in dataclasses.asdict(getattr(train, section)).items()}
+    params["budget.checkpoint_every"] = train.budget.checkpoint_every
+    return params
 
 
-def plot_curve(eval_csv: Path, out: Path, title: str, fair_share: float) -> Path | None:
-    """curve.png: win rate against each opponent over env steps, with 95% intervals."""
-    rows = CsvLog(eval_csv).rows()
-    if not rows:
-        return None
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("curve.png not drawn: matplotlib is not installed (pip install matplotlib)", file=sys.stderr)
-        return None
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    for opp in dict.fromkeys(r["opponent"] for r in rows):
-        rs = [r for r in rows if r["opponent"] == opp]
-        x = [int(r["env_steps"]) for r in rs]
-        ax.plot(x, [float(r["win"]) for r in rs], marker="o", ms=3, label=f"vs {opp}")
-        ax.fill_between(x, [float(r["win_lo"]) for r in rs], [float(r["win_hi"]) for r in rs], alpha=0.2)
-    ax.axhline(fair_share, color="grey", ls="--", lw=1, label="fair share")
-    ax.set_xlabel("env steps (decisions)")
-    ax.set_ylabel("win rate (duplicate deals)")
-    ax.set_title(title)
-    ax.legend(loc="lower right")
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+def eval_marks(train: TrainConfig) -> list[int]:
+    """Where policies are saved and evaluated: every eval.every_updates PPO updates' worth of env steps,
+    and at the budget."""
+    budget = train.budget.env_steps
+    every = train.eval.every_updates * train.ppo.num_envs * train.ppo.rollout_steps if train.eval.deals else 0
+    return [*range(every, budget, every), budget] if every else [budget]
 
 
-def train_ppo(run: RunConfig, run_dir: str | Path, resume: bool = False, progress: bool | None = None,
-              echo=print):
-    """Run our PPO to the budget (see module doc); returns the final evaluation Report (or None)."""
-    from domino_training.learners.ppo import Trainer
-
+def train(run: RunConfig, run_dir: str | Path, learner: str | None = None, resume: bool = False,
+          progress: bool | None = None, echo=print, params: dict | None = None):
+    """`domino train` as a function: `run` (a resolved config) trained by `learner` (default: the config's
+    algo) into run_dir through the one driver; `params` adds a learner's own keys. Returns the final
+    evaluation's Report, or None without one."""
+    learner = learner or run.train.algo
+    if learner not in LEARNERS:
+        raise LearnerError(f"unknown learner {learner!r}; learners: {learner_names()} (or one an --import registers)")
     run_dir = Path(run_dir)
-    trainer = Trainer(run, run_dir)
+    held = [name for name in CHECKPOINTS if (run_dir / name).is_file()]
+    if held and not resume:
+        raise DominoError(f"{run_dir} already holds a run ({held[0]}): pass --resume to continue it, "
+                          f"or choose another --run-dir")
     cfg = run.train
-    if trainer.checkpoint_path.is_file():
-        if not resume:
-            raise DominoError(f"{run_dir} already holds a run (checkpoint.pt): pass --resume to continue it, "
-                              f"or choose another --run-dir")
-        extra = trainer.load_checkpoint()
-        echo(f"resumed {run_dir} at update {trainer.update} ({trainer.env_steps:,} env steps)")
-    else:
-        extra = {}
-        if cfg.imitation.decisions:
-            t0 = time.perf_counter()
-            stats = trainer.warm_start()
-            echo(f"imitation of {cfg.imitation.teacher}: {cfg.imitation.decisions:,} decisions, agreement "
-                 f"{stats['bc_agreement']:.3f}, {time.perf_counter() - t0:.0f} s")
-    if trainer.device.type == "cpu":
-        echo(f"torch: {cfg.ppo.torch_threads} CPU thread(s) (ppo.torch_threads; more gains little on an idle "
-             f"machine and costs several times over beside other jobs)")
-    started = time.perf_counter()  # budget.minutes counts distillation rounds too
-    distilling = bool(cfg.distill.rounds or cfg.distill.every_updates)
-    if distilling:
-        from domino_training.learners.distill import rounds_done, rounds_due, run_round
-
-        done = rounds_done(trainer, extra)
-        dlog = CsvLog(run_dir / "distill.csv")
-        dlog.truncate_after(trainer.update if done else -1)
-
-        def catch_up() -> None:
-            """Run (and log in distill.csv) the rounds due by this update that are not done yet."""
-            nonlocal done
-            while done < rounds_due(cfg.distill, trainer.update):
-                dlog.write(run_round(trainer, done, echo))
-                done += 1
-
-        catch_up()
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(run.to_dict(), sort_keys=False))
-    log, evals = CsvLog(run_dir / "log.csv"), CsvLog(run_dir / "eval.csv", EVAL_FIELDS)
-    log.truncate_after(trainer.update)
-    evals.truncate_after(trainer.update)
-    writer = _tensorboard(run_dir, trainer.update)
-    total = trainer.total_updates
-    if progress is None:
-        progress = sys.stderr.isatty()
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=total, initial=min(trainer.update, total), unit="update", desc=f"{run.game} ppo",
-                   file=sys.stderr)
-    time_cap = cfg.budget.minutes * 60.0
-    fair = 1.0 / trainer.collector.n
-    try:
-        while trainer.update < total:
-            if time_cap and time.perf_counter() - started > time_cap:
-                echo(f"time budget of {cfg.budget.minutes} min reached at update {trainer.update}")
-                break
-            row = trainer.iterate()
-            log.write(row)
-            if writer is not None:
-                for k, v in row.items():
-                    if k != "update" and isinstance(v, (int, float)) and math.isfinite(v):
-                        writer.add_scalar(f"train/{k}", v, trainer.env_steps)
-            if cfg.eval.every_updates and trainer.update % cfg.eval.every_updates == 0:
-                _evaluate_point(run, trainer, evals, writer, bar)
-            if trainer.update % cfg.budget.checkpoint_every == 0:
-                trainer.export_policy()
-                trainer.save_checkpoint({"distill_rounds": done} if distilling else None)
-            if distilling:
-                catch_up()
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(sps=f"{row['steps_per_s']:.0f}", ent=f"{row.get('entropy', 0):.2f}")
-    finally:
-        if bar is not None:
-            bar.close()
-        trainer.export_policy()
-        trainer.save_checkpoint({"distill_rounds": done} if distilling else None)
-        if writer is not None:
-            writer.close()
-    plot_curve(run_dir / "eval.csv", run_dir / "curve.png", f"{run.game}: PPO", fair)
-    echo(f"{trainer.env_steps:,} env steps in {trainer.seconds:.0f} s of training "
-         f"({trainer.env_steps / max(trainer.seconds, 1e-9):,.0f} steps/s); policy: {trainer.policy_path}")
-    return final_evaluation(run, trainer.policy_path, run_dir)
+    ev = cfg.eval
+    evaluation = Evaluation(ev.opponents, ev.deals if ev.every_updates else 0, ev.final_opponents, ev.final_deals,
+                            ev.seed, label=learner)
+    job = LearnerRun(run.game, dict(run.config), cfg.seed, cfg.budget.env_steps, eval_marks(cfg), run_dir,
+                     {**learner_params(learner, cfg), **(params or {})})
+    points = train_learner(learner, job, progress=sys.stderr.isatty() if progress is None else progress,
+                           minutes=cfg.budget.minutes, evaluation=evaluation, tensorboard=True, echo=echo)
+    last = points[-1]
+    echo(f"{last.env_steps:,} env steps in {last.seconds:.0f} s of training "
+         f"({last.env_steps / max(last.seconds, 1e-9):,.0f} steps/s); policy: {last.spec}")
+    return evaluation.report
 
 
-def _tensorboard(run_dir: Path, update: int):
-    try:
-        from torch.utils.tensorboard import SummaryWriter
-    except ImportError:  # tensorboard is in the train extra; the run goes on without it
-        return None
-    return SummaryWriter(str(run_dir / "tb"), purge_step=update + 1 if update else None)
+def split_overrides(learner: str | None, overrides: list[str]) -> tuple[list[str], dict]:
+    """--set pairs for the config (rule keys, run-level keys, and every key for ppo, ppo_bc and sb3) and a
+    learner's own params (the other learners' dotted keys)."""
+    from domino_training.configs import parse_override
 
-
-def _evaluate_point(run, trainer, evals: CsvLog, writer, bar) -> None:
-    cfg = run.train.eval
-    path = trainer.export_policy()  # policy.npz: the latest actor, as the evaluation plays it
-    spec, report = evaluate_policy(run, path, cfg.opponents, cfg.deals, cfg.seed)
-    parts = []
-    for opp in cfg.opponents:
-        m = report.matchups[(spec, opp)]
-        w, r = m.win_stat, m.reward_stat
-        evals.write({"update": trainer.update, "env_steps": trainer.env_steps, "seconds": round(trainer.seconds, 1),
-                     "opponent": opp, "win": round(w.mean, 4), "win_lo": round(w.lo, 4), "win_hi": round(w.hi, 4),
-                     "reward": round(r.mean, 4), "deals": cfg.deals})
-        if writer is not None:
-            writer.add_scalar(f"eval/win_vs_{opp}", w.mean, trainer.env_steps)
-        parts.append(f"{opp} {w.mean:.3f}")
-    msg = f"update {trainer.update}: win vs " + ", ".join(parts)
-    if bar is not None:
-        bar.write(msg)
-    else:
-        print(msg, file=sys.stderr)
-
-
-def train(run: RunConfig, run_dir: str | Path, resume: bool = False, progress: bool | None = None, echo=print):
-    """Train with run.train.algo into run_dir; returns the final evaluation Report (or None)."""
-    if run.train.algo == "sb3":
-        from domino_training.learners.sb3 import train_sb3
-
-        run_dir = Path(run_dir)
-        if (run_dir / "sb3_model.zip").is_file() and not resume:
-            raise DominoError(f"{run_dir} already holds a run (sb3_model.zip): pass --resume to continue it, "
-                              f"or choose another --run-dir")
-        train_sb3(run, run_dir, resume=resume, progress=sys.stderr.isatty() if progress is None else progress)
-        return final_evaluation(run, run_dir / "policy.npz", run_dir)
-    return train_ppo(run, run_dir, resume=resume, progress=progress, echo=echo)
-
-
-def final_evaluation(run: RunConfig, policy: Path, run_dir: Path):
-    """The harness's table of the run's policy against eval.final_opponents, saved in the run folder."""
-    import json
-
-    cfg = run.train.eval
-    if not cfg.final_deals:
-        return None
-    _, report = evaluate_policy(run, policy, cfg.final_opponents, cfg.final_deals, cfg.seed)
-    (run_dir / "final_eval.md").write_text(report.markdown())
-    (run_dir / "final_eval.json").write_text(json.dumps(report.to_json(), indent=2))
-    return report
+    if learner is None or learner in FROM_CONFIG:
+        return list(overrides), {}
+    config, params = [], {}
+    for text in overrides:
+        key = text.partition("=")[0].strip()
+        if "." in key and key.split(".")[0] not in RUN_LEVEL:
+            params.update([parse_override(text)])
+        else:
+            config.append(text)
+    return config, params
 
 
 EXAMPLES = """examples:
   domino train draw_v0                     # the config's budget, into runs/draw_v0-ppo-s0
   domino train draw_v0 --demo              # a few minutes
   domino train sum7_v0 --set num_players=3 --set budget.minutes=20 --run-dir runs/sum7-3p
+  domino train block_v0 --learner dmc --set budget.env_steps=500000
 """  # shown by --help; tests/fronts/test_command_help.py parses them
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(epilog=EXAMPLES, formatter_class=HelpFormatter,
-        prog="domino train", description="Train an agent for one game into a run folder: config.yaml, "
-                                "checkpoints, logs, evaluations during training and the final table.")
+        prog="domino train", description="Train an agent for one game with any learner into a run folder: "
+                                "config.yaml, checkpoints, logs, evaluations during training and the final table.")
     p.add_argument("game", help="registered env name, e.g. draw_v0")
     p.add_argument("--config", default=None, metavar="FILE", help="config file (default: the game's config shipped with the package)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a training key, e.g. --set ppo.lr=3e-4 (repeatable)")
-    p.add_argument("--algo", choices=ALGOS, default=None, help="ppo (ours, vector env) or sb3 (MaskablePPO)")
-    p.add_argument("--run-dir", default=None, help="run folder (default runs/<game>-<algo>-s<seed>)")
+    p.add_argument("--learner", default=None, metavar="NAME",
+                   help=f"the learner: {', '.join(learner_names())}, or one that --import registers (default: the "
+                        f"config's algo, ppo)")
+    p.add_argument("--algo", default=None, help=argparse.SUPPRESS)  # the old spelling of --learner
+    p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
+                   help="a module or .py file to import first (it may register_learner a learner of your own); repeatable")
+    p.add_argument("--run-dir", default=None, help="run folder (default runs/<game>-<learner>-s<seed>)")
     p.add_argument("--resume", action="store_true", help="continue the run in --run-dir from its checkpoint")
     p.add_argument("--demo", action="store_true", help="apply the config file's demo overrides")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -308,10 +137,18 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        overrides = list(args.set) + ([f"algo={args.algo}"] if args.algo else [])
+        from domino_training.user_code import import_all
+
+        import_all(args.imports)
+        if args.learner and args.algo and args.learner != args.algo:
+            raise DominoError(f"--learner {args.learner} and --algo {args.algo} disagree: give --learner only")
+        learner = args.learner or args.algo
+        overrides, params = split_overrides(learner, args.set)
         run = load_run(args.config, args.game, overrides, demo=args.demo)
-        run_dir = args.run_dir or f"runs/{run.game}-{run.train.algo}-s{run.train.seed}"
-        report = train(run, run_dir, resume=args.resume, progress=False if args.no_progress else None)
+        learner = learner or run.train.algo
+        run_dir = args.run_dir or f"runs/{run.game}-{learner}-s{run.train.seed}"
+        report = train(run, run_dir, learner, resume=args.resume, progress=False if args.no_progress else None,
+                       params=params)
     except DominoError as err:
         print(f"domino train: error: {err}", file=sys.stderr)
         return 2

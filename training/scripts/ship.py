@@ -33,7 +33,7 @@ import domino_envs
 from domino_agents.trained import shipped_path
 from domino_training.configs import load_run
 from domino_training.evaluate import evaluate
-from domino_training.learners.train import train_ppo
+from domino_training.learners.train import train
 from domino_training.parallel import check_workers, in_order, run_jobs
 from domino_training.scripts import DOCS
 
@@ -47,7 +47,7 @@ def train_game(game: str, run_dir: Path, overrides: list[str], progress: bool = 
     run = load_run(game=game, overrides=overrides + ["eval.final_deals=0"])
     said: list[str] = []
     t0 = time.perf_counter()
-    train_ppo(run, run_dir, resume=True, progress=progress, echo=lambda *a, **k: said.append(" ".join(map(str, a))))
+    train(run, run_dir, resume=True, progress=progress, echo=lambda *a, **k: said.append(" ".join(map(str, a))))
     return said, time.perf_counter() - t0
 
 

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from domino_training.configs import load_run
-from domino_training.learners.train import train_ppo
+from domino_training.learners.train import train
 
 RUN_DIR = Path("runs/demo")
 
@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(RUN_DIR)
     print(f"training {run.game} with PPO for {run.train.budget.env_steps:,} env steps "
           f"(configs/draw.yaml, demo budget) in {RUN_DIR}/ ...", flush=True)
-    report = train_ppo(run, RUN_DIR, progress=sys.stderr.isatty())
+    report = train(run, RUN_DIR, progress=sys.stderr.isatty())
     print()
     print(report.table())
     print(f"\n{time.perf_counter() - t0:.0f} s in all. The policy: {RUN_DIR / 'policy.npz'} "

@@ -1,0 +1,395 @@
+"""The run folder every learner writes, whoever calls it (`domino train`, the benchmark, the learned
+best responses): what a run is (`LearnerRun`), the points it saves (`PolicyPoint`, points.json), its
+logs and its evaluation during training. `PointLog` is the one object a learner's
+``train(run, log, progress)`` talks to:
+
+- ``log.pending()`` / ``log.due(env_steps)`` / ``log.policy_path(mark)`` / ``log.save(...)``: the marks
+  left, the ones reached, where a mark's policy goes, and recording it (points.json, atomically);
+- ``log.record(row)``: one row of training metrics (a dict with ``env_steps``) into log.csv and, when
+  the run asks for it, TensorBoard (tb/);
+- ``log.resumed_at(env_steps)``: a learner that continues from a checkpoint says where, and the rows
+  logged after it (by the session that was killed) are dropped, to be written again;
+- ``log.say(text)``: a line for the person running it (printed by `domino train`, silent elsewhere).
+
+A time budget (``minutes``, `domino train`'s ``budget.minutes``) ends a run early: once it is spent,
+``due`` returns the last mark (saved with the policy as it is then, its real env steps recorded) and
+the marks between are skipped (points.json lists them). An `Evaluation` makes the log evaluate each
+saved policy on fixed duplicate deals (eval.csv, curve.png) and the last one against the final
+opponents (final_eval.md, final_eval.json).
+
+Files: points.json, config.yaml (the run's description, readable), log.csv, tb/ (with
+``tensorboard=True``), policy_<mark>.npz (or a folder) per mark, policy.npz (the latest, where the
+learner saves files), eval.csv, curve.png, final_eval.md/.json (with an Evaluation), and the learner's
+own checkpoint files.
+"""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import math
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from domino_envs.errors import CheckpointError, DominoError
+
+POINTS_FILE = "points.json"
+POINTS_FORMAT = "domino-envs-learner-points/1"
+EVAL_FIELDS = ["env_steps", "seconds", "opponent", "win", "win_lo", "win_hi", "reward", "deals"]
+
+
+class LearnerError(DominoError):
+    """A learner that cannot run (unknown name, a missing optional dependency) or broke its contract."""
+
+
+@dataclass
+class LearnerRun:
+    """One training run of a learner (see training/learners/interface.py)."""
+
+    game: str                 # env name, e.g. "draw_v0"
+    config: dict              # the game's rule keys
+    seed: int
+    budget: int               # env steps, every seat's decisions
+    marks: list[int]          # env-step marks at which a policy is saved; the last == budget
+    run_dir: Path
+    params: dict = field(default_factory=dict)  # the learner's own settings, dotted keys
+
+    def describe(self, learner: str) -> dict:
+        """What identifies the run in points.json (a folder of another run is refused)."""
+        return {"learner": learner, "game": self.game, "config": dict(self.config), "seed": int(self.seed),
+                "budget": int(self.budget), "marks": [int(m) for m in self.marks], "params": dict(self.params)}
+
+
+@dataclass
+class PolicyPoint:
+    """One saved policy: the env steps trained when it was saved, the training seconds until then,
+    the agent spec that loads it, and the mark it was saved for."""
+
+    env_steps: int
+    seconds: float
+    spec: str
+    mark: int = 0
+
+
+@dataclass
+class Evaluation:
+    """Evaluation during training (`domino train`'s eval section): each saved policy against
+    `opponents` on `deals` duplicate deals of `seed`, the last one against `final_opponents` on
+    `final_deals` (0: no final table). `label` names the policy in the tables."""
+
+    opponents: list = field(default_factory=list)
+    deals: int = 0
+    final_opponents: list = field(default_factory=list)
+    final_deals: int = 0
+    seed: int = 0
+    label: str = "ppo"
+    report: object = field(default=None, repr=False)  # the final table's Report, once the run has finished
+
+
+# ------------------------------------------------------------------------------ CSV
+class CsvLog:
+    """Append-only CSV with a header that grows when a row brings a new column; rows past a point
+    can be dropped (a resumed run writes them again)."""
+
+    def __init__(self, path: Path, fields: list[str] | None = None):
+        self.path = path
+        self.fields = fields
+
+    def rows(self) -> list[dict]:
+        if not self.path.is_file():
+            return []
+        with self.path.open(newline="") as fh:
+            return list(csv.DictReader(fh))
+
+    def _rewrite(self, rows: list[dict]) -> None:
+        with self.path.open("w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=self.fields or [])
+            w.writeheader()
+            w.writerows(rows)
+
+    def truncate_after(self, env_steps: int) -> None:
+        """Drop the rows logged past `env_steps`."""
+        rows = self.rows()
+        if not rows:
+            return
+        self.fields = list(rows[0].keys())
+        self._rewrite([r for r in rows if int(r["env_steps"]) <= env_steps])
+
+    def write(self, row: dict) -> None:
+        new = not self.path.is_file() or self.path.stat().st_size == 0
+        if self.fields is None:
+            self.fields = list(self.rows()[0].keys()) if not new else list(row.keys())
+        extra = [k for k in row if k not in self.fields]
+        if extra:  # a column appeared (e.g. a pool kind's first game): rewrite the header
+            rows = self.rows()
+            self.fields += extra
+            if not new:
+                self._rewrite(rows)
+        with self.path.open("a", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=self.fields)
+            if new:
+                w.writeheader()
+            w.writerow(row)
+
+
+# ------------------------------------------------------------------------------ evaluation
+def evaluate_spec(game: str, config: dict, spec: str, opponents: list[str], deals: int, seed: int, label: str):
+    """The harness's duplicate-deal report of `spec` against each opponent, `spec` shown as `label`."""
+    from domino_training.evaluate import evaluate
+
+    report = evaluate(game, [spec, *opponents], deals, seed, dict(config), pairs=[(spec, o) for o in opponents],
+                      progress=False)
+    return relabel(report, spec, label)
+
+
+def relabel(report, spec: str, label: str):
+    """The report with agent spec `spec` shown as `label` (a policy path makes an unreadable table)."""
+    report.agents = [label if a == spec else a for a in report.agents]
+    matchups = {}
+    for (f, o), m in report.matchups.items():
+        m.focal = label if m.focal == spec else m.focal
+        m.opponent = label if m.opponent == spec else m.opponent
+        matchups[(label if f == spec else f, label if o == spec else o)] = m
+    report.matchups = matchups
+    return report
+
+
+def plot_curve(eval_csv: Path, out: Path, title: str, fair_share: float) -> Path | None:
+    """curve.png: win rate against each opponent over env steps, with 95% intervals."""
+    rows = CsvLog(eval_csv).rows()
+    if not rows:
+        return None
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("curve.png not drawn: matplotlib is not installed (pip install matplotlib)", file=sys.stderr)
+        return None
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for opp in dict.fromkeys(r["opponent"] for r in rows):
+        rs = [r for r in rows if r["opponent"] == opp]
+        x = [int(r["env_steps"]) for r in rs]
+        ax.plot(x, [float(r["win"]) for r in rs], marker="o", ms=3, label=f"vs {opp}")
+        ax.fill_between(x, [float(r["win_lo"]) for r in rs], [float(r["win_hi"]) for r in rs], alpha=0.2)
+    ax.axhline(fair_share, color="grey", ls="--", lw=1, label="fair share")
+    ax.set_xlabel("env steps (decisions)")
+    ax.set_ylabel("win rate (duplicate deals)")
+    ax.set_title(title)
+    ax.legend(loc="lower right")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+# ------------------------------------------------------------------------------ the point log
+class PointLog:
+    """The run folder as a learner sees it (see module doc)."""
+
+    def __init__(self, run: LearnerRun, learner: str, minutes: float = 0.0, evaluation: Evaluation | None = None,
+                 tensorboard: bool = False, echo=None):
+        self.run, self.learner = run, learner
+        self.dir = Path(run.run_dir)
+        self.path = self.dir / POINTS_FILE
+        self.points: list[PolicyPoint] = []
+        self.skipped: list[int] = []
+        self.minutes, self.evaluation, self.echo = float(minutes), evaluation, echo
+        self.started = time.perf_counter()
+        desc = run.describe(learner)
+        if self.path.is_file():
+            try:
+                data = json.loads(self.path.read_text())
+                theirs = data["run"]
+                self.points = [PolicyPoint(int(p["env_steps"]), float(p["seconds"]), str(p["spec"]), int(p["mark"]))
+                               for p in data["points"]]
+                self.skipped = [int(m) for m in data.get("skipped", [])]
+            except (OSError, ValueError, KeyError, TypeError) as err:
+                raise CheckpointError(f"{str(self.path)!r} is not a readable points file ({type(err).__name__}: {err})") \
+                    from None
+            diff = sorted(k for k in desc if theirs.get(k) != desc[k])
+            if diff:
+                raise CheckpointError(f"{str(self.dir)!r} holds another run ({', '.join(f'{k}={theirs.get(k)!r}' for k in diff)}; "
+                                      f"this run has {', '.join(f'{k}={desc[k]!r}' for k in diff)}): use another run_dir")
+            if not {p.mark for p in self.points} | set(self.skipped) <= set(run.marks):
+                raise CheckpointError(f"{str(self.path)!r} holds points for marks outside {run.marks}")
+        else:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            self._write()
+        (self.dir / "config.yaml").write_text(yaml.safe_dump(desc, sort_keys=False))
+        self.csv = CsvLog(self.dir / "log.csv")
+        self.evals = CsvLog(self.dir / "eval.csv", EVAL_FIELDS)
+        self._tensorboard, self._writer = tensorboard, None
+
+    def _write(self) -> None:
+        data = {"format": POINTS_FORMAT, "run": self.run.describe(self.learner),
+                "points": [dataclasses.asdict(p) for p in self.points]}
+        if self.skipped:
+            data["skipped"] = self.skipped
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text(json.dumps(data, indent=1))
+        tmp.replace(self.path)
+
+    # -------------------------------------------------------------- marks
+    def pending(self) -> list[int]:
+        """Marks not saved (nor skipped) yet, in order."""
+        done = {p.mark for p in self.points} | set(self.skipped)
+        return [m for m in self.run.marks if m not in done]
+
+    def out_of_time(self) -> bool:
+        return self.minutes > 0 and time.perf_counter() - self.started > 60.0 * self.minutes
+
+    def due(self, env_steps: int) -> list[int]:
+        """Pending marks at or below `env_steps`; once the time budget is spent, the last mark (the
+        ones before it are skipped)."""
+        pending = self.pending()
+        if pending and self.out_of_time():
+            self.skipped = sorted(set(self.skipped) | set(pending[:-1]))
+            self._write()
+            self.say(f"time budget of {self.minutes:g} min spent at {env_steps:,} env steps: the run ends here")
+            return pending[-1:]
+        return [m for m in pending if m <= env_steps]
+
+    def policy_path(self, mark: int, suffix: str = ".npz") -> Path:
+        """Where the policy of `mark` goes (absolute, so the spec works from any folder)."""
+        return (self.dir / f"policy_{int(mark):012d}{suffix}").resolve()
+
+    def save(self, mark: int, env_steps: int, seconds: float, spec: str) -> PolicyPoint:
+        """Record the policy saved for `mark` (write the file first: a point always has its file), then
+        copy it to policy.npz and evaluate it when the run has an Evaluation."""
+        if mark not in self.pending():
+            raise LearnerError(f"mark {mark} is not pending (pending: {self.pending()})")
+        point = PolicyPoint(int(env_steps), float(seconds), spec, int(mark))
+        self.points.append(point)
+        self.points.sort(key=lambda p: p.mark)
+        self._write()
+        _, _, path = spec.partition("=")
+        if path.endswith(".npz") and Path(path).is_file():
+            shutil.copyfile(path, self.dir / "policy.npz")
+        if self.evaluation is not None and self.evaluation.deals and self.evaluation.opponents:
+            self._evaluate_point(point)
+        return point
+
+    # -------------------------------------------------------------- logs
+    def record(self, row: dict) -> None:
+        """One row of training metrics (it must hold ``env_steps``): log.csv, and tb/ when asked."""
+        self.csv.write(row)
+        writer = self._tb()
+        if writer is not None:
+            for k, v in row.items():
+                if k not in ("update", "env_steps") and isinstance(v, (int, float)) and math.isfinite(v):
+                    writer.add_scalar(f"train/{k}", v, int(row["env_steps"]))
+
+    def resumed_at(self, env_steps: int) -> None:
+        """The learner continues from `env_steps`: drop the rows logged after it."""
+        self.csv.truncate_after(env_steps)
+        self.evals.truncate_after(env_steps)
+        self.say(f"resumed {self.dir} at {env_steps:,} env steps")
+
+    def say(self, text: str) -> None:
+        if self.echo is not None:
+            self.echo(text)
+
+    def _tb(self):
+        if not self._tensorboard:
+            return None
+        if self._writer is None:
+            try:
+                from torch.utils.tensorboard import SummaryWriter
+            except ImportError:  # tensorboard is in the train extra; the run goes on without it
+                self._tensorboard = False
+                return None
+            self._writer = SummaryWriter(str(self.dir / "tb"))
+        return self._writer
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+    # -------------------------------------------------------------- evaluation
+    def _evaluate_point(self, point: PolicyPoint) -> None:
+        ev = self.evaluation
+        report = evaluate_spec(self.run.game, self.run.config, point.spec, ev.opponents, ev.deals, ev.seed, ev.label)
+        parts = []
+        for opp in ev.opponents:
+            m = report.matchups[(ev.label, opp)]
+            w, r = m.win_stat, m.reward_stat
+            self.evals.write({"env_steps": point.env_steps, "seconds": round(point.seconds, 1), "opponent": opp,
+                              "win": round(w.mean, 4), "win_lo": round(w.lo, 4), "win_hi": round(w.hi, 4),
+                              "reward": round(r.mean, 4), "deals": ev.deals})
+            writer = self._tb()
+            if writer is not None:
+                writer.add_scalar(f"eval/win_vs_{opp}", w.mean, point.env_steps)
+            parts.append(f"{opp} {w.mean:.3f}")
+        self.say(f"{point.env_steps:,} env steps: win vs " + ", ".join(parts))
+
+    def finish(self):
+        """At the end of a run: curve.png from eval.csv, and the final table of the last policy
+        (final_eval.md/.json) when the Evaluation asks for one; returns that Report or None."""
+        self.close()
+        ev = self.evaluation
+        if ev is None or not self.points:
+            return None
+        import domino_envs
+
+        fair = 1.0 / domino_envs.make_game(self.run.game, **self.run.config).num_players
+        plot_curve(self.evals.path, self.dir / "curve.png", f"{self.run.game}: {self.learner}", fair)
+        if not (ev.final_deals and ev.final_opponents):
+            return None
+        report = evaluate_spec(self.run.game, self.run.config, self.points[-1].spec, ev.final_opponents,
+                               ev.final_deals, ev.seed, ev.label)
+        (self.dir / "final_eval.md").write_text(report.markdown())
+        (self.dir / "final_eval.json").write_text(json.dumps(report.to_json(), indent=2))
+        ev.report = report
+        return report
+
+
+# ------------------------------------------------------------------------------ the loop of ppo and dmc
+def drive(trainer, log: PointLog, budget: int, agent: str, checkpoint_every: int, progress: bool,
+          offset: int = 0) -> None:
+    """The loop of the learners with a `Trainer`-shaped object (iterate, env_steps, seconds,
+    export_policy, save_checkpoint): save every due mark (policy file, point with the spec
+    `agent`:checkpoint=, then the checkpoint, so a kill between them loses nothing), stop when no
+    mark is pending, else one more iteration, its row logged."""
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=budget, initial=min(budget, offset + trainer.env_steps), unit="step", desc=log.learner,
+                   file=sys.stderr)
+    since = 0
+    try:
+        while True:
+            steps = offset + trainer.env_steps
+            due = log.due(steps)
+            for mark in due:
+                path = trainer.export_policy(log.policy_path(mark))
+                log.save(mark, steps, trainer.seconds, f"{agent}:checkpoint={path}")
+            if due:
+                trainer.save_checkpoint()
+                since = 0
+            if not log.pending():
+                return
+            row = trainer.iterate()
+            log.record({**row, "env_steps": offset + trainer.env_steps})
+            since += 1
+            if since >= checkpoint_every:
+                trainer.save_checkpoint()
+                since = 0
+            if bar is not None:
+                bar.update(min(budget, offset + trainer.env_steps) - bar.n)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+__all__ = ["CsvLog", "EVAL_FIELDS", "Evaluation", "LearnerError", "LearnerRun", "POINTS_FILE", "PointLog", "PolicyPoint",
+           "drive", "evaluate_spec", "plot_curve", "relabel"]
