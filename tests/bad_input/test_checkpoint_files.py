@@ -1,13 +1,17 @@
 """Files from outside the process never crash a load or run code: a corrupted or crafted training
 checkpoint (`domino train --resume`), policy file (`ppo:checkpoint=`, `trained`) or SB3 model zip
 (`sb3:model=`) gives a CheckpointError naming what is wrong, and loading an SB3 zip unpickles nothing.
+No load runs code planted in a pickle: not an agent's file (`mlp`/`ppo`, `dmc`, `sb3`, `rllib`,
+`tabular`) nor a training checkpoint (ppo's, dmc's); each test checks that the plant is live.
 """
 from __future__ import annotations
 
 import base64
+import gzip
 import io
 import json
 import pickle
+import re
 import zipfile
 
 import numpy as np
@@ -17,7 +21,7 @@ import torch
 import domino_envs
 from domino_agents import trained
 from domino_agents.registry import make_agent
-from domino_agents.trained import load_policy, save_policy
+from domino_agents.trained import load_policy, policy_meta, save_policy
 from domino_envs.errors import CheckpointError
 from domino_envs.games import draw
 from domino_training.configs import load_run
@@ -257,12 +261,18 @@ def test_an_sb3_zip_with_a_planted_pickle_loads_without_running_it(sb3_zip, tmp_
     assert marker.exists()  # ...but SB3's loader ran the pickle first
 
 
+def _random_layers(game, hidden=16):
+    """Weights of a policy for `game` with one hidden layer: what a policy file holds."""
+    rng = np.random.default_rng(1)
+    return [(rng.normal(size=(hidden, game.obs_size)), np.zeros(hidden)),
+            (rng.normal(size=(game.num_actions, hidden)), np.zeros(game.num_actions))]
+
+
 def test_an_rllib_checkpoint_with_planted_pickles_loads_without_running_them(tmp_path):
     """RLlib's own loader unpickles module_state.pkl and class_and_ctor_args.pkl; here both create a
     file when unpickled. The rllib agent reads only domino_policy.npz, so it plays and the file is
     never created; without that file it refuses with a CheckpointError, and still runs nothing."""
     from domino_agents.rllib_agent import POLICY_FILE
-    from domino_agents.trained import policy_meta
 
     game = domino_envs.make_game("draw_v0")
     marker = tmp_path / "pwned"
@@ -270,9 +280,7 @@ def test_an_rllib_checkpoint_with_planted_pickles_loads_without_running_them(tmp
     module.mkdir(parents=True)
     for name in ("module_state.pkl", "class_and_ctor_args.pkl"):
         (module / name).write_bytes(pickle.dumps(_Plant(marker)))
-    rng = np.random.default_rng(1)
-    layers = [(rng.normal(size=(16, game.obs_size)), np.zeros(16)),
-              (rng.normal(size=(game.num_actions, 16)), np.zeros(game.num_actions))]
+    layers = _random_layers(game)
     save_policy(tmp_path / "ckpt" / POLICY_FILE, layers, {**policy_meta(game, (16,), "rllib", 100), "activation": "tanh"})
     agent = make_agent(f"rllib:checkpoint={tmp_path / 'ckpt'}", game)
     s = game.new_state()
@@ -283,6 +291,79 @@ def test_an_rllib_checkpoint_with_planted_pickles_loads_without_running_them(tmp
         make_agent(f"rllib:checkpoint={tmp_path / 'ckpt'}", game)
     assert not marker.exists()
     pickle.loads((module / "module_state.pkl").read_bytes()).close()  # what RLlib's loader would do first
+    assert marker.exists()  # the plant is live
+
+
+# ------------------------------------------------------------------------------ planted pickles, every loader
+def _planted_policy(path, game, marker, algo):
+    """A policy file whose first weight matrix is an object array holding the plant (numpy pickles
+    object arrays into the .npz, and np.load(allow_pickle=True) would unpickle it)."""
+    save_policy(path, _random_layers(game), policy_meta(game, (16,), algo, 100))
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in data.files}
+    arrays["w0"] = np.array([_Plant(marker)], dtype=object)
+    np.savez(path, **arrays)
+    return lambda: np.load(path, allow_pickle=True)["w0"][0].close()  # what an unsafe loader would do
+
+
+def _planted_table(path, game, marker, algo):
+    """A tabular policy file (JSON, gzip for .gz) whose bytes are a pickle of the plant instead."""
+    blob = pickle.dumps(_Plant(marker))
+    path.write_bytes(gzip.compress(blob) if path.name.endswith(".gz") else blob)
+    return lambda: pickle.loads(gzip.decompress(path.read_bytes()) if path.name.endswith(".gz")
+                                else path.read_bytes()).close()
+
+
+@pytest.mark.parametrize("spec, file, plant, says", [
+    ("mlp:checkpoint={}", "policy.npz", _planted_policy, "Object arrays cannot be loaded"),
+    ("ppo:checkpoint={}", "policy.npz", _planted_policy, "Object arrays cannot be loaded"),
+    ("dmc:checkpoint={}", "policy.npz", _planted_policy, "Object arrays cannot be loaded"),
+    ("tabular:path={}", "policy.json", _planted_table, "not a readable tabular policy file"),
+    ("tabular:path={}", "policy.json.gz", _planted_table, "not a readable tabular policy file"),
+], ids=["mlp", "ppo", "dmc", "tabular", "tabular-gz"])
+def test_an_agent_file_with_a_planted_pickle_is_refused_without_running_it(tmp_path, spec, file, plant, says):
+    """A file given to an agent spec holds a pickle that creates a file when unpickled: loading it is
+    a CheckpointError naming the file, and the file is never created; an unsafe load would create it."""
+    game = domino_envs.make_game("draw_v0")
+    marker, path = tmp_path / "pwned", tmp_path / file
+    unsafe_load = plant(path, game, marker, spec.partition(":")[0])
+    with pytest.raises(CheckpointError, match=re.escape(str(path)) + ".*" + says):
+        make_agent(spec.format(path), game)
+    assert not marker.exists()
+    unsafe_load()
+    assert marker.exists()  # the plant is live
+
+
+def _ppo_trainer(folder):
+    return Trainer(load_run(game="draw_v0", overrides=TINY), folder)
+
+
+def _dmc_trainer(folder):
+    from domino_training.learners import LearnerRun, dmc_settings
+    from domino_training.learners.dmc import DMCTrainer
+
+    params = {"dmc.num_envs": 2, "dmc.rollout_steps": 4, "dmc.batch_size": 8, "dmc.replay_size": 64,
+              "network.hidden": [8], "dmc.torch_threads": 1}
+    return DMCTrainer("draw_v0", {}, dmc_settings(LearnerRun("draw_v0", {}, 0, 1024, [1024], folder, params)),
+                      0, folder)
+
+
+@pytest.mark.parametrize("make_trainer", [_ppo_trainer, _dmc_trainer], ids=["ppo", "dmc"])
+def test_a_training_checkpoint_with_a_planted_pickle_is_refused_without_running_it(tmp_path, make_trainer):
+    """The trainer's own checkpoint.pt, its `extra` replaced by a pickle that creates a file when
+    unpickled: torch.load(weights_only=True) refuses it (an UnpicklingError), which resuming turns into
+    a CheckpointError naming the file; the file is never created, though a plain torch.load creates it."""
+    t = make_trainer(tmp_path / "run")
+    path = t.save_checkpoint()
+    data = torch.load(path, weights_only=True)
+    marker = tmp_path / "pwned"
+    data["extra"] = {"note": _Plant(marker)}
+    torch.save(data, path)
+    with pytest.raises(CheckpointError, match=re.escape(str(path)) + ".*not a readable training checkpoint "
+                                              r"\(UnpicklingError: Weights only load failed"):
+        t.load_checkpoint(path)
+    assert not marker.exists()
+    torch.load(path, weights_only=False)["extra"]["note"].close()
     assert marker.exists()  # the plant is live
 
 
