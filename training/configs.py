@@ -114,7 +114,9 @@ class Distill:
 
 @dataclass
 class Eval:
-    every_updates: int = 25         # evaluation against `opponents` during training (0: never)
+    every_updates: int = 25         # evaluation against `opponents` during training every that many PPO updates
+    #                                 worth of env steps (ppo.num_envs x ppo.rollout_steps each), whatever the learner
+    every_env_steps: int = 0        # > 0: every that many env steps instead (the unit of every learner)
     deals: int = 100                # duplicate deals per matchup during training
     opponents: list = field(default_factory=lambda: ["random", "greedy", "heuristic"])
     final_deals: int = 500          # duplicate deals per matchup of the table at the end (0: none)
@@ -391,6 +393,7 @@ def validate(train: TrainConfig) -> None:
         need(not getattr(d, key) or train.algo == "ppo", f"distill.{key}", getattr(d, key),
              f"search distillation is for algo ppo only (with another algo: --set distill.{key}=0)")
     need(train.eval.every_updates >= 0, "eval.every_updates", train.eval.every_updates, "must be >= 0")
+    need(train.eval.every_env_steps >= 0, "eval.every_env_steps", train.eval.every_env_steps, "must be >= 0")
     need(train.eval.deals >= 1, "eval.deals", train.eval.deals, "must be >= 1")
     need(train.eval.final_deals >= 0, "eval.final_deals", train.eval.final_deals, "must be >= 0")
     for key in ("n_steps", "batch_size", "n_epochs", "n_envs", "refresh_every", "torch_threads"):

@@ -8,10 +8,11 @@ incumbent when its win share beats the fair share. Numpy only, no torch.
     python docs/examples/my_learner.py            # trains on draw_v0 and evaluates against random
 
 What makes it a learner: `train` takes (run, log, progress), counts every decision it steps as env
-steps, saves a policy file (agents/trained.py's format: `save_policy`, loaded by
-``mlp:checkpoint=PATH``) at each mark with ``log.save``, and keeps its state in the run folder so
-that a second call after a kill continues; `register_learner` makes ``train_learner("my_learner", run)``
-and the benchmark find it.
+steps, logs a row a round with ``log.record``, saves a policy file (agents/trained.py's format:
+`save_policy`, loaded by ``mlp:checkpoint=PATH``) at each mark with ``log.save``, and keeps its state
+in the run folder so that a second call after a kill continues; one `register_learner` call makes
+``domino train draw_v0 --learner my_learner --import docs/examples/my_learner.py``,
+``train_learner("my_learner", run)`` and the benchmark find it.
 """
 from __future__ import annotations
 
@@ -53,6 +54,7 @@ def train(run: LearnerRun, log: PointLog, progress: bool) -> None:
         with np.load(state) as d:
             w, b = d["w"], d["b"]
             env_steps, seconds = int(d["env_steps"]), float(d["seconds"])
+        log.resumed_at(env_steps)  # the rows logged after that mark (by a killed session) are dropped
     else:
         w = np.zeros((game.num_actions, game.obs_size), np.float32)
         b = np.zeros(game.num_actions, np.float32)
@@ -83,9 +85,12 @@ def train(run: LearnerRun, log: PointLog, progress: bool) -> None:
                 games += 1
                 returns[i] = 0.0
         env_steps += venv.num_envs * s["search.steps_per_round"]
-        if games and wins / games > 1.0 / n:
+        accepted = bool(games and wins / games > 1.0 / n)
+        if accepted:
             w, b = cw, cb
         seconds += time.perf_counter() - t0
+        log.record({"env_steps": env_steps, "seconds": round(seconds, 3), "candidate_win": wins / max(games, 1),
+                    "accepted": int(accepted)})  # log.csv (and tb/ under domino train)
         for mark in log.due(env_steps):
             path = log.policy_path(mark)
             save_policy(path, [(w, b)], policy_meta(game, [], "my_learner", env_steps))

@@ -220,6 +220,28 @@ def test_the_ci_profile_runs_the_whole_pipeline_and_a_second_call_redoes_nothing
             "docs/benchmark_ci_rllib.md`") in text and "| rllib |" not in text
 
 
+def test_a_distillation_run_joins_the_benchmark_through_its_params_alone(tmp_path, suite_copy):
+    """The suite's ppo_distill entry (learner: ppo, distill.* params) runs as a learner of its own:
+    rounds of the search teacher alternate with PPO in its run folder, and its scores and report rows
+    carry its name."""
+    suite, lock = suite_copy
+    tiny = {**yaml.safe_load(suite.read_text())["runs"]["ci"]["params"]["ppo"], "distill.positions": 16,
+            "distill.every_updates": 2, "distill.teacher": "pimc:n=2,rollout=policy,policy=current"}
+    _edit(suite, lambda d: d["runs"]["ci"].__setitem__("learners", {"ppo_distill": 1}))
+    _edit(suite, lambda d: d["runs"]["ci"]["params"].__setitem__("ppo_distill", tiny))
+    s = bench_suite.load_suite("ci", suite)
+    assert s.learner_of("ppo_distill") == "ppo" and s.params["ppo_distill"]["distill.every_updates"] == 2
+    out, report = tmp_path / "out", tmp_path / "r.md"
+    result = cli.run_benchmark("ci", out, report, suite, lock, reps=100, bootstrap=10, echo=lambda *a: None)
+    assert {r["learner"] for r in result["scores"]} == {"ppo_distill"}
+    rounds = (out / "runs" / "block" / "ppo_distill" / "seed0" / "distill.csv").read_text().splitlines()[1:]
+    assert len(rounds) >= 3 and all(r.split(",")[0] == str(i + 1) for i, r in enumerate(rounds))
+    assert "| ppo_distill | 1 |" in report.read_text()
+    _edit(suite, lambda d: d["learners"]["ppo_distill"].__setitem__("learner", "nope"))
+    with pytest.raises(ConfigError, match=r"ppo_distill \(learner: nope\)"):
+        bench_suite.load_suite("ci", suite)
+
+
 def test_a_learner_of_ones_own_joins_the_suite_by_import(tmp_path, suite_copy, monkeypatch):
     from domino_training.learners import interface as learners
 

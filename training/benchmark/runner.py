@@ -83,7 +83,7 @@ def train_and_score(suite: Suite, out: Path, game_name: str, learner: str, seed:
     t0 = time.perf_counter()
     run = LearnerRun(game=game.env, config=dict(game.config), seed=seed, budget=suite.budget,
                      marks=list(suite.marks), run_dir=run_dir, params=dict(suite.params.get(learner, {})))
-    points = sorted(train_learner(learner, run), key=lambda p: p.mark)
+    points = sorted(train_learner(suite.learner_of(learner), run), key=lambda p: p.mark)
     rows = []
     for i, p in enumerate(points):  # keyed by the mark; the learner's own count is kept beside it
         last = i == len(points) - 1

@@ -53,6 +53,11 @@ class Suite:
     why: dict[str, str] = field(default_factory=dict)  # learner -> why it runs fewer games (shown in the report)
     left_out: list[str] = field(default_factory=list)  # optional learners of the profile not selected
     capped: dict[str, int] = field(default_factory=dict)  # learner -> the profile's seeds, where --seeds ran fewer
+    bases: dict[str, str] = field(default_factory=dict)  # entry -> the learner it runs, where they differ
+
+    def learner_of(self, entry: str) -> str:
+        """The registered learner an entry of the suite runs (an entry such as ppo_distill names one)."""
+        return self.bases.get(entry, entry)
 
     def run_list(self) -> list[tuple[str, str, int]]:
         """(game, learner, seed) of every run, games in suite order."""
@@ -140,8 +145,16 @@ def load_suite(profile: str, path: Path | None = None, only: list[str] | None = 
         for g in only:
             _need(g in games, "--only", g, f"one of the protocol's games {list(games)}")
         runs = {k: (s, [g for g in gs if g in only]) for k, (s, gs) in runs.items()}
+    params = data["learners"] or {}
+    _need(isinstance(params, dict), "learners", params, "a mapping learner -> settings")
+    params = {k: dict(v or {}) for k, v in params.items()}
+    for k, v in (spec.get("params") or {}).items():  # the profile's own settings on top (ci: tiny batches)
+        params[k] = {**params.get(k, {}), **dict(v or {})}
+    bases = {k: v.pop("learner", k) for k, v in params.items()}  # an entry may run a learner with its own params
     for lr in runs:
-        _need(lr in LEARNERS, f"runs.{profile}.learners", lr, f"a registered learner {sorted(LEARNERS)}")
+        base = bases.get(lr, lr)
+        _need(base in LEARNERS, f"runs.{profile}.learners", lr if base == lr else f"{lr} (learner: {base})",
+              f"a registered learner {sorted(LEARNERS)}, or an entry of `learners` naming one with `learner: NAME`")
     capped = {}
     if seeds is not None:
         _need(isinstance(seeds, int) and not isinstance(seeds, bool) and seeds >= 1, "--seeds", seeds, "a positive int")
@@ -154,17 +167,12 @@ def load_suite(profile: str, path: Path | None = None, only: list[str] | None = 
         left_out = []
         runs = {k: v for k, v in runs.items() if k in learners}
     else:
-        left_out = [k for k in runs if LEARNERS[k].optional]
+        left_out = [k for k in runs if LEARNERS[bases.get(k, k)].optional]
         runs = {k: v for k, v in runs.items() if k not in left_out}
-    params = data["learners"] or {}
-    _need(isinstance(params, dict), "learners", params, "a mapping learner -> settings")
-    params = {k: dict(v or {}) for k, v in params.items()}
-    for k, v in (spec.get("params") or {}).items():  # the profile's own settings on top (ci: tiny batches)
-        params[k] = {**params.get(k, {}), **dict(v or {})}
     return Suite(version, profile, p, games, budget, steps, list(p["ladder"]), _per_profile(p, "ladder_deals", profile),
                  p["search"], _per_profile(p, "search_deals", profile), _per_profile(p, "crossplay_deals", profile),
                  int(p["deal_seed"]), runs, params, {k: w for k, w in why.items() if k in runs}, left_out,
-                 {k: n for k, n in capped.items() if k in runs})
+                 {k: n for k, n in capped.items() if k in runs}, {k: b for k, b in bases.items() if k != b})
 
 
 # ------------------------------------------------------------------------------ the frozen protocol

@@ -11,8 +11,8 @@
 The config file (the game's shipped one, or --config) gives the game, its rule keys and the run's
 settings: ``seed``, ``budget.env_steps`` (every decision trained on, an imitation warm start's
 included), ``budget.minutes`` (a time budget, 0: none; a resumed run gets it afresh) and ``eval``
-(each ``eval.every_updates`` x ``ppo.num_envs`` x ``ppo.rollout_steps`` env steps a policy is saved and
-played against ``eval.opponents``; the last against ``eval.final_opponents``). The learners ``ppo``,
+(every ``eval.every_env_steps`` env steps, or ``eval.every_updates`` PPO updates' worth, a policy is
+saved and played against ``eval.opponents``; the last against ``eval.final_opponents``). The learners ``ppo``,
 ``ppo_bc`` and ``sb3`` take the rest of its train section as their params (imitation and distillation
 included: the file's recipe is what runs); any other learner takes its params from ``--set`` (keys
 outside seed, budget and eval), checked by the learner.
@@ -33,8 +33,8 @@ from pathlib import Path
 from domino_envs.core import DominoError
 from domino_training.commands import HelpFormatter
 from domino_training.configs import RunConfig, TrainConfig, load_run
-from domino_training.learners.interface import LEARNERS, learner_names, train_learner
-from domino_training.learners.run_folder import POINTS_FILE, Evaluation, LearnerError, LearnerRun
+from domino_training.learners.interface import learner_names, train_learner
+from domino_training.learners.run_folder import POINTS_FILE, Evaluation, LearnerRun
 
 RUN_LEVEL = ("seed", "algo", "budget", "eval")  # train keys the command reads itself; the rest are the learner's
 FROM_CONFIG = {"ppo": ("ppo", "network", "opponents", "imitation", "distill"), "ppo_bc": ("ppo", "network", "opponents",
@@ -54,10 +54,10 @@ def learner_params(learner: str, train: TrainConfig) -> dict:
 
 
 def eval_marks(train: TrainConfig) -> list[int]:
-    """Where policies are saved and evaluated: every eval.every_updates PPO updates' worth of env steps,
-    and at the budget."""
-    budget = train.budget.env_steps
-    every = train.eval.every_updates * train.ppo.num_envs * train.ppo.rollout_steps if train.eval.deals else 0
+    """Where policies are saved and evaluated: every eval.every_env_steps env steps, else every
+    eval.every_updates PPO updates' worth (0 and 0: at the budget only), and at the budget."""
+    budget, ev = train.budget.env_steps, train.eval
+    every = ev.every_env_steps or ev.every_updates * train.ppo.num_envs * train.ppo.rollout_steps
     return [*range(every, budget, every), budget] if every else [budget]
 
 
@@ -67,8 +67,6 @@ def train(run: RunConfig, run_dir: str | Path, learner: str | None = None, resum
     algo) into run_dir through the one driver; `params` adds a learner's own keys. Returns the final
     evaluation's Report, or None without one."""
     learner = learner or run.train.algo
-    if learner not in LEARNERS:
-        raise LearnerError(f"unknown learner {learner!r}; learners: {learner_names()} (or one an --import registers)")
     run_dir = Path(run_dir)
     held = [name for name in CHECKPOINTS if (run_dir / name).is_file()]
     if held and not resume:
@@ -76,8 +74,8 @@ def train(run: RunConfig, run_dir: str | Path, learner: str | None = None, resum
                           f"or choose another --run-dir")
     cfg = run.train
     ev = cfg.eval
-    evaluation = Evaluation(ev.opponents, ev.deals if ev.every_updates else 0, ev.final_opponents, ev.final_deals,
-                            ev.seed, label=learner)
+    evaluation = Evaluation(ev.opponents, ev.deals if ev.every_updates or ev.every_env_steps else 0,
+                            ev.final_opponents, ev.final_deals, ev.seed, label=learner)
     job = LearnerRun(run.game, dict(run.config), cfg.seed, cfg.budget.env_steps, eval_marks(cfg), run_dir,
                      {**learner_params(learner, cfg), **(params or {})})
     points = train_learner(learner, job, progress=sys.stderr.isatty() if progress is None else progress,
