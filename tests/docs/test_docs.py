@@ -39,6 +39,7 @@ import pytest
 
 import domino_envs
 from domino_envs import registry
+from domino_training.learners import interface as learner_registry
 from tests.helpers import fenced_blocks, run_snippet
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -460,7 +461,6 @@ def check_domino_command(argv: list[str]) -> None:
     names in the checkout is imported first (what it registers is forgotten after the check); a file
     name the checkout lacks is the reader's own (``--import my_learner.py``)."""
     from domino_agents import registry as agent_registry
-    from domino_training.learners import interface as learner_registry
 
     with mock.patch.dict(agent_registry.AGENTS), mock.patch.dict(learner_registry.LEARNERS):
         _check_domino_command(argv)
@@ -497,11 +497,16 @@ def _check_domino_command(argv: list[str]) -> None:
             parse_spec(fields[key])
     for spec in list(fields.get("agents") or []) + list(fields.get("specs") or []):
         parse_spec(spec)
-    if command == "train":
-        from domino_training.configs import load_run
+    if command == "train":  # the config loads, the learner exists and takes the params it is given
+        from domino_training.learners.train import learner_run, plan
 
-        overrides = list(args.set) + ([f"algo={args.algo}"] if args.algo else [])
-        load_run(args.config, args.game, overrides, demo=args.demo)
+        run, learner, params = plan(args)
+        if learner in learner_registry.LEARNERS:
+            check = learner_registry.LEARNERS[learner].check
+            if check is not None:
+                check(learner_run(run, "unused", learner, params))
+        else:
+            assert any(not Path(i).is_file() for i in fields.get("imports") or []), f"domino train: no learner {learner}"
     elif "set" in fields or "config" in fields:
         pairs = list(fields.get("set") or []) + list(fields.get("config") or [])
         for game in games:
@@ -555,6 +560,10 @@ def test_command_check_rejects_bad_lines():
         check_domino_command(["train", "draw_v0", "--no-such-flag"])
     with pytest.raises(domino_envs.ConfigError):
         check_domino_command(["train", "draw_v0", "--set", "ppo.no_such_key=1"])
+    with pytest.raises(domino_envs.ConfigError, match="dmc.no_such_key"):
+        check_domino_command(["train", "draw_v0", "--learner", "dmc", "--set", "dmc.no_such_key=1"])
+    with pytest.raises(AssertionError, match="no learner nope"):
+        check_domino_command(["train", "draw_v0", "--learner", "nope"])
     with pytest.raises(ValueError):
         check_domino_command(["evaluate", "--game", "draw_v0", "--agents", "no_such_agent"])
     with pytest.raises(AssertionError):

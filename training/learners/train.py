@@ -61,6 +61,24 @@ def eval_marks(train: TrainConfig) -> list[int]:
     return [*range(every, budget, every), budget] if every else [budget]
 
 
+def learner_run(run: RunConfig, run_dir: str | Path, learner: str, params: dict | None = None) -> LearnerRun:
+    """The LearnerRun `domino train` gives the one driver: the config's game, rules, seed and budget, the
+    marks of its eval section, the learner's params from the config and `params`."""
+    cfg = run.train
+    return LearnerRun(run.game, dict(run.config), cfg.seed, cfg.budget.env_steps, eval_marks(cfg), Path(run_dir),
+                      {**learner_params(learner, cfg), **(params or {})})
+
+
+def plan(args) -> tuple[RunConfig, str, dict]:
+    """The parsed command line as (resolved config, learner, the learner's own params from --set)."""
+    if args.learner and args.algo and args.learner != args.algo:
+        raise DominoError(f"--learner {args.learner} and --algo {args.algo} disagree: give --learner only")
+    learner = args.learner or args.algo
+    overrides, params = split_overrides(learner, args.set)
+    run = load_run(args.config, args.game, overrides, demo=args.demo)
+    return run, learner or run.train.algo, params
+
+
 def train(run: RunConfig, run_dir: str | Path, learner: str | None = None, resume: bool = False,
           progress: bool | None = None, echo=print, params: dict | None = None):
     """`domino train` as a function: `run` (a resolved config) trained by `learner` (default: the config's
@@ -76,8 +94,7 @@ def train(run: RunConfig, run_dir: str | Path, learner: str | None = None, resum
     ev = cfg.eval
     evaluation = Evaluation(ev.opponents, ev.deals if ev.every_updates or ev.every_env_steps else 0,
                             ev.final_opponents, ev.final_deals, ev.seed, label=learner)
-    job = LearnerRun(run.game, dict(run.config), cfg.seed, cfg.budget.env_steps, eval_marks(cfg), run_dir,
-                     {**learner_params(learner, cfg), **(params or {})})
+    job = learner_run(run, run_dir, learner, params)
     points = train_learner(learner, job, progress=sys.stderr.isatty() if progress is None else progress,
                            minutes=cfg.budget.minutes, evaluation=evaluation, tensorboard=True, echo=echo)
     last = points[-1]
@@ -138,12 +155,7 @@ def main(argv: list[str] | None = None) -> int:
         from domino_training.user_code import import_all
 
         import_all(args.imports)
-        if args.learner and args.algo and args.learner != args.algo:
-            raise DominoError(f"--learner {args.learner} and --algo {args.algo} disagree: give --learner only")
-        learner = args.learner or args.algo
-        overrides, params = split_overrides(learner, args.set)
-        run = load_run(args.config, args.game, overrides, demo=args.demo)
-        learner = learner or run.train.algo
+        run, learner, params = plan(args)
         run_dir = args.run_dir or f"runs/{run.game}-{learner}-s{run.train.seed}"
         report = train(run, run_dir, learner, resume=args.resume, progress=False if args.no_progress else None,
                        params=params)
