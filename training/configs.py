@@ -26,6 +26,7 @@ import yaml
 
 import domino_envs
 from domino_envs.core import ConfigError
+from domino_training.settings import set_key
 
 if TYPE_CHECKING:
     import torch
@@ -50,16 +51,16 @@ class Network:
 class PPO:
     num_envs: int = 256             # games stepped in lockstep
     rollout_steps: int = 64         # vector steps per update (num_envs * rollout_steps decisions)
-    lr: float = 3e-4
+    lr: float = 3e-4                # Adam's learning rate
     anneal_lr: bool = True          # linear decay to 0 over the budget
     gamma: float = 1.0              # episodes are short and end in one reward: no discount
-    gae_lambda: float = 0.95
-    clip: float = 0.2
-    epochs: int = 4
-    minibatch_size: int = 4096
-    ent_coef: float = 0.01
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
+    gae_lambda: float = 0.95        # GAE's lambda: bias against variance of the advantages
+    clip: float = 0.2               # PPO's ratio clip
+    epochs: int = 4                 # passes over each rollout
+    minibatch_size: int = 4096      # decisions per gradient step
+    ent_coef: float = 0.01          # entropy bonus
+    vf_coef: float = 0.5            # value loss weight
+    max_grad_norm: float = 0.5      # gradient norm clip
     reward: str = "win"             # "win": the hand's win share minus the fair share; "score": the game's rewards
     score_scale: float = 0.02       # multiplies the game's rewards when reward == "score"
     perfect_info_critic: bool = False  # the critic reads every seat's observation (actor: its own only)
@@ -76,9 +77,9 @@ class Opponents:
 
     self_play: float = 0.5          # every seat is the learner (each seat's decisions train it)
     snapshot: float = 0.2           # a frozen earlier learner in the other seats
-    random: float = 0.1
-    greedy: float = 0.1
-    heuristic: float = 0.1
+    random: float = 0.1             # random players in the other seats
+    greedy: float = 0.1             # greedy players in the other seats
+    heuristic: float = 0.1          # the game's heuristic in the other seats
     target: float = 0.0             # a fixed agent, `target_spec`, in the other seats (ppo only; a best response)
     target_spec: str = ""           # its agent spec: random, greedy, heuristic, mlp:checkpoint=PATH, trained...
     snapshot_every: int = 10        # updates between snapshots added to the pool
@@ -91,8 +92,8 @@ class Imitation:
 
     teacher: str = "heuristic"      # an agent spec that plays from observations: heuristic, greedy, trained...
     decisions: int = 0              # teacher decisions to learn from
-    epochs: int = 8
-    lr: float = 1e-3
+    epochs: int = 8                 # passes over the demonstrations
+    lr: float = 1e-3                # Adam's learning rate while cloning
 
 
 @dataclass
@@ -107,7 +108,7 @@ class Distill:
     window: int = 0                 # fit the positions of the last `window` rounds (0: all rounds so far)
     positions: int = 20000          # teacher-labelled decisions a round
     epochs: int = 4                 # passes over every position gathered so far, each round
-    lr: float = 3e-4
+    lr: float = 3e-4                # Adam's learning rate of each round's fit
     temperature: float = 0.0        # 0: the teacher's best actions (ties split); > 0: softmax(win share / temperature)
     teacher_moves: float = 0.5      # round 0 only: share of the student's decisions the teacher plays instead
 
@@ -127,11 +128,11 @@ class Eval:
 @dataclass
 class SB3:
     n_steps: int = 512              # MaskablePPO's rollout length per env
-    batch_size: int = 256
-    n_epochs: int = 4
-    lr: float = 3e-4
-    gamma: float = 1.0
-    ent_coef: float = 0.01
+    batch_size: int = 256           # MaskablePPO's minibatch
+    n_epochs: int = 4               # passes over each rollout
+    lr: float = 3e-4                # Adam's learning rate
+    gamma: float = 1.0              # discount (1: episodes are short and end in one reward)
+    ent_coef: float = 0.01          # entropy bonus
     n_envs: int = 4                 # SingleSeatEnv copies in a DummyVecEnv
     refresh_every: int = 10_000     # timesteps between copies of the learner into the self-play opponents
     torch_threads: int = 1          # MaskablePPO was fastest with 1 (2,863 timesteps/s vs 2,338 with 2)
@@ -213,48 +214,6 @@ def default_path(game: str) -> Path:
 
 
 # ------------------------------------------------------------------------------ train section
-def _section_fields(obj) -> dict[str, Any]:
-    return {f.name: f for f in dataclasses.fields(obj)}
-
-
-def _check_type(where: str, current, value):
-    """value, if it has the type of the field's current value (ints accepted for floats)."""
-    if dataclasses.is_dataclass(current):
-        raise ConfigError(f"{where} is a section; set one of its keys: {list(_section_fields(current))}")
-    if isinstance(current, bool):
-        ok = isinstance(value, bool)
-    elif isinstance(current, int):
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif isinstance(current, float):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        value = float(value) if ok else value
-    elif isinstance(current, list):
-        ok = isinstance(value, list)
-    elif isinstance(current, str):
-        ok = isinstance(value, str)
-    else:
-        ok = True
-    if not ok:
-        raise ConfigError(f"{where}={value!r} must be a {type(current).__name__} like the default {current!r}")
-    return value
-
-
-def set_key(train: TrainConfig, dotted: str, value) -> None:
-    """Set one training key by its dotted path; ConfigError for an unknown key or a wrong type."""
-    obj, parts = train, dotted.split(".")
-    for i, part in enumerate(parts):
-        fields = _section_fields(obj)
-        if part not in fields:
-            where = ".".join(parts[:i]) or "train"
-            raise ConfigError(f"unknown training key {dotted!r}: {where} has keys {list(fields)}")
-        if i == len(parts) - 1:
-            setattr(obj, part, _check_type(dotted, getattr(obj, part), value))
-        else:
-            obj = getattr(obj, part)
-            if not dataclasses.is_dataclass(obj):
-                raise ConfigError(f"unknown training key {dotted!r}: {'.'.join(parts[:i + 1])} is not a section")
-
-
 def _apply_mapping(train: TrainConfig, mapping, prefix: str = "") -> None:
     if not isinstance(mapping, dict):
         raise ConfigError(f"train{'.' + prefix if prefix else ''} must be a mapping, got {mapping!r}")
@@ -267,6 +226,18 @@ def _apply_mapping(train: TrainConfig, mapping, prefix: str = "") -> None:
             _apply_mapping(train, value, dotted)
         else:
             set_key(train, dotted, value)
+
+
+def game_train_config(game: str) -> TrainConfig:
+    """The train section of the game's shipped config file as a TrainConfig (TrainConfig's defaults for a
+    game without one): the base of the ppo, ppo_bc and sb3 learners."""
+    train = TrainConfig()
+    try:
+        path = default_path(game)
+    except ConfigError:
+        return train
+    _apply_mapping(train, _read(path).get("train") or {})
+    return train
 
 
 def parse_override(text: str) -> tuple[str, Any]:
@@ -436,5 +407,5 @@ def load_run(path: str | Path | None = None, game: str | None = None, overrides:
 
 
 __all__ = ["Budget", "ConfigError", "DEVICES_ALLOWED", "Eval", "Imitation", "Network", "Opponents", "PPO", "RunConfig",
-           "SB3", "TrainConfig", "check_device", "default_path", "load", "load_run", "make_from_file", "parse_override",
-           "set_key", "validate"]
+           "SB3", "TrainConfig", "check_device", "default_path", "game_train_config", "load", "load_run",
+           "make_from_file", "parse_override", "set_key", "validate"]

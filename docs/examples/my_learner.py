@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -28,16 +29,31 @@ from domino_envs.core import ConfigError
 from domino_envs.outcome import win_shares
 from domino_envs.vector import VectorEnv
 from domino_training.learners import LearnerRun, PointLog, register_learner, train_learner
+from domino_training.settings import apply
 
-DEFAULTS = {"search.num_envs": 32, "search.steps_per_round": 64, "search.sigma": 0.1}
+
+@dataclass
+class Search:
+    num_envs: int = 32              # games played side by side
+    steps_per_round: int = 64       # vector steps each candidate plays against the incumbent
+    sigma: float = 0.1              # scale of the Gaussian noise added to the incumbent
 
 
-def settings(run: LearnerRun) -> dict:
-    """The defaults overlaid with the run's params; ConfigError naming an unknown key."""
-    unknown = sorted(set(run.params) - set(DEFAULTS))
-    if unknown:
-        raise ConfigError(f"my_learner: unknown param(s) {unknown}; allowed: {sorted(DEFAULTS)}")
-    return {**DEFAULTS, **run.params}
+@dataclass
+class Settings:
+    """The learner's params (``search.sigma``...): the defaults, their meanings (the docs table), and
+    what `--set` and a run's params may change."""
+
+    search: Search = field(default_factory=Search)
+
+
+def settings(run: LearnerRun) -> Search:
+    """The defaults overlaid with the run's params; ConfigError naming an unknown key and the allowed ones."""
+    s = apply(Settings(), run.params, "my_learner").search
+    if s.num_envs < 1 or s.steps_per_round < 1 or s.sigma <= 0:
+        raise ConfigError(f"my_learner: search.num_envs and search.steps_per_round must be >= 1 and search.sigma "
+                          f"> 0; got {s}")
+    return s
 
 
 def act(w, b, obs, masks):
@@ -59,7 +75,7 @@ def train(run: LearnerRun, log: PointLog, progress: bool) -> None:
         w = np.zeros((game.num_actions, game.obs_size), np.float32)
         b = np.zeros(game.num_actions, np.float32)
         env_steps, seconds = 0, 0.0
-    venv = VectorEnv(run.game, s["search.num_envs"], **run.config)
+    venv = VectorEnv(run.game, s.num_envs, **run.config)
 
     def restart(env_steps):
         """Fresh streams and deals at each mark, seeded by (seed, env steps): a resumed run repeats
@@ -71,11 +87,11 @@ def train(run: LearnerRun, log: PointLog, progress: bool) -> None:
     n, rows = game.num_players, np.arange(venv.num_envs)
     while log.pending():
         t0 = time.perf_counter()
-        cw = w + s["search.sigma"] * rng.standard_normal(w.shape).astype(np.float32)
-        cb = b + s["search.sigma"] * rng.standard_normal(b.shape).astype(np.float32)
+        cw = w + s.sigma * rng.standard_normal(w.shape).astype(np.float32)
+        cb = b + s.sigma * rng.standard_normal(b.shape).astype(np.float32)
         cand_seat = rows % n  # the candidate's seat in each game
         returns, wins, games = np.zeros((venv.num_envs, n)), 0.0, 0
-        for _ in range(s["search.steps_per_round"]):
+        for _ in range(s.steps_per_round):
             mine = seats == cand_seat
             actions = np.where(mine, act(cw, cb, obs, masks), act(w, b, obs, masks))
             obs, masks, seats, rewards, term, trunc, _ = venv.step(actions)
@@ -84,7 +100,7 @@ def train(run: LearnerRun, log: PointLog, progress: bool) -> None:
                 wins += win_shares(returns[i])[cand_seat[i]]
                 games += 1
                 returns[i] = 0.0
-        env_steps += venv.num_envs * s["search.steps_per_round"]
+        env_steps += venv.num_envs * s.steps_per_round
         accepted = bool(games and wins / games > 1.0 / n)
         if accepted:
             w, b = cw, cb
@@ -100,7 +116,7 @@ def train(run: LearnerRun, log: PointLog, progress: bool) -> None:
 
 
 register_learner("my_learner", train, "random search over a linear policy (docs/examples/my_learner.py)",
-                 check=settings)
+                 check=settings, settings=Settings)
 
 
 if __name__ == "__main__":

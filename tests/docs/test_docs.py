@@ -581,3 +581,18 @@ def test_quickstart_has_the_three_uses_and_the_placeholder():
     for heading in ("Train an agent", "Benchmark an algorithm", "Plug an env into your own code",
                     "Play, watch, scale"):
         assert re.search(rf"^## .*{heading}", text, flags=re.M), heading
+
+
+def test_the_params_tables_are_generated_from_the_learners_settings():
+    """docs/learners.md's params tables are what each learner's settings dataclass gives (regenerate:
+    python -m domino_training.scripts.params_tables), every key has a meaning, and every learner CI
+    runs has its table."""
+    from domino_training.scripts.params_tables import BLOCK, regenerate
+
+    text = (DOCS / "learners.md").read_text()
+    assert regenerate(text) == text, "run python -m domino_training.scripts.params_tables"
+    named = {m[2] for m in BLOCK.finditer(text)}
+    assert named >= {"ppo", "dmc", "sb3", "rllib"}, named
+    for row in text.splitlines():
+        if row.startswith("| `"):
+            assert row.split("|")[3].strip(), f"a param without a meaning: {row}"

@@ -217,10 +217,13 @@ def test_the_example_learner_registers_trains_and_plays(tmp_path, monkeypatch):
     from domino_training.learners import interface as learners
 
     monkeypatch.setattr(learners, "LEARNERS", dict(LEARNERS))  # the registry as it was, after the test
+    monkeypatch.setitem(sys.modules, spec.name, module)  # as --import does: dataclasses look their module up
     spec.loader.exec_module(module)
     assert "my_learner" in learners.LEARNERS and "my_learner" not in LEARNERS
-    with pytest.raises(ConfigError, match="search.nope"):
+    with pytest.raises(ConfigError, match="unknown param 'search.nope'; allowed: search.num_envs, search.steps_per_round"):
         train_learner("my_learner", LearnerRun(GAME, {}, 0, 1024, [1024], tmp_path / "bad", {"search.nope": 1}))
+    table = learners.params_table("my_learner")  # the docs table from the dataclass: every key with its meaning
+    assert "| `search.sigma` | `0.1` | scale of the Gaussian noise added to the incumbent |" in table
     run = LearnerRun(GAME, {}, 0, 8192, [4096, 8192], tmp_path / "run", {"search.num_envs": 16})
     points = train_learner("my_learner", run)
     assert [p.mark for p in points] == [4096, 8192]

@@ -70,11 +70,11 @@ class DMC:
     num_envs: int = 256            # games stepped in lockstep
     rollout_steps: int = 32        # vector steps per iteration (num_envs * rollout_steps env steps)
     lr: float = 3e-4               # Adam
-    batch_size: int = 1024
+    batch_size: int = 1024         # decisions per gradient step
     replay_size: int = 65536       # most recent finished decisions kept
     sample_reuse: float = 1.0      # minibatch samples per new finished decision
     epsilon: float = 0.05          # probability of a uniformly random legal action
-    max_grad_norm: float = 10.0
+    max_grad_norm: float = 10.0    # gradient norm clip
     reward: str = "win"            # "win": win share minus the fair share; "score": the game's points
     score_scale: float = 0.02      # multiplies the game's points when reward == "score"
     torch_threads: int = 1         # 1, as ppo.torch_threads (why: training/configs.py)
@@ -84,15 +84,15 @@ class DMC:
 
 @dataclass
 class DMCNetwork:
-    hidden: list = field(default_factory=lambda: [256, 256])
+    hidden: list = field(default_factory=lambda: [256, 256])  # MLP widths of the Q-network
 
 
 @dataclass
 class DMCOpponents:
     self_play: float = 1.0         # the learner in every seat
     random: float = 0.0            # a baseline in every seat but one learner seat
-    greedy: float = 0.0
-    heuristic: float = 0.0
+    greedy: float = 0.0            # greedy in every seat but one learner seat
+    heuristic: float = 0.0         # the game's heuristic likewise
 
 
 @dataclass

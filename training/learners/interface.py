@@ -69,6 +69,7 @@ from domino_training.learners.run_folder import (
     PolicyPoint,
     drive,
 )
+from domino_training.settings import apply, table
 
 
 @dataclass
@@ -77,6 +78,8 @@ class LearnerEntry:
     doc: str                # one line
     optional: bool = False  # needs an optional extra (not run in CI)
     check: Callable | None = None  # check(run): ConfigError for bad params, before anything is written
+    settings: Callable | None = None  # settings(): its params' dataclass with the defaults (the docs table)
+    sections: tuple | None = None  # the sections (or dotted keys) of it that are params (None: all)
 
 
 # ------------------------------------------------------------------------------ checks
@@ -99,38 +102,22 @@ def check_run(run: LearnerRun) -> None:
         raise ConfigError(f"params={run.params!r} must be a dict of dotted keys (e.g. {{'ppo.ent_coef': 0.1}})")
 
 
-def _check_sections(learner: str, params: dict, allowed: tuple[str, ...], fixed: dict[str, str]) -> None:
-    """ConfigError for a param the learner does not take: one the run sets, or outside its sections."""
-    for key in params:
-        head = key.split(".")[0]
-        if key in fixed or head in fixed:
-            raise ConfigError(f"{learner} learner: param {key!r} is set by {fixed.get(key, fixed.get(head))}, not by params")
-        if head not in allowed:
-            raise ConfigError(f"{learner} learner: unknown param {key!r}; its params are the keys of {list(allowed)}")
-
-
 # ------------------------------------------------------------------------------ ppo, ppo_bc, dmc
 RUN_SET = {"seed": "LearnerRun.seed", "algo": "the learner's name", "budget.env_steps": "LearnerRun.budget and marks",
            "budget.minutes": "the time budget (train_learner's minutes)",
            "eval": "the run's Evaluation (domino train's eval section; learners do not evaluate)"}
-PPO_SECTIONS = ("ppo", "network", "opponents", "imitation", "distill", "budget")
+PPO_SECTIONS = ("ppo", "network", "opponents", "imitation", "distill", "budget.checkpoint_every")
+SB3_SECTIONS = ("sb3", "network", "opponents", "budget.checkpoint_every")
 
 
 def ppo_run_config(run: LearnerRun, learner: str):
     """The RunConfig ppo/ppo_bc/sb3 train with: the game's config file's train section without its stages
     (imitation off for ppo, 200k heuristic decisions for ppo_bc where the file has none; distillation
     off), then the params (which may turn the stages on: `domino train` passes its config's)."""
-    from domino_training.configs import RunConfig, TrainConfig, _apply_mapping, _read, default_path, set_key, validate
+    from domino_training.configs import RunConfig, TrainConfig, game_train_config, validate
 
-    allowed = {"ppo": PPO_SECTIONS, "ppo_bc": PPO_SECTIONS, "sb3": ("sb3", "network", "opponents", "budget")}[learner]
-    _check_sections(learner, run.params, allowed, RUN_SET)
-    train = TrainConfig()
-    try:
-        path = default_path(run.game)
-    except ConfigError:
-        path = None  # a game without a shipped config file: TrainConfig's defaults
-    if path is not None:
-        _apply_mapping(train, _read(path).get("train") or {})
+    apply(TrainConfig(), run.params, learner, SB3_SECTIONS if learner == "sb3" else PPO_SECTIONS, RUN_SET)
+    train = game_train_config(run.game)
     train.algo = "sb3" if learner == "sb3" else "ppo"
     train.seed = int(run.seed)
     train.budget.env_steps, train.budget.minutes = int(run.budget), 0.0
@@ -140,8 +127,7 @@ def ppo_run_config(run: LearnerRun, learner: str):
         train.imitation.decisions = 0
     elif learner == "ppo_bc" and train.imitation.decisions == 0:
         train.imitation.decisions = 200_000
-    for key, value in run.params.items():
-        set_key(train, key, value)
+    apply(train, run.params, learner, SB3_SECTIONS if learner == "sb3" else PPO_SECTIONS, RUN_SET)
     validate(train)
     return RunConfig(run.game, dict(run.config), train)
 
@@ -237,13 +223,9 @@ def train_ppo_bc(run: LearnerRun, log: PointLog, progress: bool) -> None:
 
 def dmc_settings(run: LearnerRun):
     """The DMCSettings of `run`'s params (ConfigError naming an unknown or bad key)."""
-    from domino_training.configs import set_key
     from domino_training.learners.dmc import DMCSettings, validate_settings
 
-    _check_sections("dmc", run.params, ("dmc", "network", "opponents"), RUN_SET)
-    settings = DMCSettings()
-    for key, value in run.params.items():
-        set_key(settings, key, value)
+    settings = apply(DMCSettings(), run.params, "dmc", run_sets=RUN_SET)
     validate_settings(settings)
     return settings
 
@@ -273,19 +255,19 @@ def train_sb3(run: LearnerRun, log: PointLog, progress: bool) -> None:
 
 @dataclass
 class RLlibParams:
-    train_batch: int = 2000
-    minibatch: int = 250
-    epochs: int = 4
-    lr: float = 3e-4
-    entropy_coeff: float = 0.01
-    env_runners: int = 0
+    train_batch: int = 2000  # env steps per training iteration
+    minibatch: int = 250     # env steps per gradient step
+    epochs: int = 4          # passes over each training batch
+    lr: float = 3e-4         # Adam's learning rate
+    entropy_coeff: float = 0.01  # entropy bonus
+    env_runners: int = 0     # remote env runners (0: sample in the driver)
     envs_per_runner: int = 8  # games a runner steps side by side (one forward for all)
     num_cpus: int = 0        # 0: every core
 
 
 @dataclass
 class RLlibNetwork:
-    hidden: list = field(default_factory=lambda: [128, 128])
+    hidden: list = field(default_factory=lambda: [128, 128])  # MLP widths of the policy and value networks
 
 
 @dataclass
@@ -296,12 +278,7 @@ class RLlibSettings:
 
 def rllib_settings(run: LearnerRun) -> RLlibSettings:
     """The rllib learner's settings from params (ConfigError naming an unknown or bad key)."""
-    from domino_training.configs import set_key
-
-    _check_sections("rllib", run.params, ("rllib", "network"), RUN_SET)
-    s = RLlibSettings()
-    for key, value in run.params.items():
-        set_key(s, key, value)
+    s = apply(RLlibSettings(), run.params, "rllib", run_sets=RUN_SET)
     for key in ("train_batch", "minibatch", "epochs", "envs_per_runner"):
         if getattr(s.rllib, key) < 1:
             raise ConfigError(f"rllib.{key}={getattr(s.rllib, key)!r} must be >= 1")
@@ -346,28 +323,58 @@ def train_rllib(run: LearnerRun, log: PointLog, progress: bool) -> None:
 
 
 # ------------------------------------------------------------------------------ registry
+def _train_config():
+    from domino_training.configs import TrainConfig
+
+    return TrainConfig()
+
+
+def _dmc_settings():
+    from domino_training.learners.dmc import DMCSettings
+
+    return DMCSettings()
+
+
 LEARNERS: dict[str, LearnerEntry] = {
     "ppo": LearnerEntry(train_ppo, "our PPO on the vector env, from scratch (configs/<game>.yaml's train section)",
-                        check=lambda run: ppo_run_config(run, "ppo")),
+                        check=lambda run: ppo_run_config(run, "ppo"), settings=_train_config, sections=PPO_SECTIONS),
     "ppo_bc": LearnerEntry(train_ppo_bc, "imitation warm start (the heuristic by default), then our PPO",
-                           check=lambda run: ppo_run_config(run, "ppo_bc")),
+                           check=lambda run: ppo_run_config(run, "ppo_bc"), settings=_train_config,
+                           sections=PPO_SECTIONS),
     "dmc": LearnerEntry(train_dmc, "deep Monte-Carlo: a masked Q-network regressing episode returns, epsilon-greedy",
-                        check=dmc_settings),
-    "sb3": LearnerEntry(train_sb3, "sb3_contrib MaskablePPO on SingleSeatEnv", check=lambda run: ppo_run_config(run, "sb3")),
+                        check=dmc_settings, settings=_dmc_settings),
+    "sb3": LearnerEntry(train_sb3, "sb3_contrib MaskablePPO on SingleSeatEnv", check=lambda run: ppo_run_config(run, "sb3"),
+                        settings=_train_config, sections=SB3_SECTIONS),
     "rllib": LearnerEntry(train_rllib, "Ray RLlib PPO, one shared masked policy (the rllib extra)", optional=True,
-                          check=rllib_settings),
+                          check=rllib_settings, settings=RLlibSettings),
 }
 
 
-def register_learner(name: str, fn: Callable, doc: str, optional: bool = False, check: Callable | None = None) -> None:
+def register_learner(name: str, fn: Callable, doc: str, optional: bool = False, check: Callable | None = None,
+                     settings: Callable | None = None, sections: tuple | None = None) -> None:
     """Add a learner: ``fn(run: LearnerRun, log: PointLog, progress: bool) -> None`` trains until
     every mark of ``log.pending()`` is saved with ``log.save`` (see docs/examples/my_learner.py);
-    ``check(run)``, optional, raises ConfigError for bad params before anything is written."""
+    ``check(run)``, optional, raises ConfigError for bad params before anything is written;
+    ``settings()``, optional, gives the dataclass of its params with their defaults (training/settings.py:
+    read them with ``apply``), whose comments are the docs table `params_table` prints."""
     if not isinstance(name, str) or not name.isidentifier():
         raise ConfigError(f"learner name {name!r} must be an identifier such as 'my_learner'")
     if not callable(fn):
         raise ConfigError(f"learner {name!r}: {fn!r} is not callable")
-    LEARNERS[name] = LearnerEntry(fn, str(doc), bool(optional), check)
+    if settings is not None and not callable(settings):
+        raise ConfigError(f"learner {name!r}: settings={settings!r} is not callable (a dataclass, or a function "
+                          f"returning its default instance)")
+    LEARNERS[name] = LearnerEntry(fn, str(doc), bool(optional), check, settings, sections)
+
+
+def params_table(name: str) -> str:
+    """The Markdown table of learner `name`'s params (key, default, meaning) from its settings dataclass."""
+    entry = LEARNERS.get(name)
+    if entry is None:
+        raise LearnerError(f"unknown learner {name!r}; learners: {learner_names()}")
+    if entry.settings is None:
+        return f"(learner {name!r} declares no settings dataclass)"
+    return table(entry.settings(), entry.sections)
 
 
 def learner_names(optional: bool = True) -> list[str]:
@@ -402,6 +409,6 @@ def train_learner(name: str, run: LearnerRun, progress: bool = False, minutes: f
     return list(log.points)
 
 
-__all__ = ["Evaluation", "LEARNERS", "LearnerEntry", "LearnerError", "LearnerRun", "PointLog", "PolicyPoint", "check_run",
+__all__ = ["Evaluation", "LEARNERS", "params_table", "LearnerEntry", "LearnerError", "LearnerRun", "PointLog", "PolicyPoint", "check_run",
            "learner_names", "register_learner", "train_learner"]
 

@@ -1,0 +1,132 @@
+"""One settings pattern for every learner: a dataclass (whose fields may be dataclasses: sections)
+declares each param with its default, and the comment after the field says what it means. From
+that one declaration come the params a learner takes (`keys`), `--set key=value` and a run's params
+(`set_key`, `apply`: the key named in every error, with the allowed ones), and the docs table of
+params (`table`; docs/learners.md holds each learner's, tests/docs checks they match).
+
+    @dataclass
+    class Search:
+        sigma: float = 0.1          # noise scale of each candidate
+"""
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import io
+import textwrap
+import tokenize
+from functools import cache
+from typing import Any
+
+from domino_envs.errors import ConfigError
+
+
+def _section_fields(obj) -> dict[str, Any]:
+    return {f.name: f for f in dataclasses.fields(obj)}
+
+
+@cache
+def meanings(cls: type) -> dict[str, str]:
+    """Field name -> the comment after it in the class's source (comment-only lines right after it
+    continue it); a field without one is absent."""
+    source = textwrap.dedent(inspect.getsource(cls))
+    names = {f.name for f in dataclasses.fields(cls)}
+    out: dict[str, str] = {}
+    last, last_row = None, -1
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.NAME and tok.start[1] == 4 and tok.string in names and tok.line.strip().startswith(
+                tok.string + ":"):
+            last, last_row = tok.string, tok.start[0]
+        elif tok.type == tokenize.COMMENT and last is not None:
+            text = tok.string.lstrip("#").strip()
+            if tok.start[0] == last_row:
+                out[last] = text
+            elif tok.line.strip().startswith("#") and tok.start[0] == last_row + 1 and last in out:
+                out[last] += " " + text
+                last_row = tok.start[0]
+        elif tok.type == tokenize.NEWLINE and tok.start[0] != last_row:
+            last = None
+    return out
+
+
+def keys(obj, sections: tuple[str, ...] | None = None, prefix: str = "") -> dict[str, tuple[Any, str]]:
+    """Every dotted key of a settings object (only `sections` at the top, a section name or a dotted
+    key each): key -> (its current value, its meaning)."""
+    out = {}
+    docs = meanings(type(obj))
+    for name in _section_fields(obj):
+        key = prefix + name
+        inside = sections is None or any(key == s or key.startswith(s + ".") for s in sections)
+        value = getattr(obj, name)
+        if dataclasses.is_dataclass(value):
+            if inside or any(s.startswith(key + ".") for s in sections):
+                out.update(keys(value, sections, key + "."))
+        elif inside:
+            out[key] = (value, docs.get(name, ""))
+    return out
+
+
+def _check_type(where: str, current, value):
+    """value, if it has the type of the field's current value (ints accepted for floats)."""
+    if dataclasses.is_dataclass(current):
+        raise ConfigError(f"{where} is a section; set one of its keys: {list(_section_fields(current))}")
+    if isinstance(current, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(current, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(current, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif isinstance(current, list):
+        ok = isinstance(value, list)
+    elif isinstance(current, str):
+        ok = isinstance(value, str)
+    else:
+        ok = True
+    if not ok:
+        raise ConfigError(f"{where}={value!r} must be a {type(current).__name__} like the default {current!r}")
+    return value
+
+
+def set_key(obj, dotted: str, value) -> None:
+    """Set one key of a settings object by its dotted path; ConfigError for an unknown key (naming the
+    keys allowed there) or a wrong type."""
+    parts = dotted.split(".")
+    for i, part in enumerate(parts):
+        fields = _section_fields(obj)
+        if part not in fields:
+            where = ".".join(parts[:i]) or "train"
+            raise ConfigError(f"unknown training key {dotted!r}: {where} has keys {list(fields)}")
+        if i == len(parts) - 1:
+            setattr(obj, part, _check_type(dotted, getattr(obj, part), value))
+        else:
+            obj = getattr(obj, part)
+            if not dataclasses.is_dataclass(obj):
+                raise ConfigError(f"unknown training key {dotted!r}: {'.'.join(parts[:i + 1])} is not a section")
+
+
+def apply(obj, params: dict, owner: str, sections: tuple[str, ...] | None = None, run_sets: dict | None = None):
+    """Set each dotted param on `obj`: a key the run sets itself (`run_sets`: key or section -> what
+    sets it) or one outside `sections` is a ConfigError naming it and the keys allowed."""
+    allowed = keys(obj, sections)
+    for key, value in params.items():
+        head = key.split(".")[0]
+        set_by = (run_sets or {}).get(key) or (run_sets or {}).get(head)
+        if set_by:
+            raise ConfigError(f"{owner} learner: param {key!r} is set by {set_by}, not by params")
+        if key not in allowed:
+            raise ConfigError(f"{owner} learner: unknown param {key!r}; allowed: {', '.join(allowed)}")
+        set_key(obj, key, value)
+    return obj
+
+
+def table(obj, sections: tuple[str, ...] | None = None) -> str:
+    """The Markdown table of a settings object's params: key, default, meaning."""
+    rows = ["| param | default | meaning |", "|---|---|---|"]
+    for key, (value, doc) in keys(obj, sections).items():
+        shown = repr(value) if isinstance(value, str) else str(value).replace("True", "true").replace("False", "false")
+        rows.append(f"| `{key}` | `{shown}` | {doc.replace('|', '/')} |")
+    return "\n".join(rows)
+
+
+__all__ = ["apply", "keys", "meanings", "set_key", "table"]
