@@ -156,7 +156,14 @@ class TrainConfig:
 
 
 ALGOS = ("ppo", "sb3")
-POOL_KINDS = ("self_play", "snapshot", "random", "greedy", "heuristic", "target")  # the Opponents weights, in ppo's kind order
+# The opponent pool's kinds, declared once (the `Opponents` weights are named after them; a drawn
+# kind is its index here, training/learners/pool.py `draw_kinds`):
+#   self_play  the learner in every seat (all seats' decisions train it)
+#   snapshot   a frozen earlier learner in the other seats (ppo; sb3 plays it as its learner copy)
+#   random, greedy, heuristic  that baseline agent in the other seats
+#   target     the fixed agent `target_spec` in the other seats (ppo only: a best response)
+# dmc plays the kinds without snapshot and target, sb3 those without target.
+POOL_KINDS = ("self_play", "snapshot", "random", "greedy", "heuristic", "target")
 REWARDS = ("win", "score")
 TEACHERS = ("heuristic", "greedy", "random")  # the baselines; any agent spec that plays from observations teaches
 

@@ -34,12 +34,11 @@ from domino_agents.registry import make_agent
 from domino_envs.core import H_DONE, H_TURN
 from domino_training.learners import imitate
 from domino_training.learners.network import masked_log_probs
-from domino_training.learners.pool import HeuristicBatch, sample_actions
+from domino_training.learners.pool import POOL_KINDS, HeuristicBatch, sample_actions
 from domino_training.learners.ppo import (
     GREEDY,
     HEURISTIC,
     LEARNER,
-    POOL_KINDS,
     RANDOM,
     SNAPSHOT0,
     TARGET,

@@ -10,8 +10,9 @@ from domino_agents.registry import make_agent
 from domino_agents.trained import CheckpointError, PolicyAgent, load_policy, save_policy
 from domino_envs.core import ConfigError
 from domino_training.configs import TrainConfig, load_run, parse_override, set_key
+from domino_training.learners.checkpoint import load_checkpoint_file
 from domino_training.learners.pool import GreedyBatch, PolicyBatch, RandomBatch, sample_actions
-from domino_training.learners.ppo import Buffer, SeatChains, Trainer, gae, load_checkpoint_file, masked_log_probs
+from domino_training.learners.ppo import CHECKPOINT_FORMAT, Buffer, SeatChains, Trainer, gae, masked_log_probs
 from domino_training.learners.train import main as train_main
 from domino_training.learners.train import train
 
@@ -166,7 +167,7 @@ def test_mismatched_or_corrupted_policy_files_fail_clearly(tmp_path):
         load_policy(nan)
     (tmp_path / "bad.pt").write_bytes(b"not a checkpoint")
     with pytest.raises(CheckpointError, match="not a readable training checkpoint"):
-        load_checkpoint_file(tmp_path / "bad.pt")
+        load_checkpoint_file(tmp_path / "bad.pt", CHECKPOINT_FORMAT)
 
 
 def test_resume_continues_exactly_as_an_uninterrupted_run(tmp_path):

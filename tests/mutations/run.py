@@ -161,15 +161,15 @@ MUTATIONS = [
     Mutation(
         "pool_weight_dropped", "the pool's greedy weight silently 0 (the weights listed by hand, one forgotten)",
         "training/learners/ppo.py",
-        [("        w = np.array([getattr(cfg.opponents, k) for k in POOL_KINDS], dtype=np.float64)\n",
+        [("        self.pool_weights = np.array([getattr(cfg.opponents, k) for k in POOL_KINDS], dtype=np.float64)\n",
           "        o = cfg.opponents\n"
-          "        w = np.array([o.self_play, o.snapshot, o.random, 0.0, o.heuristic, o.target], dtype=np.float64)\n")],
+          "        self.pool_weights = np.array([o.self_play, o.snapshot, o.random, 0.0, o.heuristic, o.target],\n"
+          "                                     dtype=np.float64)\n")],
         ["tests/learners/test_learners.py", "-k", "pool_weights"]),
     Mutation(
         "heuristic_games_self_play", "games drawn for the heuristic are played as self-play",
         "training/learners/ppo.py",
-        [("        codes[kinds == 2], codes[kinds == 3], codes[kinds == 4], codes[kinds == 5] = RANDOM, GREEDY, HEURISTIC, TARGET\n",
-          "        codes[kinds == 2], codes[kinds == 3], codes[kinds == 5] = RANDOM, GREEDY, TARGET\n")],
+        [('"heuristic": HEURISTIC, "target": TARGET}', '"heuristic": LEARNER, "target": TARGET}')],
         ["tests/learners/test_learners.py", "-k", "pool_weights or heuristic"]),
     Mutation(
         "snapshots_never_added", "no snapshot is ever added to the pool",
@@ -237,7 +237,7 @@ MUTATIONS = [
     Mutation(
         "target_seats_random", "games drawn for the target opponent seat random players instead",
         "training/learners/ppo.py",
-        [("codes[kinds == 5] = RANDOM, GREEDY, HEURISTIC, TARGET", "codes[kinds == 5] = RANDOM, GREEDY, HEURISTIC, RANDOM")],
+        [('"heuristic": HEURISTIC, "target": TARGET}', '"heuristic": HEURISTIC, "target": RANDOM}')],
         ["tests/learners/test_best_response.py", "-k", "one_learner_seat"]),
     # issue 24: policy-guided search
     Mutation(

@@ -1,7 +1,7 @@
 """The learners: our PPO (with imitation and search distillation), deep Monte-Carlo, SB3's MaskablePPO
 and RLlib's PPO, the opponent pool they train against, and the `domino train` driver.
 
-Inside this package (lower modules first): network, pool < imitate, distill < ppo, dmc, sb3, rllib <
+Inside this package (lower modules first): network, pool, checkpoint < imitate, distill < ppo, dmc, sb3, rllib <
 interface (the learner registry) < train (the `domino train` driver). The names a user imports are
 re-exported here: ``from domino_training.learners import LearnerRun, register_learner, train_learner``.
 """

@@ -17,13 +17,14 @@ training/learners/interface.py).
   minibatches from it, minimizing the squared error of ``Q(obs)[action]`` against the target.
 - **Self-play** by default: every seat of every game is the learner (all their decisions train
   it). ``opponents.random / greedy / heuristic`` (weights, with ``opponents.self_play``) draw
-  per game a baseline to play every seat but one random learner seat (training/learners/pool.py).
+  per game a baseline to play every seat but one random learner seat: `DMC_KINDS`, the pool's
+  kinds without snapshot and target, drawn by `draw_kinds` as ppo draws (training/learners/pool.py).
 - **Seeded**: the seed seeds the vector env, one numpy Generator (exploration, opponent draws,
   minibatches) and the weights' initialization (in a forked torch RNG: no global RNG is touched).
 - **Checkpoint and exact resume** (checkpoint.pt, loaded with ``weights_only``): the weights,
   Adam's state, the vector env's rows and streams, the staging and replay buffers and the
   Generator's state; a resumed run continues exactly as if it never stopped. Each part is checked
-  before use (the vector-env rows as ppo.py checks them); CheckpointError naming what is wrong.
+  before use (training/learners/checkpoint.py, shared with ppo); CheckpointError naming what is wrong.
 - **Export**: the Q-network is an MLP of exactly the actor's shape in agents/trained.py's policy
   format (meta ``algo: "dmc"``), so greedy-over-Q play is that file's argmax over legal outputs:
   the agent ``dmc:checkpoint=PATH`` (agents/trained.py `QPolicyAgent`, the ``ppo`` loader without
@@ -54,13 +55,20 @@ from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
 from domino_envs.version import __version__
 from domino_training.configs import check_device
+from domino_training.learners.checkpoint import (
+    check_vector_rows,
+    load_checkpoint_file,
+    load_model_and_optimizer,
+    read_counts,
+    read_generators,
+    save_checkpoint_file,
+)
 from domino_training.learners.network import _mlp
-from domino_training.learners.pool import GreedyBatch, HeuristicBatch, RandomBatch
-from domino_training.learners.ppo import _check_adam_state, check_vector_rows, load_checkpoint_file
+from domino_training.learners.pool import POOL_KINDS, GreedyBatch, HeuristicBatch, RandomBatch, draw_kinds
 
 CHECKPOINT_FORMAT = "domino-envs-dmc-checkpoint/1"
-LEARNER, RANDOM, GREEDY, HEURISTIC = 0, 1, 2, 3
-POOL_KINDS = ("self_play", "random", "greedy", "heuristic")  # index = the seat code of that kind
+DMC_KINDS = tuple(k for k in POOL_KINDS if k not in ("snapshot", "target"))  # index = the seat code of that kind
+LEARNER, RANDOM, GREEDY, HEURISTIC = (DMC_KINDS.index(k) for k in ("self_play", "random", "greedy", "heuristic"))
 REWARDS = ("win", "score")
 
 
@@ -89,6 +97,8 @@ class DMCNetwork:
 
 @dataclass
 class DMCOpponents:
+    """The weights of `DMC_KINDS`, drawn per game."""
+
     self_play: float = 1.0         # the learner in every seat
     random: float = 0.0            # a baseline in every seat but one learner seat
     greedy: float = 0.0            # greedy in every seat but one learner seat
@@ -124,7 +134,7 @@ def validate_settings(s: DMCSettings) -> None:
     hidden = s.network.hidden
     need(len(hidden) >= 1 and all(isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in hidden),
          "network.hidden", hidden, "must be a non-empty list of positive ints")
-    w = [getattr(s.opponents, k) for k in POOL_KINDS]
+    w = [getattr(s.opponents, k) for k in DMC_KINDS]
     need(all(x >= 0 for x in w) and sum(w) > 0, "opponents", w, "weights must be >= 0 with a positive sum")
 
 
@@ -151,8 +161,7 @@ class DMCTrainer:
             # initialized on the CPU, then moved: the same starting weights on every device
             self.q = _mlp([g.obs_size, *settings.network.hidden, g.num_actions], 0.01).to(self.device)
         self.optimizer = torch.optim.Adam(self.q.parameters(), lr=d.lr)
-        w = np.array([getattr(settings.opponents, k) for k in POOL_KINDS], dtype=np.float64)
-        self.pool = w / w.sum()
+        self.pool = np.array([getattr(settings.opponents, k) for k in DMC_KINDS], dtype=np.float64)
         self.baselines = {RANDOM: RandomBatch(g), GREEDY: GreedyBatch(g)}
         if settings.opponents.heuristic > 0:
             self.baselines[HEURISTIC] = HeuristicBatch(g, seed=self.seed)
@@ -183,7 +192,7 @@ class DMCTrainer:
         among a baseline's, drawn by the opponents' weights."""
         if rows.size == 0:
             return
-        kinds = self.rng.choice(len(POOL_KINDS), size=rows.size, p=self.pool)
+        kinds = draw_kinds(self.pool, self.rng, rows.size)
         ctrl = np.repeat(kinds[:, None], self.n, axis=1)
         ctrl[np.arange(rows.size), self.rng.integers(self.n, size=rows.size)] = LEARNER
         self.ctrl[rows] = ctrl
@@ -349,10 +358,7 @@ class DMCTrainer:
                               "st_seat": t(self.st_seat), "rp_obs": t(self.rp_obs), "rp_act": t(self.rp_act),
                               "rp_target": t(self.rp_target), "rp_ptr": int(self.rp_ptr), "rp_size": int(self.rp_size)},
                 "extra": {}}
-        tmp = self.checkpoint_path.with_suffix(".tmp")
-        torch.save(data, tmp)
-        tmp.replace(self.checkpoint_path)  # atomic
-        return self.checkpoint_path
+        return save_checkpoint_file(self.checkpoint_path, data)
 
     def load_checkpoint(self, path: str | Path | None = None) -> None:
         """Restore everything from a checkpoint of this same run, every part checked first
@@ -365,12 +371,7 @@ class DMCTrainer:
             if theirs.get(key) != mine[key]:
                 raise CheckpointError(f"{where}: checkpoint has {key}={theirs.get(key)!r}, this run {mine[key]!r}: "
                                       f"cannot resume")
-        counts = {}
-        for key in ("update", "env_steps", "seconds"):
-            value = data.get(key)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise CheckpointError(f"{where}: {key}={value!r} must be a finite number >= 0")
-            counts[key] = value
+        counts = read_counts(data, where)
         if counts["env_steps"] != counts["update"] * self.N * self.settings.dmc.rollout_steps:
             raise CheckpointError(f"{where}: env_steps {counts['env_steps']} is not {counts['update']} iterations x "
                                   f"{self.N * self.settings.dmc.rollout_steps} env steps")
@@ -421,28 +422,8 @@ class DMCTrainer:
                             ("st_ep", st[2], ints["next_episode"]), ("episode", episode, ints["next_episode"])):
             if a.size and (a.min() < 0 or a.max() >= hi):
                 raise CheckpointError(f"{where}: {name} values must be in 0..{hi - 1}")
-        venv_rng, rng = np.random.default_rng(), np.random.default_rng()
-        try:
-            venv_rng.bit_generator.state = c["venv_rng"]
-            rng.bit_generator.state = c["rng"]
-        except (TypeError, ValueError, KeyError) as err:
-            raise CheckpointError(f"{where}: a saved random generator state is unusable ({err})") from None
-        weights = data.get("model")
-        if not isinstance(weights, dict) or not all(isinstance(t, torch.Tensor) and t.is_floating_point()
-                                                   and bool(torch.isfinite(t).all()) for t in weights.values()):
-            raise CheckpointError(f"{where}: the model weights are missing, not float tensors, or hold NaN/inf")
-        before = (copy.deepcopy(self.q.state_dict()), copy.deepcopy(self.optimizer.state_dict()))
-        try:
-            self.q.load_state_dict(weights)
-            self.optimizer.load_state_dict(data["optimizer"])
-            _check_adam_state(self.optimizer, self.q)
-        except (RuntimeError, ValueError, KeyError, TypeError, AttributeError, IndexError) as err:
-            self.q.load_state_dict(before[0])
-            self.optimizer.load_state_dict(before[1])
-            if isinstance(err, CheckpointError):
-                raise
-            raise CheckpointError(f"{where}: weights or optimizer state do not fit this network "
-                                  f"({type(err).__name__}: {err})") from None
+        venv_rng, rng = read_generators([c["venv_rng"], c["rng"]], where)
+        load_model_and_optimizer(self.q, self.optimizer, data, where)
         # every part checked: only now does anything change
         v.states[...], v.obs[...], v.masks[...], v.seats[...] = states, obs, masks, seats
         v._rng, self.rng = venv_rng, rng
@@ -451,7 +432,7 @@ class DMCTrainer:
         self.st_obs, self.st_act, self.st_ep, self.st_seat = st
         self.rp_obs[...], self.rp_act[...], self.rp_target[...] = rp
         self.rp_ptr, self.rp_size = ints["rp_ptr"], ints["rp_size"]
-        self.iteration, self.env_steps, self.seconds = int(counts["update"]), int(counts["env_steps"]), float(counts["seconds"])
+        self.iteration, self.env_steps, self.seconds = counts["update"], counts["env_steps"], counts["seconds"]
 
 
 __all__ = ["DMC", "DMCNetwork", "DMCOpponents", "DMCSettings", "DMCTrainer", "validate_settings"]

@@ -15,6 +15,8 @@ plays at once, with the same choice rule as its agent:
 - `batch_opponent(spec, game, seed)`: the batched form of an agent spec, one of the above that
   plays like `make_agent(spec)`; a learned best response plays against it (its target).
 - `sample_actions`: the masked categorical sampler the learner and the snapshots share.
+- `POOL_KINDS` (declared in training/configs.py, whose `validate` reads the weights named after
+  them) and `draw_kinds`, the per-game draw of a kind that ppo and dmc share (dmc plays a subset).
 
 Every opponent draws from the `numpy.random.Generator` it is given (the trainer's own stream).
 """
@@ -24,6 +26,14 @@ import numpy as np
 
 from domino_agents.actions import greedy_scores
 from domino_agents.trained import mlp_logits
+from domino_training.configs import POOL_KINDS
+
+
+def draw_kinds(weights: np.ndarray, rng: np.random.Generator, count: int) -> np.ndarray:
+    """For each of `count` starting games, the index of the kind that plays it, drawn with
+    probabilities proportional to `weights` (one per kind: >= 0, a positive sum)."""
+    w = np.asarray(weights, dtype=np.float64)
+    return rng.choice(w.size, size=count, p=w / w.sum())
 
 
 def _uniform_among(candidates: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -127,3 +137,7 @@ def batch_opponent(spec: str, game, seed: int = 0):
         raise ConfigError(f"opponent {spec!r} cannot play batched in the vector env; allowed: random, greedy, "
                           f"heuristic, mlp:checkpoint=PATH, dmc:checkpoint=PATH, trained")
     return PolicyBatch(agent.layers, sample=agent.sample)
+
+
+__all__ = ["POOL_KINDS", "GreedyBatch", "HeuristicBatch", "PolicyBatch", "RandomBatch", "batch_opponent", "draw_kinds",
+           "sample_actions"]

@@ -21,7 +21,8 @@ Each piece is an importable function or small class, so tests call them one at a
   with the learner in one random seat; weights in ``opponents``. Seats played by an opponent give
   no training data. ``opponents.target`` adds a fixed agent of any spec (``target_spec``, batched by
   `opponents.batch_opponent`): with all the weight on it, the run trains a best response to it
-  (training/exploit/best_response.py). Random and greedy are batched array operations (training/learners/pool.py).
+  (training/exploit/best_response.py). The kinds and the per-game draw are training/learners/pool.py's
+  (`POOL_KINDS`, `draw_kinds`), as are the batched baselines.
 - **Perfect-information critic** (``ppo.perfect_info_critic``): the value head reads every seat's
   observation (rotated to start at the deciding seat), compiled per game by `observe_all`; the
   actor still reads its own observation only, and only the actor is exported.
@@ -32,13 +33,13 @@ Each piece is an importable function or small class, so tests call them one at a
   (docs/training.md), and a fixed count keeps a seed's results the same on any machine (the
   update's sums differ between thread counts).
 - **Run folder**: checkpoint.pt (everything needed to resume: weights, optimizer, snapshots, the
-  vector env's rows, the Generator's state; a resumed run continues exactly as if never stopped),
+  vector env's rows, the Generator's state; a resumed run continues exactly as if never stopped;
+  saved and checked by training/learners/checkpoint.py, as dmc's),
   policy.npz (the actor as an agent, agents/trained.py), config.yaml, log.csv, TensorBoard events
   in tb/, evaluation points in eval.csv, curve.png and the final evaluation table (final_eval.md).
 """
 from __future__ import annotations
 
-import copy
 import math
 import time
 from dataclasses import dataclass
@@ -50,21 +51,30 @@ from numba import literally, njit
 from torch import nn
 
 from domino_agents.trained import CheckpointError, policy_meta, save_policy
-from domino_envs.core import H_DONE, H_TURN
 from domino_envs.dispatch import game_id, observe_one, specialize
-from domino_envs.errors import ConfigError, StateError
+from domino_envs.errors import ConfigError
 from domino_envs.outcome import centered_win_shares, win_shares
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
 from domino_envs.version import __version__
-from domino_training.configs import POOL_KINDS, RunConfig, TrainConfig, check_device
+from domino_training.configs import RunConfig, TrainConfig, check_device
+from domino_training.learners.checkpoint import (
+    check_vector_rows,
+    load_checkpoint_file,
+    load_model_and_optimizer,
+    read_counts,
+    read_generators,
+    save_checkpoint_file,
+)
 from domino_training.learners.network import ActorCritic, masked_log_probs
 from domino_training.learners.pool import (
+    POOL_KINDS,
     GreedyBatch,
     HeuristicBatch,
     PolicyBatch,
     RandomBatch,
     batch_opponent,
+    draw_kinds,
     sample_actions,
 )
 
@@ -72,9 +82,11 @@ LEARNER = 0
 # opponent codes in the per-seat controller table; snapshots take SNAPSHOT0 + slot; the fixed
 # target (opponents.target_spec) is -1, below the learner, so the codes saved before it keep their meaning
 RANDOM, GREEDY, HEURISTIC, SNAPSHOT0, TARGET = 1, 2, 3, 4, -1
+SELF_PLAY, SNAPSHOT = POOL_KINDS.index("self_play"), POOL_KINDS.index("snapshot")
+# each pool kind's seat code, in POOL_KINDS order (a snapshot game's slot is added when it is drawn)
+KIND_CODES = np.array([{"self_play": LEARNER, "snapshot": SNAPSHOT0, "random": RANDOM, "greedy": GREEDY,
+                        "heuristic": HEURISTIC, "target": TARGET}[k] for k in POOL_KINDS], dtype=np.int64)
 CHECKPOINT_FORMAT = "domino-envs-ppo-checkpoint/1"
-CHECKPOINT_KEYS = ("format", "package_version", "run", "update", "env_steps", "seconds", "model", "optimizer",
-                   "collector", "extra")
 
 
 # ------------------------------------------------------------------------------ chains and GAE
@@ -205,8 +217,7 @@ class Collector:
             self.baselines[TARGET] = batch_opponent(cfg.opponents.target_spec, self.game, seed=cfg.seed)
         self.snapshots: list[PolicyBatch | None] = [None] * cfg.opponents.max_snapshots
         self.snapshot_count = 0
-        w = np.array([getattr(cfg.opponents, k) for k in POOL_KINDS], dtype=np.float64)
-        self.pool_weights = w / w.sum()
+        self.pool_weights = np.array([getattr(cfg.opponents, k) for k in POOL_KINDS], dtype=np.float64)
         self.stats = self._new_stats()
         if self.pi_critic:
             self._gid = game_id(self.game)
@@ -230,19 +241,18 @@ class Collector:
         """Draw who plays games `rows` (they are starting)."""
         if rows.size == 0:
             return
-        kinds = self.rng.choice(len(POOL_KINDS), size=rows.size, p=self.pool_weights)
+        kinds = draw_kinds(self.pool_weights, self.rng, rows.size)
         have = [i for i, s in enumerate(self.snapshots) if s is not None]
-        codes = np.zeros(rows.size, dtype=np.int64)
-        codes[kinds == 2], codes[kinds == 3], codes[kinds == 4], codes[kinds == 5] = RANDOM, GREEDY, HEURISTIC, TARGET
-        snap = kinds == 1
+        codes = KIND_CODES[kinds]
+        snap = kinds == SNAPSHOT
         if have:
-            codes[snap] = SNAPSHOT0 + np.asarray(have)[self.rng.integers(len(have), size=int(snap.sum()))]
+            codes[snap] += np.asarray(have)[self.rng.integers(len(have), size=int(snap.sum()))]
         else:
-            kinds[snap] = 0  # no snapshot yet: self-play instead
+            kinds[snap] = SELF_PLAY  # no snapshot yet: self-play instead
         learner_seat = self.rng.integers(self.n, size=rows.size)
         ctrl = np.repeat(codes[:, None], self.n, axis=1)
         ctrl[np.arange(rows.size), learner_seat] = LEARNER
-        ctrl[kinds == 0] = LEARNER
+        ctrl[kinds == SELF_PLAY] = LEARNER
         self.ctrl[rows] = ctrl
         self.kind[rows] = kinds
 
@@ -413,39 +423,12 @@ class Collector:
             raise CheckpointError(f"{where}: seat controller codes {bad} are not among this run's {sorted(codes)}")
         if ((kind < 0) | (kind >= len(POOL_KINDS))).any():
             raise CheckpointError(f"{where}: pool kinds must be 0..{len(POOL_KINDS) - 1}; got {sorted(set(kind.tolist()))}")
-        venv_rng, rng = np.random.default_rng(), np.random.default_rng()
-        try:
-            venv_rng.bit_generator.state = d["venv_rng"]
-            rng.bit_generator.state = d["rng"]
-        except (TypeError, ValueError, KeyError) as err:
-            raise CheckpointError(f"{where}: a saved random generator state is unusable ({err})") from None
+        venv_rng, rng = read_generators([d["venv_rng"], d["rng"]], where)
         # every part checked: only now does anything change
         v.states[...], v.obs[...], v.masks[...], v.seats[...] = states, obs, masks, seats
         v._rng, self.rng = venv_rng, rng
         self.returns[...], self.ctrl[...], self.kind[...] = returns, ctrl, kind
         self.snapshots, self.snapshot_count = snapshots, count
-
-
-def check_vector_rows(game, states, obs, masks, seats, where: str) -> None:
-    """CheckpointError unless every saved vector-env row is a live game that ``game.validate``
-    accepts, with its seat to act, observation and mask recomputed equal to the saved ones (what a
-    resumed learner on the vector env, ppo's or dmc's, relies on)."""
-    for i in range(states.shape[0]):
-        row = states[i]
-        try:
-            game.validate(row)
-        except StateError as err:
-            raise CheckpointError(f"{where}: vector env row {i}: {err}") from None
-        if row[H_DONE]:
-            raise CheckpointError(f"{where}: vector env row {i} holds a finished game (the vector env "
-                                  f"starts the next one at once, so a saved row is always live)")
-        if seats[i] != row[H_TURN]:
-            raise CheckpointError(f"{where}: vector env seat {int(seats[i])} of row {i} is not the row's "
-                                  f"seat to act {int(row[H_TURN])}")
-        if not (np.array_equal(game.observe(row, int(seats[i])), obs[i])
-                and np.array_equal(game.legal_mask(row), masks[i])):
-            raise CheckpointError(f"{where}: the observation or mask saved for vector env row {i} is not "
-                                  f"the row's own")
 
 
 # ------------------------------------------------------------------------------ update
@@ -594,20 +577,16 @@ class Trainer:
         return save_policy(path or self.policy_path, self.model.actor_layers(), meta)
 
     def save_checkpoint(self, extra: dict | None = None) -> Path:
-
         data = {"format": CHECKPOINT_FORMAT, "package_version": __version__, "run": self.run.to_dict(),
                 "update": self.update, "env_steps": self.env_steps, "seconds": self.seconds,
                 "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
                 "collector": self.collector.state_dict(), "extra": extra or {}}
-        tmp = self.checkpoint_path.with_suffix(".tmp")
-        torch.save(data, tmp)
-        tmp.replace(self.checkpoint_path)  # atomic: an interruption never leaves half a checkpoint
-        return self.checkpoint_path
+        return save_checkpoint_file(self.checkpoint_path, data)
 
     def load_checkpoint(self, path: Path | None = None) -> dict:
         """Restore everything from a checkpoint of this same run; returns its `extra`."""
         path = Path(path or self.checkpoint_path)
-        data = load_checkpoint_file(path)
+        data = load_checkpoint_file(path, CHECKPOINT_FORMAT)
         theirs, mine = data["run"], self.run.to_dict()
         try:
             [theirs["train"]["ppo"][key] for key in ("num_envs", "rollout_steps", "perfect_info_critic")]
@@ -625,78 +604,17 @@ class Trainer:
             a, b = theirs["train"]["ppo"][key], mine["train"]["ppo"][key]
             if a != b:
                 raise CheckpointError(f"{path}: checkpoint has ppo.{key}={a!r}, this run {b!r}: cannot resume")
-        counts = {}
-        for key, kind in (("update", int), ("env_steps", int), ("seconds", float)):
-            value = data.get(key)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise CheckpointError(f"{path}: {key}={value!r} must be a finite number >= 0")
-            counts[key] = kind(value)
+        counts = read_counts(data, str(path))
         if counts["env_steps"] != counts["update"] * self.steps_per_update:
             raise CheckpointError(f"{path}: env_steps {counts['env_steps']} is not update {counts['update']} x "
                                   f"{self.steps_per_update} decisions an update")
-        weights = data.get("model")
-        if not isinstance(weights, dict) or not all(isinstance(t, torch.Tensor) and t.is_floating_point()
-                                                   and bool(torch.isfinite(t).all()) for t in weights.values()):
-            raise CheckpointError(f"{path}: the model weights are missing, not float tensors, or hold NaN/inf")
-        before = (copy.deepcopy(self.model.state_dict()), copy.deepcopy(self.optimizer.state_dict()))
-        try:
-            self.model.load_state_dict(weights)
-            self.optimizer.load_state_dict(data["optimizer"])
-            _check_adam_state(self.optimizer, self.model)
-            self.collector.load_state_dict(data["collector"], where=str(path))
-        except (RuntimeError, ValueError, KeyError, TypeError, AttributeError, IndexError) as err:
-            self.model.load_state_dict(before[0])
-            self.optimizer.load_state_dict(before[1])
-            if isinstance(err, CheckpointError):
-                raise
-            raise CheckpointError(f"{path}: weights or optimizer state do not fit this network "
-                                  f"({type(err).__name__}: {err})") from None
+        load_model_and_optimizer(self.model, self.optimizer, data, str(path),
+                                 then=lambda: self.collector.load_state_dict(data["collector"], where=str(path)))
         self.update, self.env_steps, self.seconds = counts["update"], counts["env_steps"], counts["seconds"]
         extra = data.get("extra", {})
         if not isinstance(extra, dict):
             raise CheckpointError(f"{path}: 'extra' is a {type(extra).__name__}, not a dict")
         return extra
-
-
-def _check_adam_state(optimizer: torch.optim.Optimizer, model: nn.Module) -> None:
-    """CheckpointError unless every Adam moment loaded has its parameter's shape and finite values
-    (torch accepts a state of any shape and fails, or silently broadcasts, at the next step)."""
-    for group in optimizer.param_groups:
-        for key in ("lr", "eps", "weight_decay"):
-            value = group.get(key)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-                raise CheckpointError(f"optimizer {key}={value!r} must be a finite number >= 0")
-        for param in group["params"]:
-            state = optimizer.state.get(param, {})
-            for key in ("exp_avg", "exp_avg_sq"):
-                if key in state:
-                    t = state[key]
-                    if not isinstance(t, torch.Tensor) or t.shape != param.shape or not bool(torch.isfinite(t).all()):
-                        raise CheckpointError(f"optimizer state {key} does not fit a parameter of shape "
-                                              f"{tuple(param.shape)} or holds NaN/inf")
-            step = state.get("step")
-            if step is not None and (not isinstance(step, torch.Tensor) or step.numel() != 1
-                                     or not bool(torch.isfinite(step).all()) or float(step) < 0):
-                raise CheckpointError(f"optimizer step {step!r} must be one finite number >= 0")
-
-
-def load_checkpoint_file(path: Path, fmt: str = CHECKPOINT_FORMAT) -> dict:
-    """A training checkpoint's contents (weights_only: no code runs); CheckpointError if unusable.
-    fmt: the format it must declare (ppo's, or dmc's, which keeps the same top-level keys)."""
-    if not path.is_file():
-        raise CheckpointError(f"no checkpoint at {str(path)!r}")
-    try:
-        # onto the CPU, whatever device wrote it: the checks run there, and load_state_dict copies
-        # weights and Adam's moments onto the run's device (a GPU run can resume on a CPU and back)
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:
-        raise CheckpointError(f"{str(path)!r} is not a readable training checkpoint ({type(err).__name__}: {err})") from None
-    if not isinstance(data, dict) or data.get("format") != fmt:
-        raise CheckpointError(f"{str(path)!r}: not a {fmt} checkpoint")
-    missing = sorted(set(CHECKPOINT_KEYS) - set(data))
-    if missing or not isinstance(data["run"], dict):
-        raise CheckpointError(f"{str(path)!r}: the checkpoint lacks {missing or ['a run description']}")
-    return data
 
 
 __all__ = ["ActorCritic", "Buffer", "Collector", "SeatChains", "Trainer", "gae", "masked_log_probs",

@@ -50,12 +50,14 @@ from domino_envs.registry import make_game
 from domino_envs.rng import mix_seed
 from domino_envs.wrappers import SingleSeatEnv
 from domino_training.configs import RunConfig
-from domino_training.learners.pool import sample_actions
+from domino_training.learners.pool import POOL_KINDS, sample_actions
 
 MODEL_FILE = "sb3_model.zip"
 META_FILE = "sb3_model.json"
 META_FORMAT = "domino-envs-sb3-model/1"
-BASELINES = ("random", "greedy", "heuristic")
+SB3_KINDS = tuple(k for k in POOL_KINDS if k != "target")  # the pool's kinds this path plays
+COPY_KINDS = ("self_play", "snapshot")  # both played by the learner copy (module doc)
+BASELINES = tuple(k for k in SB3_KINDS if k not in COPY_KINDS)
 LEARNER_COPY = "learner"
 
 
@@ -82,8 +84,8 @@ class LearnerCopy:
 class PoolOpponent:
     """One opponent seat drawing, at every game's start, who it plays as (see module doc).
 
-    weights: {kind: weight} over "self_play", "snapshot" (both: the learner copy), "random",
-    "greedy", "heuristic". rng: this seat's own Generator for the draws and the copy's sampling.
+    weights: {kind: weight} over `SB3_KINDS` (self_play and snapshot: both the learner copy).
+    rng: this seat's own Generator for the draws and the copy's sampling.
     """
 
     name = "pool"
@@ -91,9 +93,9 @@ class PoolOpponent:
     def __init__(self, game, weights: dict[str, float], learner: LearnerCopy, rng: np.random.Generator):
         kinds: dict[str, float] = {}
         for kind, w in weights.items():
-            key = LEARNER_COPY if kind in ("self_play", "snapshot") else kind
-            if key != LEARNER_COPY and key not in BASELINES:
-                raise ValueError(f"unknown opponent kind {kind!r}; allowed: ['self_play', 'snapshot', *{list(BASELINES)}]")
+            if kind not in SB3_KINDS:
+                raise ValueError(f"unknown opponent kind {kind!r}; allowed: {list(SB3_KINDS)}")
+            key = LEARNER_COPY if kind in COPY_KINDS else kind
             kinds[key] = kinds.get(key, 0.0) + float(w)
         self.kinds = [k for k, w in kinds.items() if w > 0]
         if not self.kinds:
@@ -131,7 +133,7 @@ def make_envs(run: RunConfig, learner: LearnerCopy, start: int = 0):
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     cfg = run.train
-    weights = {k: getattr(cfg.opponents, k) for k in ("self_play", "snapshot", *BASELINES)}
+    weights = {k: getattr(cfg.opponents, k) for k in SB3_KINDS}
 
     def builder(index: int):
         def build():
