@@ -1,7 +1,8 @@
 """A policy trained by Ray RLlib (training/learners/rllib.py) as an agent: ``rllib:checkpoint=DIR``.
 
-DIR is the checkpoint folder ``python -m domino_training.learners.rllib --out DIR`` (or the rllib
-learner) writes. Beside RLlib's own files it holds ``domino_policy.npz``: the shared module's policy
+DIR is a checkpoint folder of the rllib learner (``policy_<mark>/`` in its run folder), or the run
+folder itself (``python -m domino_training.learners.rllib --out DIR``, ``domino train --learner rllib``),
+which plays its latest checkpoint (``policy/``). Beside RLlib's own files it holds ``domino_policy.npz``: the shared module's policy
 network as plain arrays in the project's policy format (tanh between layers), with the game, its
 config and the sizes, checked against the game the agent is made for (a checkpoint of another game
 or rule config is a `CheckpointError` naming each difference). Acting is that network's masked
@@ -33,6 +34,8 @@ class RLlibAgent(PolicyAgent):
             raise CheckpointError("rllib agent needs checkpoint=DIR (a folder written by domino_training.learners.rllib "
                                   "--out)")
         folder = Path(checkpoint)
+        if not (folder / POLICY_FILE).is_file() and (folder / "policy" / POLICY_FILE).is_file():
+            folder = folder / "policy"  # a run folder of the rllib learner: its latest checkpoint
         if not (folder / POLICY_FILE).is_file():
             raise CheckpointError(
                 f"rllib checkpoint {str(folder)!r} has no {POLICY_FILE} (the policy's weights as plain arrays, "

@@ -105,7 +105,10 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
 def load_module(checkpoint: str | Path) -> MaskedActorCritic:
     """The shared module of a checkpoint written by ``--out`` (no Ray needed), to act with
     `greedy_actions` or ``forward_inference``."""
-    path = Path(checkpoint).resolve() / "learner_group" / "learner" / "rl_module" / POLICY
+    folder = Path(checkpoint).resolve()
+    if not (folder / "learner_group").is_dir() and (folder / "policy" / "learner_group").is_dir():
+        folder = folder / "policy"  # a run folder: its latest checkpoint
+    path = folder / "learner_group" / "learner" / "rl_module" / POLICY
     if not path.is_dir():
         raise FileNotFoundError(f"{checkpoint} is not an RLlib checkpoint of domino_training.learners.rllib: no {path}")
     return MaskedActorCritic.from_checkpoint(str(path))

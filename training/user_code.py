@@ -1,5 +1,5 @@
-"""A user's own code on the command line: ``--import MODULE_OR_FILE`` of `domino evaluate`, `domino play`
-and `domino benchmark`.
+"""A user's own code on the command line: ``--import MODULE_OR_FILE`` of `domino evaluate`, `domino play`,
+`domino rate`, `domino exploit`, `domino train` and `domino benchmark`.
 
 A dotted module name or a path ending in .py is imported before anything is built, so the agents and
 learners it registers (`register_agent`, `register_learner`) are known by name. A command that spawns

@@ -88,3 +88,24 @@ def test_a_bad_import_is_one_line_and_exit_2(item, message, capsys):
 def test_without_the_import_the_agent_is_unknown(capsys):
     assert play_main(["draw_v0", "--vs", "my_agent"], stdin=io.StringIO(""), stdout=io.StringIO()) == 2
     assert "unknown agent 'my_agent'" in capsys.readouterr().err
+
+
+def test_rate_and_exploit_take_an_imported_agent(tmp_path, capsys):
+    """`domino rate` and `domino exploit --exact` know the agent --import registers, and without the
+    import it is unknown (one line, exit 2)."""
+    from domino_training.benchmark.ratings import main as rate_main
+    from domino_training.exploit.cli import main as exploit_main
+
+    with mock.patch.dict(registry.AGENTS):
+        assert rate_main(["--game", "draw_v0", "--deals", "4", "--bootstrap", "10", "--import", str(EXAMPLE),
+                          "my_agent", "random"]) == 0
+    assert "my_agent" in capsys.readouterr().out
+    assert rate_main(["--game", "draw_v0", "--deals", "4", "my_agent", "random"]) == 2
+    assert "unknown agent 'my_agent'" in capsys.readouterr().err
+    small = ["--game", "draw_v0", "--set", "max_pip=2", "--set", "hand_size=2"]
+    with mock.patch.dict(registry.AGENTS):
+        assert exploit_main(["--exact", "my_agent", *small, "--import", str(EXAMPLE)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["agent"] == "my_agent" and result["exploitability"] >= 0
+    assert exploit_main(["--exact", "my_agent", *small]) == 2
+    assert "my_agent" in capsys.readouterr().err

@@ -137,7 +137,8 @@ def test_cli_trains_saves_and_restores(tmp_path, capsys):
     out = tmp_path / "ckpt"
     assert rllib_train.main(["--game", "draw_v0", "--iterations", "1", "--out", str(out), *TINY_FLAGS]) == 0
     first = capsys.readouterr().out
-    assert "iter   1" in first and (out / "learner_group").is_dir(), first
+    assert "iter   1" in first and (out / "policy" / "learner_group").is_dir(), first  # the run folder's latest
+    assert (out / "points.json").is_file() and (out / "log.csv").is_file()  # the one driver's run folder
     # the saved policy acts legally without Ray
     module = rllib_train.load_module(out)
     decision_observations("draw_v0", 100, seed=3, policy=lambda obs: rllib_train.greedy_actions(module, obs))
@@ -164,9 +165,13 @@ def test_cli_trains_saves_and_restores(tmp_path, capsys):
         make_agent(spec, domino_envs.make_game("block_v0"))
     with pytest.raises(CheckpointError, match="num_players=2 in the file vs 3 here"):
         make_agent(spec, domino_envs.make_game("draw_v0", num_players=3))
-    assert rllib_train.main(["--game", "draw_v0", "--set", "num_players=3", "--restore", str(out)]) == 2
+    refused = tmp_path / "refused"
+    assert rllib_train.main(["--game", "draw_v0", "--set", "num_players=3", "--restore", str(out), "--out",
+                             str(refused)]) == 2
     assert "num_players=2 in the file vs 3 here" in capsys.readouterr().err and not ray.is_initialized()
-    assert rllib_train.main(["--game", "draw_v0", "--iterations", "1", "--restore", str(out), *TINY_FLAGS]) == 0
+    assert not refused.exists()  # refused before anything is written
+    assert rllib_train.main(["--game", "draw_v0", "--iterations", "1", "--restore", str(out), "--out",
+                             str(tmp_path / "again"), *TINY_FLAGS]) == 0
     # the restored run goes on counting from the checkpoint's 200+ env steps
     second = capsys.readouterr().out
     total = int(float(second.split("(total ")[1].split(")")[0]))
@@ -243,7 +248,7 @@ def test_readme_rllib_commands_run_as_written(tmp_path):
         assert "Traceback" not in proc.stderr, (shown, proc.stderr[-4000:])
         if "--out" in argv:
             out = tmp_path / argv[argv.index("--out") + 1]
-            assert "iter   1" in proc.stdout and (out / "domino_policy.json").is_file(), (shown, proc.stdout)
+            assert "iter   1" in proc.stdout and (out / "policy" / "domino_policy.json").is_file(), (shown, proc.stdout)
         if argv[:2] == ["domino", "evaluate"]:
             spec = next(a for a in argv if a.startswith("rllib:"))
             row = next(line for line in proc.stdout.splitlines() if line.startswith(spec))
@@ -360,3 +365,23 @@ def test_rllib_learner_resumes_from_its_last_mark(tmp_path, monkeypatch):
     # the rest of the budget is trained
     assert summaries and summaries[0]["env_steps_total"] >= first[0].env_steps + summaries[0]["env_steps"], summaries
     assert sum(s["env_steps"] for s in summaries) == points[1].env_steps - first[0].env_steps
+
+
+def test_domino_train_learner_rllib_writes_the_same_run_folder(tmp_path, monkeypatch, capsys):
+    """`domino train --learner rllib` runs the rllib learner through the one driver: the layout every
+    learner's run folder has, evaluation at each mark, the final table, and the folder plays."""
+    from domino_training.evaluate import evaluate
+    from domino_training.learners.train import main as train_main
+
+    monkeypatch.chdir(tmp_path)
+    sets = ["budget.env_steps=400", "eval.every_env_steps=200", "eval.deals=2", "eval.opponents=[random]",
+            "eval.final_deals=2", "eval.final_opponents=[random]", "rllib.train_batch=200", "rllib.minibatch=100",
+            "rllib.epochs=1", "rllib.num_cpus=1", "network.hidden=[32]"]
+    assert train_main(["draw_v0", "--learner", "rllib", "--run-dir", "run", "--no-progress",
+                       *sum((["--set", s] for s in sets), [])]) == 0, capsys.readouterr().err
+    run = tmp_path / "run"
+    for name in ("points.json", "config.yaml", "log.csv", "eval.csv", "final_eval.md", "policy/domino_policy.npz"):
+        assert (run / name).is_file(), name
+    assert "iter   1" in capsys.readouterr().out
+    report = evaluate("draw_v0", [f"rllib:checkpoint={run}", "random"], 2, seed=1)
+    assert report.matchups[(f"rllib:checkpoint={run}", "random")].win.shape == (2,)

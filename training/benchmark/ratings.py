@@ -293,12 +293,18 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--seed", type=int, default=0, help="seed of the deals (the same seed, the same deals)")
     ap.add_argument("--bootstrap", type=int, default=200, help="resamples of the deals for the 95%% intervals")
     ap.add_argument("--json", help="write the ratings and the matrix here")
+    ap.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
+                    help="import a module or .py file first (an agent of your own: its register_agent call); "
+                         "repeatable")
     return ap
 
 
 def main(argv: list[str] | None = None) -> int:
+    from domino_training.user_code import import_all
+
     args = build_parser().parse_args(argv)
     try:
+        import_all(args.imports)
         r = rate(args.game, args.specs, args.deals, args.seed, config_from_pairs(args.set), args.bootstrap)
     except ValueError as e:  # DominoError and bad specs: one line, exit 2
         print(f"domino rate: error: {e}", file=sys.stderr)

@@ -262,7 +262,10 @@ class RLlibParams:
     entropy_coeff: float = 0.01  # entropy bonus
     env_runners: int = 0     # remote env runners (0: sample in the driver)
     envs_per_runner: int = 8  # games a runner steps side by side (one forward for all)
-    num_cpus: int = 0        # 0: every core
+    num_cpus: int = 0        # CPUs of the local Ray (0: every core)
+    address: str = ""        # an existing Ray cluster to join (auto, ray://host:10001); "": a local Ray
+    gpus_per_learner: float = 0.0  # GPUs for the (one, local) learner
+    restore: str = ""        # start from this checkpoint or rllib run folder (same game and config, checked)
 
 
 @dataclass
@@ -279,6 +282,12 @@ class RLlibSettings:
 def rllib_settings(run: LearnerRun) -> RLlibSettings:
     """The rllib learner's settings from params (ConfigError naming an unknown or bad key)."""
     s = apply(RLlibSettings(), run.params, "rllib", run_sets=RUN_SET)
+    if s.rllib.restore and not (Path(run.run_dir) / "points.json").is_file():  # checked before anything is written
+        try:
+            from domino_training.learners import rllib as rllib_train
+        except ImportError as err:
+            raise LearnerError(f"the rllib learner needs Ray RLlib, the optional `rllib` extra: {err}") from None
+        rllib_train.check_restore(rllib_train.checkpoint_folder(s.rllib.restore), run.game, run.config)
     for key in ("train_batch", "minibatch", "epochs", "envs_per_runner"):
         if getattr(s.rllib, key) < 1:
             raise ConfigError(f"rllib.{key}={getattr(s.rllib, key)!r} must be >= 1")
@@ -296,22 +305,32 @@ def train_rllib(run: LearnerRun, log: PointLog, progress: bool) -> None:
                            f"(pip install -e '.[rllib]', or make test-rllib's venv): {err}") from None
     r = s.rllib
     done = log.points[-1] if log.points else None  # resume from the last mark's checkpoint, its counts
-    rllib_train.start_ray(None, r.num_cpus or None)
+    start = None if done or not r.restore else rllib_train.checkpoint_folder(r.restore)  # checked by rllib_settings
+    rllib_train.start_ray(r.address or None, r.num_cpus or None)
     try:
         algo = rllib_train.build_config(run.game, run.config, env_runners=r.env_runners,
                                         envs_per_runner=r.envs_per_runner, seed=run.seed,
                                         train_batch=r.train_batch, minibatch=r.minibatch, epochs=r.epochs, lr=r.lr,
-                                        entropy_coeff=r.entropy_coeff, hidden=tuple(s.network.hidden)).build_algo()
+                                        entropy_coeff=r.entropy_coeff, hidden=tuple(s.network.hidden),
+                                        gpus_per_learner=r.gpus_per_learner).build_algo()
         if done is not None:
             algo.restore_from_path(str(Path(done.spec.split("=", 1)[1])))
             log.resumed_at(done.env_steps)
+        elif start is not None:
+            algo.restore_from_path(str(start.resolve()))
         seconds, steps = (done.seconds, done.env_steps) if done else (0.0, 0)
+        log.say(f"{run.game} {run.config}: {r.env_runners} env runners x {r.envs_per_runner} games, "
+                f"{r.train_batch} env steps per iteration")
+        it = 0
         while log.pending():
             t0 = time.perf_counter()
             result = rllib_train.iteration_summary(algo.train())
             seconds += time.perf_counter() - t0
             steps += result["env_steps"]  # sampled this iteration (counted here: a restore may not keep RLlib's total)
-            log.record({**result, "env_steps": steps, "seconds": round(seconds, 3)})
+            it += 1
+            log.record({**{k: v for k, v in result.items() if k != "seat_returns"}, "env_steps": steps,
+                        "seconds": round(seconds, 3)})
+            log.say(rllib_train.describe_iteration(it, result, time.perf_counter() - t0))
             for mark in log.due(steps):
                 folder = log.policy_path(mark, suffix="")
                 path = algo.save_to_path(str(folder))

@@ -16,11 +16,14 @@ the env raises IllegalActionError if one ever is not).
 
 Each iteration prints env steps sampled, the mean episode return (the sum over seats) and each
 seat's mean return (RLlib's running means over windows of episodes: every episode sums to zero in
-these zero-sum games, the windowed means need not), the policy entropy and the time. ``--out DIR``
-saves an RLlib checkpoint at the end, with ``domino_policy.json`` (game, config, sizes);
-``--restore DIR`` continues from one (same game and config, checked; same flags);
-``load_module(DIR)`` (agents/rllib_module.py) gives its trained module without Ray, and ``rllib:checkpoint=DIR`` is an
-agent for ``domino evaluate`` and ``domino play`` (agents/rllib_agent.py).
+these zero-sum games, the windowed means need not), the policy entropy and the time. The command is
+a thin alias of ``domino train GAME --learner rllib``: its flags become the learner's params and it
+runs through the one driver, so ``--out DIR`` is a run folder (points.json, log.csv, the checkpoint
+of the last mark with ``domino_policy.json`` and ``.npz``, the latest in DIR/policy/; the same flags
+on a finished DIR do nothing more); ``--restore DIR`` starts from a checkpoint or run folder (same
+game and config, checked); ``load_module(DIR)`` (agents/rllib_module.py) gives its trained module
+without Ray, and ``rllib:checkpoint=DIR`` is an agent for ``domino evaluate`` and ``domino play``
+(agents/rllib_agent.py).
 """
 from __future__ import annotations
 
@@ -29,7 +32,6 @@ import json
 import math
 import os
 import sys
-import time
 from pathlib import Path
 
 try:
@@ -79,6 +81,19 @@ def write_policy_meta(folder: str | Path, game: str, game_config: dict, hidden: 
     save_policy(Path(folder) / POLICY_FILE, layers, {**meta, "activation": "tanh"})
     meta["format"] = META_FORMAT
     (Path(folder) / META_FILE).write_text(json.dumps(meta, indent=1))
+
+
+def checkpoint_folder(path: str | Path) -> Path:
+    """The checkpoint a path names: the folder itself, or a run folder's latest (``policy/``)."""
+    path = Path(path)
+    return path / "policy" if not (path / META_FILE).is_file() and (path / "policy" / META_FILE).is_file() else path
+
+
+def describe_iteration(it: int, s: dict, seconds: float) -> str:
+    """The line printed for training iteration `it` (an `iteration_summary`)."""
+    seats = " ".join(f"{a}={r:+.3f}" for a, r in s["seat_returns"].items())
+    return (f"iter {it:3d}  env steps {s['env_steps']:6d} (total {s['env_steps_total']})  episodes {s['episodes']:4d}  "
+            f"return mean {s['return_mean']:+.3f}  [{seats}]  entropy {s['entropy']:.3f}  {seconds:.1f}s")
 
 
 def check_restore(folder: str | Path, game: str, game_config: dict) -> None:
@@ -195,40 +210,28 @@ def game_config_of(game: str, overrides: list[str]) -> dict:
 
 
 def main(argv=None) -> int:
+    """The flags as a run of the rllib learner through the one driver (training/learners/interface.py):
+    --iterations x --train-batch env steps, saved at the end into the run folder --out (default
+    runs/<game>-rllib-s<seed>), which plays as rllib:checkpoint=OUT."""
+    from domino_training.learners import LearnerRun, train_learner
+
     args = parse_args(argv)
+    params = {"rllib.train_batch": args.train_batch, "rllib.minibatch": args.minibatch, "rllib.epochs": args.epochs,
+              "rllib.lr": args.lr, "rllib.entropy_coeff": args.entropy_coeff, "rllib.env_runners": args.env_runners,
+              "rllib.envs_per_runner": args.envs_per_runner, "rllib.num_cpus": args.num_cpus or 0,
+              "rllib.address": args.address or "", "rllib.gpus_per_learner": float(args.gpus_per_learner),
+              "rllib.restore": str(Path(args.restore).resolve()) if args.restore else "",
+              "network.hidden": list(args.hidden)}
     try:
         game_config = game_config_of(args.game, args.set)
-        if args.restore:
-            check_restore(args.restore, args.game, game_config)
+        budget = args.iterations * args.train_batch
+        out = Path(args.out or f"runs/{args.game}-rllib-s{args.seed}")
+        points = train_learner("rllib", LearnerRun(args.game, game_config, args.seed, budget, [budget], out, params),
+                               echo=lambda text: print(text, flush=True))
     except DominoError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    start_ray(args.address, args.num_cpus)
-    try:
-        config = build_config(args.game, game_config, env_runners=args.env_runners,
-                              envs_per_runner=args.envs_per_runner, seed=args.seed,
-                              train_batch=args.train_batch, minibatch=args.minibatch, epochs=args.epochs,
-                              lr=args.lr, entropy_coeff=args.entropy_coeff, hidden=tuple(args.hidden),
-                              gpus_per_learner=args.gpus_per_learner)
-        algo = config.build_algo()
-        if args.restore:
-            algo.restore_from_path(str(Path(args.restore).resolve()))
-        print(f"{args.game} {game_config}: {args.env_runners} env runners x {args.envs_per_runner} games, "
-              f"{args.train_batch} env steps per iteration")
-        for it in range(1, args.iterations + 1):
-            start = time.perf_counter()
-            s = iteration_summary(algo.train())
-            seats = " ".join(f"{a}={r:+.3f}" for a, r in s["seat_returns"].items())
-            print(f"iter {it:3d}  env steps {s['env_steps']:6d} (total {s['env_steps_total']})  "
-                  f"episodes {s['episodes']:4d}  return mean {s['return_mean']:+.3f}  [{seats}]  "
-                  f"entropy {s['entropy']:.3f}  {time.perf_counter() - start:.1f}s", flush=True)
-        if args.out:
-            path = algo.save_to_path(str(Path(args.out).resolve()))
-            write_policy_meta(path, args.game, game_config, tuple(args.hidden), s["env_steps_total"])
-            print(f"checkpoint: {path}  (an agent: rllib:checkpoint={path})")
-        algo.stop()
-    finally:
-        ray.shutdown()
+    print(f"checkpoint: {points[-1].spec.split('=', 1)[1]}  (an agent: rllib:checkpoint={out})")
     return 0
 
 

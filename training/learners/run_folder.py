@@ -18,9 +18,9 @@ saved policy on fixed duplicate deals (eval.csv, curve.png) and the last one aga
 opponents (final_eval.md, final_eval.json).
 
 Files: points.json, config.yaml (the run's description, readable), log.csv, tb/ (with
-``tensorboard=True``), policy_<mark>.npz (or a folder) per mark, policy.npz (the latest, where the
-learner saves files), eval.csv, curve.png, final_eval.md/.json (with an Evaluation), and the learner's
-own checkpoint files.
+``tensorboard=True``), policy_<mark>.npz (or a folder) per mark, policy.npz (or policy/: the
+latest), eval.csv, curve.png, final_eval.md/.json (with an Evaluation), and the learner's own
+checkpoint files.
 """
 from __future__ import annotations
 
@@ -273,6 +273,9 @@ class PointLog:
         _, _, path = spec.partition("=")
         if path.endswith(".npz") and Path(path).is_file():
             shutil.copyfile(path, self.dir / "policy.npz")
+        elif Path(path).is_dir():  # a checkpoint folder (rllib): the latest is policy/
+            shutil.rmtree(self.dir / "policy", ignore_errors=True)
+            shutil.copytree(path, self.dir / "policy")
         if self.evaluation is not None and self.evaluation.deals and self.evaluation.opponents:
             self._evaluate_point(point)
         return point
