@@ -24,6 +24,7 @@ from ray.tune.registry import register_env  # noqa: E402
 import domino_envs  # noqa: E402
 from domino_agents import rllib_module  # noqa: E402
 from domino_training.learners import rllib as rllib_train  # noqa: E402
+from domino_training.learners import rllib_command  # noqa: E402
 from tests.helpers import fenced_blocks  # noqa: E402
 
 TINY = dict(train_batch=200, minibatch=100, epochs=1, hidden=(32,))
@@ -135,7 +136,7 @@ def test_masked_module_samples_only_legal_actions():
 
 def test_cli_trains_saves_and_restores(tmp_path, capsys):
     out = tmp_path / "ckpt"
-    assert rllib_train.main(["--game", "draw_v0", "--iterations", "1", "--out", str(out), *TINY_FLAGS]) == 0
+    assert rllib_command.main(["--game", "draw_v0", "--iterations", "1", "--out", str(out), *TINY_FLAGS]) == 0
     first = capsys.readouterr().out
     assert "iter   1" in first and (out / "policy" / "learner_group").is_dir(), first  # the run folder's latest
     assert (out / "points.json").is_file() and (out / "log.csv").is_file()  # the one driver's run folder
@@ -166,11 +167,11 @@ def test_cli_trains_saves_and_restores(tmp_path, capsys):
     with pytest.raises(CheckpointError, match="num_players=2 in the file vs 3 here"):
         make_agent(spec, domino_envs.make_game("draw_v0", num_players=3))
     refused = tmp_path / "refused"
-    assert rllib_train.main(["--game", "draw_v0", "--set", "num_players=3", "--restore", str(out), "--out",
+    assert rllib_command.main(["--game", "draw_v0", "--set", "num_players=3", "--restore", str(out), "--out",
                              str(refused)]) == 2
     assert "num_players=2 in the file vs 3 here" in capsys.readouterr().err and not ray.is_initialized()
     assert not refused.exists()  # refused before anything is written
-    assert rllib_train.main(["--game", "draw_v0", "--iterations", "1", "--restore", str(out), "--out",
+    assert rllib_command.main(["--game", "draw_v0", "--iterations", "1", "--restore", str(out), "--out",
                              str(tmp_path / "again"), *TINY_FLAGS]) == 0
     # the restored run goes on counting from the checkpoint's 200+ env steps
     second = capsys.readouterr().out
@@ -179,7 +180,7 @@ def test_cli_trains_saves_and_restores(tmp_path, capsys):
 
 
 def test_cli_refuses_a_bad_game_config_before_starting_ray(capsys):
-    assert rllib_train.main(["--game", "draw_v0", "--set", "num_players=9"]) == 2
+    assert rllib_command.main(["--game", "draw_v0", "--set", "num_players=9"]) == 2
     err = capsys.readouterr().err
     assert "num_players" in err and not ray.is_initialized()
 
@@ -209,7 +210,7 @@ def shrunk(argv: list[str]) -> list[str]:
     for flag, value in README_SHRINK.items():
         if flag in argv:
             argv[argv.index(flag) + 1] = value
-    if argv[:3] == ["python", "-m", "domino_training.learners.rllib"]:
+    if argv[:3] == ["python", "-m", "domino_training.learners.rllib_command"]:
         argv += README_TRAIN_SIZES
     return argv
 
@@ -230,7 +231,7 @@ def test_readme_rllib_commands_run_as_written(tmp_path):
     trained = {argv[argv.index("--out") + 1] for argv in commands if "--out" in argv}
     played = {arg.split("=", 1)[1] for argv in commands for arg in argv if arg.startswith("rllib:checkpoint=")}
     kinds = [" ".join(argv[:3]) if argv[0] == "python" else " ".join(argv[:2]) for argv in commands]
-    assert {"python -m domino_training.learners.rllib", "domino evaluate", "domino play"} <= set(kinds), commands
+    assert {"python -m domino_training.learners.rllib_command", "domino evaluate", "domino play"} <= set(kinds), commands
     assert played and played <= trained, f"the README plays {played} but trains {trained}"
     assert any("--env-runners" in argv for argv in commands), "no README command samples in remote env runners"
 
