@@ -26,31 +26,34 @@ folder that already holds a run is refused, so a finished run is never overwritt
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
 
 from domino_envs.core import DominoError
 from domino_training.commands import HelpFormatter
 from domino_training.configs import RunConfig, TrainConfig, load_run
-from domino_training.learners.interface import learner_names, train_learner
+from domino_training.learners import interface
+from domino_training.learners.interface import RUN_SET, learner_names, train_learner
 from domino_training.learners.run_folder import POINTS_FILE, Evaluation, LearnerRun
+from domino_training.settings import keys
 
-RUN_LEVEL = ("seed", "algo", "budget", "eval")  # train keys the command reads itself; the rest are the learner's
-FROM_CONFIG = {"ppo": ("ppo", "network", "opponents", "imitation", "distill"), "ppo_bc": ("ppo", "network", "opponents",
-               "imitation", "distill"), "sb3": ("sb3", "network", "opponents")}  # learners whose params the file gives
+RUN_LEVEL = {key.split(".")[0] for key in RUN_SET}  # train keys the command reads itself; the rest are the learner's
 CHECKPOINTS = (POINTS_FILE, "checkpoint.pt", "sb3_model.zip")  # a folder holding one of these holds a run
 
 
+def takes_config(learner: str | None) -> bool:
+    """Whether the learner's params are keys of the config's train section (ppo, ppo_bc, sb3: their
+    settings are a TrainConfig)."""
+    entry = interface.LEARNERS.get(learner) if learner else None
+    return entry is not None and entry.settings is not None and isinstance(entry.settings(), TrainConfig)
+
+
 def learner_params(learner: str, train: TrainConfig) -> dict:
-    """The learner's params from a resolved train section: every key of its sections (and
-    budget.checkpoint_every) for ppo, ppo_bc and sb3; none for the others."""
-    if learner not in FROM_CONFIG:
+    """The learner's params from a resolved train section: the values of every key it takes (ppo, ppo_bc,
+    sb3); none for the others."""
+    if not takes_config(learner):
         return {}
-    params = {f"{section}.{k}": v for section in FROM_CONFIG[learner]
-              for k, v in dataclasses.asdict(getattr(train, section)).items()}
-    params["budget.checkpoint_every"] = train.budget.checkpoint_every
-    return params
+    return {key: value for key, (value, _) in keys(train, interface.LEARNERS[learner].sections).items()}
 
 
 def eval_marks(train: TrainConfig) -> list[int]:
@@ -108,7 +111,7 @@ def split_overrides(learner: str | None, overrides: list[str]) -> tuple[list[str
     learner's own params (the other learners' dotted keys)."""
     from domino_training.configs import parse_override
 
-    if learner is None or learner in FROM_CONFIG:
+    if learner is None or takes_config(learner) or learner not in interface.LEARNERS:
         return list(overrides), {}
     config, params = [], {}
     for text in overrides:
