@@ -1,4 +1,4 @@
-"""Self-play PPO with action masks on the vector env: `domino train <game>` (``--algo ppo``).
+"""Self-play PPO with action masks on the vector env: `domino train <game>` (``--learner ppo``).
 
 Read top to bottom: the network, the per-seat chains and GAE, collection, the PPO update, the run.
 Each piece is an importable function or small class, so tests call them one at a time.
@@ -34,9 +34,8 @@ Each piece is an importable function or small class, so tests call them one at a
   update's sums differ between thread counts).
 - **Run folder**: checkpoint.pt (everything needed to resume: weights, optimizer, snapshots, the
   vector env's rows, the Generator's state; a resumed run continues exactly as if never stopped;
-  saved and checked by training/learners/checkpoint.py, as dmc's),
-  policy.npz (the actor as an agent, agents/trained.py), config.yaml, log.csv, TensorBoard events
-  in tb/, evaluation points in eval.csv, curve.png and the final evaluation table (final_eval.md).
+  saved and checked by training/learners/checkpoint.py, as dmc's); the rest of the folder (points,
+  policy files, logs, evaluation) is the one driver's (training/learners/run_folder.py).
 """
 from __future__ import annotations
 

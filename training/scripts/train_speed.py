@@ -13,7 +13,7 @@ Our side (`ppo_steps_per_second`): the `Trainer` of training/learners/ppo.py, on
 (env steps) count every seat's decisions stepped in the vector env; *samples* the learner's
 transitions among them (opponents' moves give none), the counterpart of SB3's timesteps.
 
-SB3 section (`sb3_steps_per_second`): MaskablePPO on SingleSeatEnv exactly as ``train_sb3`` builds
+SB3 section (`sb3_steps_per_second`): MaskablePPO on SingleSeatEnv exactly as ``train_sb3_points`` builds
 it (the game's config file, its ``sb3`` settings and opponent pool, ``network.hidden``, torch
 threads ``sb3.torch_threads``), after one untimed warm-up rollout (numba compiles, first calls).
 - *End to end*: wall time of ``model.learn`` over `steps` timesteps (collection + updates).
