@@ -63,9 +63,9 @@ def test_warm_compiles_a_game_once_and_leaves_nothing_for_train_or_evaluate(tmp_
     again = domino("warm", "sum7_v0")
     assert re.search(r"^sum7_v0: [\d.]+ s, already compiled \(cache warm\)$", again.stdout, flags=re.M), again.stdout
     train = domino("train", "sum7_v0", "--run-dir", "run", "--no-progress", "--set", "ppo.num_envs=8",
-                   "--set", "ppo.rollout_steps=8", "--set", "network.hidden=[16]", "--set", "budget.env_steps=128",
-                   "--set", "imitation.decisions=2000", "--set", "imitation.epochs=1",
-                   "--set", "eval.every_updates=1", "--set", "eval.deals=2", "--set", "eval.final_deals=2")
+                   "--set", "ppo.rollout_steps=8", "--set", "network.hidden=[16]", "--set", "budget.env_steps=2176",
+                   "--set", "imitation.decisions=2000", "--set", "imitation.epochs=1",  # 2,048 of the budget's steps
+                   "--set", "eval.every_env_steps=1088", "--set", "eval.deals=2", "--set", "eval.final_deals=2")
     evaluate = domino("evaluate", "--game", "sum7_v0", "--agents", "ppo:checkpoint=run/policy.npz", "heuristic",
                       "pimc:n=2,rollout=policy,policy=run/policy.npz", "--deals", "2", "--no-progress")
     for run in (again, train, evaluate):
