@@ -280,8 +280,8 @@ MUTATIONS = [
     Mutation(
         "ratings_first_rotation_only", "two-sided ratings count only the first rotation of each deal",
         "training/benchmark/ratings.py",
-        [("                share[d] += sum(w[p] for p in range(n) if side_of(game, p) == 0) / n\n",
-          "                share[d] += sum(w[p] for p in range(n) if side_of(game, p) == 0) * (r == 0)\n")],
+        [("            share[d] += sum(w[p] for p in range(n) if side_of(game, p) == 0) / n\n",
+          "            share[d] += sum(w[p] for p in range(n) if side_of(game, p) == 0) * (r == 0)\n")],
         ["tests/learners/test_ratings.py", "-k", "seat or order"]),
     Mutation(
         "ratings_teams_wrong_sides", "partnerships read as seats 0 & 1 against 2 & 3",

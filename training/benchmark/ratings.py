@@ -17,17 +17,27 @@ all of those hands at once, with random anchored at 0:
 Intervals are 95% bootstrap percentiles over deals (the deal is the independent unit: the hands of
 one deal share its tiles), refitted per resample, from a seeded `numpy.random.Generator`.
 
+The play is split into units, each a job (training/parallel.py): one pair of agents (two sides), or
+DEALS_PER_UNIT deals whose tables the parent drew (more players). `rate(..., workers=N)` gives the
+same ratings for any N; with `cache` (`domino rate --out DIR`) each unit is kept as a file named by a
+hash of what it plays, and read back instead of played, so a killed run resumes.
+`decision_seconds` times an agent's decisions (the ladder's cost column, training/scripts/ladder.py).
+
 Partnership games also answer the question self-play flatters: ``partner_table`` puts a policy
 beside a partner it never trained with (a baseline, another seed's policy) against a fixed pair.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
 import json
 import math
+import os
 import sys
+import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -38,7 +48,9 @@ from domino_envs.registry import config_from_pairs, make_game
 from domino_envs.rng import mix_seed
 from domino_training.commands import HelpFormatter
 from domino_training.evaluate import play_hand
+from domino_training.parallel import check_workers, run_jobs
 from domino_training.stats import percentile_interval
+from domino_training.user_code import import_all
 
 ELO = 400.0 / math.log(10.0)
 ANCHOR = "random"
@@ -133,15 +145,31 @@ class Ratings:
                 "matrix": {a: {b: (None if math.isnan(v) else float(v)) for b, v in zip(self.names, row)}
                            for a, row in zip(self.names, self.matrix)}, **self.extra}
 
+    @classmethod
+    def from_json(cls, data: dict) -> Ratings:
+        """The Ratings `to_json` wrote (extra keys are not read back)."""
+        names = [x["agent"] for x in data["ratings"]]
+        col = {k: np.array([x[k] for x in data["ratings"]], dtype=float) for k in ("rating", "lo", "hi")}
+        matrix = np.array([[np.nan if data["matrix"][a][b] is None else data["matrix"][a][b] for b in names]
+                           for a in names], dtype=float)
+        return cls(data["game"], data["config"], names, data["model"], col["rating"], col["lo"], col["hi"], matrix,
+                   data["deals"], data["hands"])
+
     def order(self) -> list[int]:
         return sorted(range(len(self.names)), key=lambda i: -self.rating[i])
 
-    def markdown(self, labels: dict[str, str] | None = None) -> str:
+    def markdown(self, labels: dict[str, str] | None = None, costs: dict[str, float] | None = None,
+                 digits: int = 0) -> str:
+        """The ratings table (with `costs`, agent -> seconds per decision, a column of them; ratings to
+        `digits` decimals) and the matrix."""
         lab = (labels or {}).get
-        lines = ["| agent | rating | 95% interval |", "|---|---|---|"]
+        cost = "" if costs is None else " time per decision |"
+        lines = ["| agent | rating | 95% interval |" + cost, "|---|---|---|" + "---|" * bool(costs is not None)]
         for i in self.order():
             a = self.names[i]
-            lines.append(f"| {lab(a, a)} | {self.rating[i]:+.0f} | [{self.lo[i]:+.0f}, {self.hi[i]:+.0f}] |")
+            cell = "" if costs is None else f" {duration(costs[a]) if a in costs else '-'} |"
+            r, lo, hi = (f"{x[i]:+.{digits}f}" for x in (self.rating, self.lo, self.hi))
+            lines.append(f"| {lab(a, a)} | {r} | [{lo}, {hi}] |" + cell)
         head = "| row vs column | " + " | ".join(lab(self.names[j], self.names[j]) for j in self.order()) + " |"
         lines += ["", head, "|---" * (len(self.names) + 1) + "|"]
         for i in self.order():
@@ -151,25 +179,30 @@ class Ratings:
         return "\n".join(lines)
 
 
+def duration(seconds: float) -> str:
+    """A short time for a table: 4.2 µs, 0.22 ms, 36 ms, 1.2 s."""
+    unit, scale = ("s", 1.0) if seconds >= 1 else ("ms", 1e-3) if seconds >= 1e-3 else ("µs", 1e-6)
+    v = seconds / scale
+    return f"{v:.2g} {unit}" if v < 10 else f"{v:.0f} {unit}"
+
+
 def _anchor_index(names: list[str]) -> int:
     return names.index(ANCHOR) if ANCHOR in names else 0
 
 
-def _two_sided_results(game, names: list[str], deals: int, seed: int) -> dict:
-    """Per pair (i, j), i < j: i's win share per deal over the rotations (sides swapped)."""
+def _pair_share(game_name: str, config: dict, first: str, second: str, deals: int, seed: int, t: int) -> list[float]:
+    """One unit of a two-sided round robin (a job): `first`'s win share per deal against `second`,
+    over the rotations (sides swapped); `t` is the pair's index in combinations order."""
+    game = make_game(game_name, **config)
     n = game.num_players
-    per_pair = {}
-    agents: dict = {}
-    for t, (i, j) in enumerate(itertools.combinations(range(len(names)), 2)):
-        specs = [names[i] if side_of(game, p) == 0 else names[j] for p in range(n)]
-        returns = play_table(game, specs, deals, seed, t, agents)  # [deal, rotation, position]
-        share = np.zeros(deals)
-        for d in range(deals):
-            for r in range(n):
-                w = win_shares(returns[d, r])
-                share[d] += sum(w[p] for p in range(n) if side_of(game, p) == 0) / n
-        per_pair[(i, j)] = share
-    return per_pair
+    specs = [first if side_of(game, p) == 0 else second for p in range(n)]
+    returns = play_table(game, specs, deals, seed, t)  # [deal, rotation, position]
+    share = np.zeros(deals)
+    for d in range(deals):
+        for r in range(n):
+            w = win_shares(returns[d, r])
+            share[d] += sum(w[p] for p in range(n) if side_of(game, p) == 0) / n
+    return share.tolist()
 
 
 def _fit_two_sided(k: int, per_pair: dict, pick=None) -> tuple[np.ndarray, np.ndarray]:
@@ -184,25 +217,26 @@ def _fit_two_sided(k: int, per_pair: dict, pick=None) -> tuple[np.ndarray, np.nd
     return bradley_terry(wins, games), wins / np.where(games > 0, games, np.nan)
 
 
-def _free_for_all_hands(game, names: list[str], deals: int, seed: int) -> list[list[tuple[int, int]]]:
-    """Per deal, a table of n distinct agents drawn at random (seeded), seated in every rotation;
-    each hand as [(agent index, finishing rank)]."""
+def _draw_tables(game, k: int, deals: int, seed: int) -> list[list[int]]:
+    """Per deal, a table of n distinct agents of the k drawn at random (seeded by seed and k)."""
     n = game.num_players
-    k = len(names)
     if k < n:
         raise ConfigError(f"{game.name}: rating {n}-player tables needs at least {n} distinct agents; got {k}")
     rng = np.random.default_rng(mix_seed(seed ^ _TABLE_STREAM, k))
+    return [[int(x) for x in rng.choice(k, size=n, replace=False)] for _ in range(deals)]
+
+
+def _table_hands(game_name: str, config: dict, tables: list[list[str]], first: int, seed: int) -> list:
+    """One unit of free-for-all play (a job): deals first, first + 1, ... at the given tables (agent
+    specs by position), each seated in every rotation; per deal, per hand, each position's finishing rank."""
+    game = make_game(game_name, **config)
+    n = game.num_players
     agents: dict = {}
-    hands = []
-    for d in range(deals):
-        table = [int(x) for x in rng.choice(k, size=n, replace=False)]
-        returns = play_table(game, [names[i] for i in table], 1, mix_seed(seed, d), d, agents)[0]
-        deal_hands = []
-        for r in range(n):
-            ranks = finishing_ranks(returns[r])
-            deal_hands.append([(table[p], int(ranks[p])) for p in range(n)])
-        hands.append(deal_hands)
-    return hands
+    out = []
+    for d, specs in enumerate(tables, start=first):
+        returns = play_table(game, specs, 1, mix_seed(seed, d), d, agents)[0]
+        out.append([[int(x) for x in finishing_ranks(returns[r])] for r in range(n)])
+    return out
 
 
 def _fit_free_for_all(k: int, hands: list, pick=None) -> tuple[np.ndarray, np.ndarray]:
@@ -226,28 +260,121 @@ def _fit_free_for_all(k: int, hands: list, pick=None) -> tuple[np.ndarray, np.nd
     return mu, above / np.where(met > 0, met, np.nan)
 
 
+# ------------------------------------------------------------------------------ units of work, cached
+DEALS_PER_UNIT = 10  # free-for-all: the deals one job plays (and one cache file holds)
+
+
+def _files_digest(game_name: str, spec: str) -> str:
+    """sha256 of the files a spec plays from (the shipped policy for `trained` or `policy=trained`, any
+    file or folder a value names), so a cache is not reused once the policy behind a spec changes."""
+    from domino_agents.registry import parse_spec
+
+    name, params = parse_spec(spec)
+    paths = []
+    if name == "trained" or params.get("policy") == "trained":
+        from domino_agents.trained import shipped_path
+
+        paths.append(shipped_path(game_name))
+    paths += [Path(v) for v in params.values() if isinstance(v, str) and v != "trained" and Path(v).exists()]
+    h = hashlib.sha256()
+    for path in paths:
+        for f in sorted(f for f in path.rglob("*") if f.is_file()) if path.is_dir() else [path]:
+            h.update(f.relative_to(path).as_posix().encode() if path.is_dir() else b"")
+            h.update(f.read_bytes())
+    return h.hexdigest()[:16] if paths else ""
+
+
+def _cache_file(cache: Path, key: dict) -> Path:
+    return cache / (hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:24] + ".json")
+
+
+def _run_units(fn, jobs: list[tuple], keys: list[dict], describe, workers: int, address: str | None,
+               cache: Path | None, imports: list[str] | None, echo) -> list:
+    """fn(*job) for every job, in `workers` processes (training/parallel.py); with a `cache` folder a
+    job whose file (named by a hash of its key) exists is read instead of played, and every job
+    played is written there as it finishes (atomically), so a killed run resumes."""
+    results: list = [None] * len(jobs)
+    todo = list(range(len(jobs)))
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
+        todo = []
+        for u, key in enumerate(keys):
+            try:
+                data = json.loads(_cache_file(cache, key).read_text())
+            except (OSError, ValueError):
+                data = None
+            if isinstance(data, dict) and data.get("key") == key:
+                results[u] = data["result"]
+            else:
+                todo.append(u)
+    if echo is not None and cache is not None:
+        echo(f"{len(jobs) - len(todo)} of {len(jobs)} units read from {cache}; playing {len(todo)}")
+    init = import_all if imports and (workers > 1 or address is not None) else None
+    ran = run_jobs(fn, [jobs[u] for u in todo], workers, address, init, (list(imports or []),),
+                   describe=lambda i: describe(todo[i]))
+    for done, (i, result) in enumerate(ran, start=1):
+        u = todo[i]
+        results[u] = result
+        if cache is not None:
+            path = _cache_file(cache, keys[u])
+            tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"key": keys[u], "result": result}))
+            os.replace(tmp, path)
+        if echo is not None:
+            echo(f"{describe(u)} done ({done}/{len(todo)})")
+    return results
+
+
 def rate(game_name: str, specs: list[str], deals: int, seed: int = 0, config: dict | None = None,
-         bootstrap: int = 200, rng_seed: int = 0) -> Ratings:
+         bootstrap: int = 200, rng_seed: int = 0, workers: int = 1, address: str | None = None,
+         cache: str | Path | None = None, imports: list[str] | None = None, echo=None) -> Ratings:
     """Ratings of `specs` in one game from their cross-play on `deals` duplicate deals (module doc).
-    Every spec is built once first, so a bad one fails before any hand is played."""
+    Every spec is built once first, so a bad one fails before any hand is played.
+
+    The play is split into units (two sides: one pair of agents; otherwise DEALS_PER_UNIT deals, their
+    tables drawn here first) run in `workers` processes or as Ray tasks at `address`, each importing
+    `imports`; the ratings are the same for any number. With `cache` (a folder) each unit is saved
+    when it finishes under a hash of what it plays (game, config, specs and the files they load,
+    deals, seed, its index) and read back instead of played: a killed run resumes. `echo` gets a
+    line per unit."""
     config = dict(config or {})
     if len(specs) < 2 or len(set(specs)) != len(specs):
         raise ConfigError(f"rate needs two or more distinct agent specs; got {specs}")
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 2:
         raise ConfigError(f"deals={deals!r} must be an int >= 2 (the bootstrap resamples deals)")
+    check_workers(workers)
     game = make_game(game_name, **config)
     for s in specs:
         make_agent(s, game)
     k = len(specs)
     rng = np.random.default_rng(rng_seed)
     anchor = _anchor_index(specs)
+    cache = None if cache is None else Path(cache)
+    files = {s: _files_digest(game_name, s) for s in specs} if cache is not None else {}
+    base = json.loads(json.dumps({"game": game_name, "config": config, "seed": int(seed)}))
+    run = dict(workers=workers, address=address, cache=cache, imports=imports, echo=echo)
     if two_sided(game):
-        per_pair = _two_sided_results(game, specs, deals, seed)
+        pairs = list(itertools.combinations(range(k), 2))
+        jobs = [(game_name, config, specs[i], specs[j], deals, seed, t) for t, (i, j) in enumerate(pairs)]
+        keys = [{**base, "unit": "pair", "index": t, "deals": deals, "specs": [specs[i], specs[j]],
+                 "files": [files.get(specs[i], ""), files.get(specs[j], "")]} for t, (i, j) in enumerate(pairs)]
+        shares = _run_units(_pair_share, jobs, keys, lambda t: f"{game_name} {specs[pairs[t][0]]} vs "
+                            f"{specs[pairs[t][1]]}", **run)
+        per_pair = {pair: np.array(share) for pair, share in zip(pairs, shares)}
         strength, matrix = _fit_two_sided(k, per_pair)
         boots = [_fit_two_sided(k, per_pair, rng.integers(0, deals, deals))[0] for _ in range(bootstrap)]
         scale, model, hands = ELO, "bradley-terry (elo scale)", len(per_pair) * deals * game.num_players
     else:
-        hand_list = _free_for_all_hands(game, specs, deals, seed)
+        tables = _draw_tables(game, k, deals, seed)
+        bounds = [(a, min(a + DEALS_PER_UNIT, deals)) for a in range(0, deals, DEALS_PER_UNIT)]
+        jobs = [(game_name, config, [[specs[i] for i in tab] for tab in tables[a:b]], a, seed) for a, b in bounds]
+        keys = [{**base, "unit": "deals", "index": u, "first": a, "stop": b, "tables": jobs[u][2],
+                 "files": [files.get(s, "") for s in specs]} for u, (a, b) in enumerate(bounds)]
+        parts = _run_units(_table_hands, jobs, keys, lambda u: f"{game_name} deals {bounds[u][0]}-"
+                           f"{bounds[u][1] - 1}", **run)
+        ranks = [deal for part in parts for deal in part]  # [deal][rotation][position]
+        hand_list = [[[(tables[d][p], int(rank[p])) for p in range(game.num_players)] for rank in ranks[d]]
+                     for d in range(deals)]
         strength, matrix = _fit_free_for_all(k, hand_list)
         boots = [_fit_free_for_all(k, hand_list, rng.integers(0, deals, deals))[0] for _ in range(bootstrap)]
         scale, model, hands = 1.0, "plackett-luce (openskill mu)", deals * game.num_players
@@ -277,9 +404,55 @@ def partner_table(game_name: str, policy: str, partners: list[str], opponent: st
     return out
 
 
+# ------------------------------------------------------------------------------ cost of a decision
+class _Timed:
+    """An agent whose decisions (`act`, and `observe_state` for a search) are timed, nothing else."""
+
+    def __init__(self, agent):
+        self.agent, self.seconds, self.decisions = agent, 0.0, 0
+        self.searches = bool(getattr(agent, "searches", False))
+
+    def reset(self, seed: int) -> None:
+        self.agent.reset(seed)
+
+    def observe_state(self, *args) -> None:
+        t0 = time.perf_counter()
+        self.agent.observe_state(*args)
+        self.seconds += time.perf_counter() - t0
+
+    def act(self, obs, mask):
+        t0 = time.perf_counter()
+        action = self.agent.act(obs, mask)
+        self.seconds += time.perf_counter() - t0
+        self.decisions += 1
+        return action
+
+
+def decision_seconds(game_name: str, spec: str, hands: int = 4, config: dict | None = None, seed: int = 0) -> dict:
+    """Mean seconds `spec` takes per decision in this game (this process, one core): `hands` hands
+    against random, its seat rotating, after one untimed hand (compiling and loading are not a
+    decision's cost). Returns {"seconds", "decisions", "hands"}."""
+    if isinstance(hands, bool) or not isinstance(hands, int) or hands < 1:
+        raise ConfigError(f"hands={hands!r} must be an int >= 1")
+    game = make_game(game_name, **dict(config or {}))
+    n = game.num_players
+    timed = _Timed(make_agent(spec, game))
+    others = [make_agent(ANCHOR, game) for _ in range(n - 1)]
+    state = game.new_state()
+    for h in range(-1, hands):
+        if h == 0:
+            timed.seconds, timed.decisions = 0.0, 0
+        seat = h % n
+        by_seat = others[:seat] + [timed] + others[seat:]
+        play_hand(game, state, by_seat, mix_seed(seed, h + 1), [mix_seed(seed ^ _SEAT_STREAM, (h + 1) * n + k)
+                                                                 for k in range(n)])
+    return {"seconds": timed.seconds / max(timed.decisions, 1), "decisions": timed.decisions, "hands": hands}
+
+
 # ------------------------------------------------------------------------------ CLI
 EXAMPLES = """examples:
   domino rate --game sum7_v0 random greedy heuristic --deals 200
+  domino rate --game block_v0 random greedy pimc:n=16 --deals 200 --workers 2 --out runs/rate/block
 """  # shown by --help; tests/fronts/test_command_help.py parses them
 
 
@@ -295,17 +468,23 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--json", help="write the ratings and the matrix here")
     ap.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
                     help="import a module or .py file first (an agent of your own: its register_agent call); "
-                         "repeatable")
+                         "repeatable; in every worker too")
+    ap.add_argument("--workers", type=int, default=1, metavar="N",
+                    help="processes that play (a pair of agents, or a chunk of deals, each); the same ratings for every N")
+    ap.add_argument("--address", default=None, metavar="auto|HOST:PORT",
+                    help="play the units as Ray tasks on this cluster (the `ray` extra)")
+    ap.add_argument("--out", default=None, metavar="DIR",
+                    help="keep each unit played here (a pair of agents, or a chunk of deals) and read it back instead "
+                         "of playing it again: a killed run resumes")
     return ap
 
 
 def main(argv: list[str] | None = None) -> int:
-    from domino_training.user_code import import_all
-
     args = build_parser().parse_args(argv)
     try:
         import_all(args.imports)
-        r = rate(args.game, args.specs, args.deals, args.seed, config_from_pairs(args.set), args.bootstrap)
+        r = rate(args.game, args.specs, args.deals, args.seed, config_from_pairs(args.set), args.bootstrap,
+                 workers=args.workers, address=args.address, cache=args.out, imports=args.imports)
     except ValueError as e:  # DominoError and bad specs: one line, exit 2
         print(f"domino rate: error: {e}", file=sys.stderr)
         return 2
