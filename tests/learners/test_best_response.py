@@ -330,5 +330,5 @@ def test_seeds_in_two_workers_write_the_serial_runs_files(tmp_path, capsys):
     assert '"seed": 1' in serial[0] and "seed 1 at 2,048 steps" in serial[2]
     assert parallel == serial
     with pytest.raises(JobError, match=r"the best response of seed \d \(draw_v0 vs random\) failed in its worker: "
-                                       r"ConfigError: unknown training key 'ppo.nope'"):
+                                       r"ConfigError: ppo learner: unknown param 'ppo.nope'; allowed: "):
         main([*argv, "--out", str(tmp_path / "fails"), "--workers", "2", "--param", "ppo.nope=1"])
