@@ -114,9 +114,8 @@ def ppo_run_config(run: LearnerRun, learner: str):
     """The RunConfig ppo/ppo_bc/sb3 train with: the game's config file's train section without its stages
     (imitation off for ppo, 200k heuristic decisions for ppo_bc where the file has none; distillation
     off), then the params (which may turn the stages on: `domino train` passes its config's)."""
-    from domino_training.configs import RunConfig, TrainConfig, game_train_config, validate
+    from domino_training.configs import RunConfig, game_train_config, validate
 
-    apply(TrainConfig(), run.params, learner, SB3_SECTIONS if learner == "sb3" else PPO_SECTIONS, RUN_SET)
     train = game_train_config(run.game)
     train.algo = "sb3" if learner == "sb3" else "ppo"
     train.seed = int(run.seed)
