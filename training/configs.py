@@ -111,6 +111,9 @@ class Distill:
     lr: float = 3e-4                # Adam's learning rate of each round's fit
     temperature: float = 0.0        # 0: the teacher's best actions (ties split); > 0: softmax(win share / temperature)
     teacher_moves: float = 0.5      # round 0 only: share of the student's decisions the teacher plays instead
+    teacher_deals: int = 0          # > 0: each round's teacher first plays this many duplicate deals against
+    #                                 teacher_opponent (eval.seed's deals, the same every round): distill.csv's teacher_win
+    teacher_opponent: str = "pimc:n=64,rollout=random"  # the table the teacher's strength is measured against
 
 
 @dataclass
@@ -360,7 +363,9 @@ def validate(train: TrainConfig) -> None:
     need(train.imitation.lr > 0, "imitation.lr", train.imitation.lr, "must be > 0")
     d = train.distill
     need(_is_spec(d.teacher), "distill.teacher", d.teacher, "an agent spec, e.g. pimc:n=64,rollout=random")
-    for key in ("rounds", "every_updates", "window"):
+    need(_is_spec(d.teacher_opponent), "distill.teacher_opponent", d.teacher_opponent,
+         "an agent spec, e.g. pimc:n=64,rollout=random")
+    for key in ("rounds", "every_updates", "window", "teacher_deals"):
         need(getattr(d, key) >= 0, f"distill.{key}", getattr(d, key), "must be >= 0")
     for key in ("positions", "epochs"):
         need(getattr(d, key) >= 1, f"distill.{key}", getattr(d, key), "must be >= 1")

@@ -86,6 +86,10 @@ def test_distill_settings_are_checked(tmp_path):
         _run(["distill.positions=0"])
     with pytest.raises(ConfigError, match="distill.teacher_moves"):
         _run(["distill.teacher_moves=1.5"])
+    with pytest.raises(ConfigError, match="distill.teacher_deals"):
+        _run(["distill.teacher_deals=-1"])
+    with pytest.raises(ConfigError, match="distill.teacher_opponent"):
+        _run(["distill.teacher_opponent=:n=2"])
     with pytest.raises(ConfigError, match=r"distill.rounds=2 .*ppo only \(with another algo: --set distill.rounds=0\)"):
         _run(["algo=sb3"])
     with pytest.raises(ConfigError, match="distill.teacher"):
@@ -136,11 +140,35 @@ def test_a_policy_current_teacher_searches_with_the_actor_as_it_is(tmp_path):
     from domino_agents.trained import load_policy
 
     trainer = Trainer(_run(["distill.teacher=pimc:n=2,rollout=policy,policy=current"]), tmp_path)
-    teacher = distill.make_teacher(trainer, seed=0)
+    teacher = distill.make_teacher(trainer, distill.teacher_spec(trainer), seed=0)
     assert teacher.policy == str(tmp_path / distill.TEACHER_FILE)
     layers, _ = load_policy(teacher.policy)
     assert all(np.array_equal(w, v) and np.array_equal(b, c)
                for (w, b), (v, c) in zip(layers, trainer.model.actor_layers()))
+
+
+def test_each_round_measures_its_teachers_strength_on_the_same_deals(tmp_path):
+    from domino_training.evaluate import evaluate
+
+    strength = ["distill.teacher=pimc:n=2,rollout=policy,policy=current", "distill.teacher_deals=6",
+                "distill.teacher_opponent=greedy"]
+    train(_run(strength), tmp_path / "run", echo=lambda *a, **k: None)
+    rows = distill_rows(tmp_path / "run")
+    assert len(rows) == 2 and all(0 <= float(r["teacher_lo"]) <= float(r["teacher_win"]) <= float(r["teacher_hi"])
+                                  for r in rows)
+    # the last round's teacher (its actor file is the last one written) replayed on eval.seed's deals
+    spec = f"pimc:n=2,rollout=policy,policy={tmp_path / 'run' / distill.TEACHER_FILE}"
+    report = evaluate("draw_v0", [spec, "greedy"], 6, _run().train.eval.seed, pairs=[(spec, "greedy")], progress=False)
+    assert float(rows[1]["teacher_win"]) == report.matchups[(spec, "greedy")].win_stat.mean
+    train(_run(), tmp_path / "off", echo=lambda *a, **k: None)
+    assert "teacher_win" not in distill_rows(tmp_path / "off")[0]
+
+
+def distill_rows(run_dir):
+    import csv
+
+    with (run_dir / "distill.csv").open() as fh:
+        return list(csv.DictReader(fh))
 
 
 # ------------------------------------------------------------------------------ settings that must change behaviour

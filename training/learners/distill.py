@@ -14,7 +14,9 @@ When: `rounds` rounds after imitation, before PPO; then, with `every_updates` > 
 after every that many PPO updates, so search and self-play alternate (expert iteration). A teacher
 spec with ``policy=current`` searches with the actor as it is at the round (its rollouts follow the
 student, written to distill_teacher.npz in the run folder first), so a stronger student makes a
-stronger teacher.
+stronger teacher. With ``teacher_deals`` > 0 each round's teacher first plays that many duplicate deals
+against ``teacher_opponent`` (the same deals every round), and distill.csv records its win share, so a
+round that made the teacher weaker shows.
 
 Targets: a searching teacher's action values where it has them (PIMC's `action_values`: the mean
 win share of each legal action), as its best actions (ties split, ``temperature`` 0) or a softmax
@@ -146,9 +148,9 @@ def rounds_due(cfg, update: int) -> int:
     return cfg.rounds + (update // cfg.every_updates if cfg.every_updates else 0)
 
 
-def make_teacher(trainer, seed: int):
-    """Round r's teacher from the spec, ``policy=current`` resolved to the actor as it is now."""
-    from domino_agents.registry import make_agent, parse_spec
+def teacher_spec(trainer) -> str:
+    """distill.teacher with ``policy=current`` resolved to the actor as it is now (written to TEACHER_FILE)."""
+    from domino_agents.registry import parse_spec
 
     spec = trainer.cfg.distill.teacher
     _, params = parse_spec(spec)
@@ -157,10 +159,32 @@ def make_teacher(trainer, seed: int):
         name, _, rest = spec.partition(":")
         spec = name + ":" + ",".join(f"policy={path}" if item.strip() == "policy=current" else item
                                      for item in rest.split(","))
+    return spec
+
+
+def make_teacher(trainer, spec: str, seed: int):
+    """Round r's teacher agent from its resolved spec (`teacher_spec`)."""
+    from domino_agents.registry import make_agent
+
     try:
         return make_agent(spec, trainer.collector.game, seed=seed)
     except ValueError as err:
         raise ConfigError(f"distill.teacher={trainer.cfg.distill.teacher!r}: {err}") from None
+
+
+def teacher_strength(trainer, spec: str) -> dict:
+    """The teacher's win share against distill.teacher_opponent on distill.teacher_deals duplicate deals
+    (eval.seed's, the same each round), so a round whose teacher got weaker shows; {} when off."""
+    from domino_training.evaluate import evaluate
+
+    cfg, run = trainer.cfg.distill, trainer.run
+    if not cfg.teacher_deals:
+        return {}
+    opponent = cfg.teacher_opponent
+    report = evaluate(run.game, [spec, opponent], cfg.teacher_deals, trainer.cfg.eval.seed, dict(run.config),
+                      pairs=[(spec, opponent)], progress=False)
+    win = report.matchups[(spec, opponent)].win_stat
+    return {"teacher_win": win.mean, "teacher_lo": win.lo, "teacher_hi": win.hi}
 
 
 def run_round(trainer, r: int, echo=print) -> dict:
@@ -177,7 +201,9 @@ def run_round(trainer, r: int, echo=print) -> dict:
         have = tuple(a[have[3] < r] for a in have)
     t0 = time.perf_counter()
     seed = mix_seed(trainer.cfg.seed, 0xD157 + r)
-    teacher = make_teacher(trainer, seed)
+    spec = teacher_spec(trainer)
+    strength = teacher_strength(trainer, spec)
+    teacher = make_teacher(trainer, spec, seed)
     rng = np.random.default_rng(seed)
     new = gather(game, trainer.model.actor_layers(), teacher, cfg.positions, rng,
                  cfg.teacher_moves if r == 0 else 0.0, cfg.temperature)
@@ -188,7 +214,7 @@ def run_round(trainer, r: int, echo=print) -> dict:
     stats = fit(trainer.model.actor, *(a[keep] for a in have[:3]), cfg.epochs, cfg.lr, rng)
     trainer.seconds += time.perf_counter() - t0
     trainer.save_checkpoint({"distill_rounds": r + 1})
-    stats = {"round": r + 1, "update": trainer.update, "positions": int(keep.sum()), **stats,
+    stats = {"round": r + 1, "update": trainer.update, "positions": int(keep.sum()), **stats, **strength,
              "seconds": round(time.perf_counter() - t0, 1)}
     echo(f"distill round {r + 1} (update {trainer.update}): " + json.dumps(
         {k: round(v, 4) if isinstance(v, float) else v for k, v in stats.items() if k not in ("round", "update")}),
