@@ -9,6 +9,9 @@
       ppo: {lr: 0.0003}
     demo:              # optional: `make demo`'s overrides of `train`, as dotted keys
       budget.env_steps: 400000
+    stages:            # optional: the shipped policy's recipe (scripts/ship.py), a stage per entry:
+      - {budget.minutes: 12}            # the train section with these dotted keys
+      - {budget.minutes: 45}            # then on from the last stage's actor (no imitation)
 
 An unknown key anywhere fails with the list of allowed keys (rule keys fail in domino_envs.make).
 Any training key can be overridden from the command line with ``--set ppo.lr=3e-4`` (values are
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.resources
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +35,7 @@ from domino_training.settings import set_key
 if TYPE_CHECKING:
     import torch
 
-TOP_LEVEL_KEYS = ("game", "config", "train", "demo")
+TOP_LEVEL_KEYS = ("game", "config", "train", "demo", "stages")
 
 
 @dataclass
@@ -205,6 +209,30 @@ def load(path: str | Path) -> tuple[str, dict]:
     if not isinstance(config, dict):
         raise ConfigError(f"{path}: 'config' must be a mapping, got {config!r}")
     return data["game"], config
+
+
+def load_stages(game: str, path: str | Path | None = None) -> list[list[str]]:
+    """The recipe of the game's shipped policy (the config's `stages`, default one stage of the train
+    section as it is): a list of 'key=value' overrides per stage. A stage after the first starts from
+    the stage before's actor with no imitation (`stage_overrides`). Each is checked here."""
+    path = default_path(game) if path is None else path
+    stages = _read(path).get("stages") or [{}]
+    if not isinstance(stages, list) or not all(isinstance(st, dict) for st in stages):
+        raise ConfigError(f"{path}: 'stages' must be a list of mappings of dotted training keys, got {stages!r}")
+    out = [[f"{key}={json.dumps(value)}" for key, value in st.items()] for st in stages]
+    for k, overrides in enumerate(out):
+        try:
+            load_run(path, overrides=overrides)
+        except ConfigError as err:
+            raise ConfigError(f"{path}: stages[{k}]: {err}") from None
+    return out
+
+
+def stage_overrides(stage: list[str], previous_policy: str | Path | None) -> list[str]:
+    """A stage's overrides: a stage after the first goes on from `previous_policy` with no imitation."""
+    if previous_policy is None:
+        return list(stage)
+    return [f"network.init_actor={previous_policy}", "imitation.decisions=0", *stage]
 
 
 def make_from_file(path: str | Path, **env_kwargs):
@@ -419,5 +447,5 @@ def load_run(path: str | Path | None = None, game: str | None = None, overrides:
 
 
 __all__ = ["Budget", "ConfigError", "DEVICES_ALLOWED", "Eval", "Imitation", "Network", "Opponents", "PPO", "RunConfig",
-           "SB3", "TrainConfig", "check_device", "default_path", "game_train_config", "load", "load_run",
-           "make_from_file", "parse_override", "set_key", "validate"]
+           "SB3", "TrainConfig", "check_device", "default_path", "game_train_config", "load", "load_run", "load_stages",
+           "make_from_file", "parse_override", "set_key", "stage_overrides", "validate"]

@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+import yaml
 
 import domino_agents.trained as trained
 from domino_training.parallel import JobError
@@ -65,15 +66,24 @@ def test_two_workers_train_and_ship_what_one_does(tmp_path, monkeypatch, capsys)
 
     def shipped(name: str) -> list:
         out = re.sub(r"\d[\d,.]* (s|steps/s)\b", r"N \1", capsys.readouterr().out).replace(str(tmp_path / name), "W")
-        pages = [(tmp_path / name / "docs" / f).read_text() for f in ("trained.json", "trained.md")]
+        here = str(tmp_path / name)  # a later stage's init_actor names the first stage's folder
+        pages = [(tmp_path / name / "docs" / f).read_text().replace(here, "W") for f in ("trained.json", "trained.md")]
         policies = [trained.load_policy(tmp_path / name / "checkpoints" / f"{g}.npz") for g in games]
         return [out, pages, [[w.tolist() for layer in layers for w in layer] for layers, _ in policies],
-                [meta for _, meta in policies]]
+                [json.dumps(meta).replace(here, "W") for _, meta in policies]]
 
     assert run("serial", "1") == 0
     serial = shipped("serial")
     assert "block_v0: shipped W/checkpoints/block_v0.npz (N s this session)" in serial[0]
     assert json.loads(serial[1][0])[0]["game"] == "block_v0"
+    # draw_v0's recipe has two stages: the second goes on from the first's actor, and ships
+    runs = tmp_path / "serial" / "runs"
+    second = yaml.safe_load((runs / "draw_v0.stage2" / "config.yaml").read_text())
+    assert (runs / "draw_v0" / "policy.npz").is_file() and not (runs / "block_v0.stage2").exists()
+    assert second["params"]["network.init_actor"] == str(runs / "draw_v0" / "policy.npz")
+    assert second["params"]["imitation.decisions"] == 0
+    assert (runs / "draw_v0.stage2" / "policy.npz").read_bytes() == (
+        tmp_path / "serial" / "checkpoints" / "draw_v0.npz").read_bytes()
     assert run("parallel", "2") == 0
     parallel = shipped("parallel")
     assert parallel == serial and np.asarray(parallel[2][0][0]).size
@@ -81,3 +91,22 @@ def test_two_workers_train_and_ship_what_one_does(tmp_path, monkeypatch, capsys)
     (tmp_path / "fails" / "runs" / "draw_v0").write_text("a file where the run folder goes")
     with pytest.raises(JobError, match="the training of draw_v0 failed in its worker: "):
         run("fails", "2")
+
+
+def test_a_recipe_is_checked_stage_by_stage(tmp_path):
+    from domino_training.configs import ConfigError, default_path, load_stages, stage_overrides
+
+    assert load_stages("magic7_v0") == [["budget.minutes=13"], ["budget.minutes=45"], ["budget.minutes=40"],
+                                        ["budget.minutes=40"]]
+    text = default_path("draw_v0").read_text().split("stages:")[0]
+    (tmp_path / "none.yaml").write_text(text)
+    assert load_stages("draw_v0", tmp_path / "none.yaml") == [[]]
+    (tmp_path / "bad.yaml").write_text(text + "stages:\n  - {budget.minutes: 12}\n  - {ppo.nope: 1}\n")
+    with pytest.raises(ConfigError, match=r"stages\[1\]: .*ppo.nope"):
+        load_stages("draw_v0", tmp_path / "bad.yaml")
+    (tmp_path / "flat.yaml").write_text(text + "stages: {budget.minutes: 12}\n")
+    with pytest.raises(ConfigError, match="'stages' must be a list of mappings"):
+        load_stages("draw_v0", tmp_path / "flat.yaml")
+    assert stage_overrides(["budget.minutes=40"], None) == ["budget.minutes=40"]
+    assert stage_overrides(["budget.minutes=40"], "a/policy.npz") == [
+        "network.init_actor=a/policy.npz", "imitation.decisions=0", "budget.minutes=40"]

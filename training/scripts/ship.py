@@ -1,13 +1,15 @@
 """Regenerate the shipped agents and their results table: `python -m domino_training.scripts.ship`.
 
-For each env (all six by default, or those named): train with its configs/*.yaml training section
-into runs/ship/<env> (an interrupted run resumes from its checkpoint when the command is run
-again), copy the policy to agents/checkpoints/<env>.npz (what ``make_agent("trained", game)``
-loads), then evaluate it on duplicate deals against random, greedy and the heuristic
-(``--deals``, 2,000 by default) and against PIMC-64 (``--pimc-deals``, 2,000), and write the table to
-docs/trained.md and docs/trained.json (the README's results table is copied from there).
+For each env (all six by default, or those named): train each stage of its recipe (configs/*.yaml:
+the training section with each entry of `stages` in turn, a stage after the first from the actor of
+the one before; no `stages`: the section as it is) into runs/ship/<env>, runs/ship/<env>.stage2, ...
+(an interrupted recipe resumes from its checkpoint when the command is run again), copy the last
+policy to agents/checkpoints/<env>.npz (what ``make_agent("trained", game)`` loads), then evaluate
+it on duplicate deals against random, greedy and the heuristic (``--deals``, 2,000 by default) and
+against PIMC-64 (``--pimc-deals``, 2,000), and write the table to docs/trained.md and
+docs/trained.json (the README's results table is copied from there).
 
-    python -m domino_training.scripts.ship                       # everything (about an hour per env on 2 cores)
+    python -m domino_training.scripts.ship                       # every env's recipe (12 to 138 minutes an env)
     python -m domino_training.scripts.ship draw_v0 sum7_v0 --deals 2000 --pimc-deals 500
     python -m domino_training.scripts.ship --evaluate-only       # re-evaluate the shipped files, no training
     python -m domino_training.scripts.ship --workers 2           # two envs at a time
@@ -31,7 +33,7 @@ from pathlib import Path
 
 import domino_envs
 from domino_agents.trained import shipped_path
-from domino_training.configs import load_run
+from domino_training.configs import load_run, load_stages, stage_overrides
 from domino_training.evaluate import evaluate
 from domino_training.learners.train import train
 from domino_training.parallel import check_workers, in_order, run_jobs
@@ -41,13 +43,23 @@ BASELINES = ["random", "greedy", "heuristic"]
 PIMC = "pimc:n=64,rollout=random"  # the search the shipped agents are measured against (issue 24)
 
 
-def train_game(game: str, run_dir: Path, overrides: list[str], progress: bool = False) -> tuple[list[str], float]:
-    """Train (or resume) the env's run in run_dir, a job (training/parallel.py); returns the lines the
-    training said, for the driver to print, and its seconds this session."""
-    run = load_run(game=game, overrides=overrides + ["eval.final_deals=0"])
+def stage_dirs(game: str, run_root: Path) -> list[Path]:
+    """The run folder of each stage of the game's recipe: run_root/<env>, then run_root/<env>.stage2, ..."""
+    return [run_root / (game if k == 0 else f"{game}.stage{k + 1}") for k in range(len(load_stages(game)))]
+
+
+def train_game(game: str, run_root: Path, overrides: list[str], progress: bool = False) -> tuple[list[str], float]:
+    """Train (or resume) each stage of the env's recipe (its config's `stages`) in turn, a job
+    (training/parallel.py); returns the lines the training said, for the driver to print, and its
+    seconds this session. A finished stage resumes as done, so an interrupted recipe goes on where it was."""
     said: list[str] = []
     t0 = time.perf_counter()
-    train(run, run_dir, resume=True, progress=progress, echo=lambda *a, **k: said.append(" ".join(map(str, a))))
+    previous = None
+    for stage, run_dir in zip(load_stages(game), stage_dirs(game, run_root)):
+        run = load_run(game=game, overrides=stage_overrides(stage, previous) + overrides + ["eval.final_deals=0"])
+        said.append(f"{game}: stage {run_dir.name} ({' '.join(stage) or 'the train section'})")
+        train(run, run_dir, resume=True, progress=progress, echo=lambda *a, **k: said.append(" ".join(map(str, a))))
+        previous = run_dir / "policy.npz"
     return said, time.perf_counter() - t0
 
 
@@ -134,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     for game in games:  # an unknown env or a bad --set fails here, before any training
         try:
             load_run(game=game, overrides=list(args.set) + ["eval.final_deals=0"])
+            load_stages(game)
         except (ValueError, OSError) as err:
             p.error(f"{game}: {err}")
     run_root = Path(args.run_root)
@@ -142,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     def finish(i: int, trained: tuple[list[str], float] | None) -> None:
         """The serial order: a game is shipped and evaluated once every game before it is."""
         if trained is not None:
-            ship_trained(games[i], run_root / games[i], *trained)
+            ship_trained(games[i], stage_dirs(games[i], run_root)[-1], *trained)
         res = evaluate_shipped(games[i], args.deals, args.pimc_deals, args.seed, args.workers)
         print(json.dumps({"game": games[i], "rows": res["rows"]}))
         results.append(res)
@@ -152,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
             finish(i, None)
     else:
         progress = sys.stderr.isatty() and args.workers == 1
-        jobs = [(game, run_root / game, list(args.set), progress) for game in games]
+        jobs = [(game, run_root, list(args.set), progress) for game in games]
         for i, trained in in_order(run_jobs(train_game, jobs, args.workers,
                                             describe=lambda i: f"the training of {games[i]}")):
             finish(i, trained)
