@@ -76,14 +76,17 @@ def test_two_workers_train_and_ship_what_one_does(tmp_path, monkeypatch, capsys)
     serial = shipped("serial")
     assert "block_v0: shipped W/checkpoints/block_v0.npz (N s this session)" in serial[0]
     assert json.loads(serial[1][0])[0]["game"] == "block_v0"
-    # draw_v0's recipe has two stages: the second goes on from the first's actor, and ships
+    # draw_v0's recipe has stages: each later one goes on from the one before's actor; the last ships
     runs = tmp_path / "serial" / "runs"
-    second = yaml.safe_load((runs / "draw_v0.stage2" / "config.yaml").read_text())
-    assert (runs / "draw_v0" / "policy.npz").is_file() and not (runs / "block_v0.stage2").exists()
-    assert second["params"]["network.init_actor"] == str(runs / "draw_v0" / "policy.npz")
-    assert second["params"]["imitation.decisions"] == 0
-    assert (runs / "draw_v0.stage2" / "policy.npz").read_bytes() == (
-        tmp_path / "serial" / "checkpoints" / "draw_v0.npz").read_bytes()
+    stages = ship.stage_dirs("draw_v0", runs)
+    assert len(stages) > 1 and stages[1] == runs / "draw_v0.stage2" and not (runs / "block_v0.stage2").exists()
+    for before, stage in zip(stages, stages[1:]):
+        params = yaml.safe_load((stage / "config.yaml").read_text())["params"]
+        assert params["network.init_actor"] == str(before / "policy.npz") and params["imitation.decisions"] == 0
+    layers = [trained.load_policy(stage / "policy.npz")[0] for stage in stages]
+    shipped_layers = trained.load_policy(tmp_path / "serial" / "checkpoints" / "draw_v0.npz")[0]
+    assert all(np.array_equal(a, b) for x, y in zip(layers[-1], shipped_layers) for a, b in zip(x, y))
+    assert not all(np.array_equal(a, b) for x, y in zip(layers[-1], layers[-2]) for a, b in zip(x, y))
     assert run("parallel", "2") == 0
     parallel = shipped("parallel")
     assert parallel == serial and np.asarray(parallel[2][0][0]).size

@@ -493,6 +493,17 @@ MUTATIONS = [
         [("    torch_threads: int = 1          # torch intra-op threads.",
           "    torch_threads: int = 2          # torch intra-op threads.")],
         ["tests/learners/test_training.py", "-k", "one_torch_thread"]),
+    # issue 46: a shipped policy's recipe in stages, and the teacher's strength each round
+    Mutation(
+        "ship_stage_starts_afresh", "a later stage of a recipe starts from a fresh actor, not the stage before's",
+        "training/scripts/ship.py",
+        [("        previous = run_dir / \"policy.npz\"\n", "")],
+        ["tests/learners/test_ship.py", "-k", "two_workers"]),
+    Mutation(
+        "teacher_strength_of_student", "a round's teacher strength is measured for the opponent's seat",
+        "training/learners/distill.py",
+        [("    win = report.matchups[(spec, opponent)].win_stat", "    win = report.matchups[(opponent, spec)].win_stat")],
+        ["tests/learners/test_distill.py", "-k", "teacher_strength or same_deals"]),
 ]
 
 
