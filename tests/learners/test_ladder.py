@@ -175,7 +175,14 @@ def test_the_ladder_script_writes_a_section_per_env_and_a_row_per_agent(tmp_path
         assert "Regenerate: `python -m domino_training.scripts.ladder " in sec and "--deals 3" in sec
     assert "bradley-terry" in sections[0] and "plackett-luce" in sections[1]
     data = json.loads(page.with_suffix(".json").read_text())
-    assert set(data) == {"block_v0", "seven_toed_pete_v0"} and set(data["block_v0"]["costs"]) == set(agents)
+    # the summary: per env its top-rated agent and those whose interval reaches its rating
+    for env in ("block_v0", "seven_toed_pete_v0"):
+        ratings = data[env]["ratings"]["ratings"]
+        top = max(ratings, key=lambda x: x["rating"])
+        row = next(line for line in text.split("\n") if line.startswith(f"| {env} |")).split(" | ")
+        assert row[1] == f"`{top['agent']}`" and row[-1] == "- |"  # no `trained` in this ladder
+        listed = set() if row[3] == "-" else {a.strip("`") for a in row[3].split(", ")}
+        assert listed == {x["agent"] for x in ratings if x is not top and x["hi"] >= top["rating"]}
     # one env again: read back (nothing played, no timing again), the other section kept
     refuse_to_play(monkeypatch)
     monkeypatch.setattr(ladder, "decision_seconds", None)

@@ -7,7 +7,8 @@ Per env (default config), a round robin of the ladder's agents (`LADDER`: the ba
 three sample counts, PIMC with the shipped policy's rollouts, and the shipped policy) on the
 benchmark suite's frozen duplicate deals, rated by `domino rate`'s `rate`: Bradley-Terry on the Elo
 scale for two sides, Plackett-Luce on finishing orders for more players, random at 0, 95% bootstrap
-intervals over deals. Each unit of play (a pair of agents, or a chunk of deals) is kept in
+intervals over deals; a summary table up front names each env's strongest agent, those its
+interval cannot tell apart from it, and the shipped policy's place. Each unit of play (a pair of agents, or a chunk of deals) is kept in
 runs/ladder/<env>/ when it finishes, so a killed run resumes; --workers N plays N units at a time,
 with the same ratings. Then each agent's time per decision is measured in this process alone
 (`decision_seconds`: hands against random after an untimed one) and kept beside the units. The
@@ -76,6 +77,23 @@ def section(env: str, entry: dict) -> str:
         ""])
 
 
+def summary(order: list[str], entries: dict[str, dict]) -> list[str]:
+    """A row per env: the strongest agent, the agents whose intervals reach its rating (not told apart
+    from it on these deals), and the shipped policy's place."""
+    lines = ["| env | strongest | rating [95%] | not told apart from it | `trained` (place) |", "|---|---|---|---|---|"]
+    for env in order:
+        r = Ratings.from_json(entries[env]["ratings"])
+        ranked = r.order()
+        top = ranked[0]
+        digits = 0 if r.model.startswith("bradley") else 1
+        close = [f"`{r.names[i]}`" for i in ranked[1:] if r.hi[i] >= r.rating[top]]
+        shipped = (f"{r.rating[r.names.index('trained')]:+.{digits}f} ({ranked.index(r.names.index('trained')) + 1} of "
+                   f"{len(ranked)})" if "trained" in r.names else "-")
+        lines.append(f"| {env} | `{r.names[top]}` | {r.rating[top]:+.{digits}f} [{r.lo[top]:+.{digits}f}, "
+                     f"{r.hi[top]:+.{digits}f}] | {', '.join(close) or '-'} | {shipped} |")
+    return lines
+
+
 def page(entries: dict[str, dict]) -> str:
     order = [g for g in game_names() if g in entries] + sorted(g for g in entries if g not in game_names())
     head = ["# The strength ladder", "",
@@ -85,7 +103,7 @@ def page(entries: dict[str, dict]) -> str:
             f"row-vs-column table is the row's win share (two sides) or how often it finished above the column. "
             f"Regenerate every section: `{PROG} --deals N --workers W` (resumable; each section below names its "
             f"own command).", ""]
-    return "\n".join(head + [section(g, entries[g]) for g in order])
+    return "\n".join(head + summary(order, entries) + [""] + [section(g, entries[g]) for g in order])
 
 
 def main(argv: list[str] | None = None) -> int:
