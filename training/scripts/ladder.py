@@ -101,6 +101,8 @@ def page(entries: dict[str, dict]) -> str:
             "in its default config: two sides rated by Bradley-Terry on the Elo scale (100 points is about 64% "
             "wins), more players by openskill's Plackett-Luce on finishing orders (its mu), random at 0. The "
             f"row-vs-column table is the row's win share (two sides) or how often it finished above the column. "
+            f"`pimc:n=K` plays its rollouts greedily (PIMC's default); the shipped policies are measured against "
+            f"`pimc:n=64,rollout=random` in [trained.md](trained.md) and [search.md](search.md). "
             f"Regenerate every section: `{PROG} --deals N --workers W` (resumable; each section below names its "
             f"own command).", ""]
     return "\n".join(head + summary(order, entries) + [""] + [section(g, entries[g]) for g in order])
