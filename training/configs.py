@@ -57,6 +57,8 @@ class PPO:
     rollout_steps: int = 64         # vector steps per update (num_envs * rollout_steps decisions)
     lr: float = 3e-4                # Adam's learning rate
     anneal_lr: bool = True          # linear decay to 0 over the budget
+    lr_horizon: int = 0             # decisions over which anneal_lr takes lr to 0 (0: budget.env_steps); a run
+                                    # stopped early on purpose (a stage redoing a time-capped run) keeps its schedule
     gamma: float = 1.0              # episodes are short and end in one reward: no discount
     gae_lambda: float = 0.95        # GAE's lambda: bias against variance of the advantages
     clip: float = 0.2               # PPO's ratio clip
@@ -363,6 +365,7 @@ def validate(train: TrainConfig) -> None:
     for key in ("num_envs", "rollout_steps", "epochs", "minibatch_size", "torch_threads"):
         v = getattr(train.ppo, key)
         need(v >= 1, f"ppo.{key}", v, "must be >= 1")
+    need(train.ppo.lr_horizon >= 0, "ppo.lr_horizon", train.ppo.lr_horizon, "must be >= 0 (0: budget.env_steps)")
     for key in ("lr", "clip", "max_grad_norm", "score_scale"):
         v = getattr(train.ppo, key)
         need(v > 0, f"ppo.{key}", v, "must be > 0")

@@ -32,6 +32,7 @@ from torch import nn
 import domino_envs
 from domino_agents.registry import make_agent
 from domino_envs.core import H_DONE, H_TURN
+from domino_envs.errors import ConfigError
 from domino_training.learners import imitate
 from domino_training.learners.network import masked_log_probs
 from domino_training.learners.pool import POOL_KINDS, HeuristicBatch, sample_actions
@@ -229,12 +230,23 @@ def test_lr_schedule_decays_linearly_and_never_goes_below_zero(tmp_path):
     """anneal_lr: update u (0-based) runs at lr x (1 - u / total updates), as the log says; past the
     budget (a caller iterating on) it stays at 0, never negative. Without anneal_lr: lr throughout."""
     trainer = Trainer(tiny_run("draw_v0", "ppo.lr=0.004", "budget.env_steps=320"), tmp_path / "a")
-    assert trainer.total_updates == 5
+    assert trainer.lr_updates == 5
     logged = [trainer.iterate()["lr"] for _ in range(7)]
     np.testing.assert_allclose(logged, [0.004 * (1 - u / 5) for u in range(5)] + [0.0, 0.0], atol=1e-12)
     assert trainer.optimizer.param_groups[0]["lr"] == 0.0
     flat = Trainer(tiny_run("draw_v0", "ppo.lr=0.004", "ppo.anneal_lr=false"), tmp_path / "b")
     assert [flat.iterate()["lr"] for _ in range(3)] == [0.004] * 3
+
+
+def test_lr_horizon_stretches_the_schedule_past_the_budget(tmp_path):
+    """ppo.lr_horizon: a run that stops at its budget (5 updates) but anneals over 10 updates' decisions
+    runs at lr x (1 - u / 10), as a time-capped run would have; a negative horizon is refused."""
+    cut = Trainer(tiny_run("draw_v0", "ppo.lr=0.004", "budget.env_steps=320", "ppo.lr_horizon=640"), tmp_path)
+    assert cut.lr_updates == 10
+    np.testing.assert_allclose([cut.iterate()["lr"] for _ in range(5)], [0.004 * (1 - u / 10) for u in range(5)],
+                               atol=1e-12)
+    with pytest.raises(ConfigError, match=r"ppo.lr_horizon=-1 is not allowed; must be >= 0"):
+        tiny_run("draw_v0", "ppo.lr_horizon=-1")
 
 
 # ------------------------------------------------------------------------------ the opponent pool

@@ -151,13 +151,18 @@ MUTATIONS = [
     Mutation(
         "lr_anneal_in_env_steps", "learning-rate annealing counts env steps against a number of updates",
         "training/learners/ppo.py",
-        [("max(0.0, 1.0 - self.update / self.total_updates)", "max(0.0, 1.0 - self.env_steps / self.total_updates)")],
+        [("max(0.0, 1.0 - self.update / self.lr_updates)", "max(0.0, 1.0 - self.env_steps / self.lr_updates)")],
         ["tests/learners/test_learners.py", "-k", "lr_schedule"]),
     Mutation(
         "lr_below_zero", "the annealed learning rate goes negative past the budget (gradient ascent)",
         "training/learners/ppo.py",
-        [("max(0.0, 1.0 - self.update / self.total_updates)", "(1.0 - self.update / self.total_updates)")],
+        [("max(0.0, 1.0 - self.update / self.lr_updates)", "(1.0 - self.update / self.lr_updates)")],
         ["tests/learners/test_learners.py", "-k", "lr_schedule"]),
+    Mutation(
+        "lr_horizon_ignored", "ppo.lr_horizon read but the schedule still ends at the budget",
+        "training/learners/ppo.py",
+        [("(self.cfg.ppo.lr_horizon or self.cfg.budget.env_steps)", "(self.cfg.budget.env_steps)")],
+        ["tests/learners/test_learners.py", "-k", "lr_horizon"]),
     Mutation(
         "pool_weight_dropped", "the pool's greedy weight silently 0 (the weights listed by hand, one forgotten)",
         "training/learners/ppo.py",

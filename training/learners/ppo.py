@@ -531,8 +531,9 @@ class Trainer:
         return self.cfg.ppo.num_envs * self.cfg.ppo.rollout_steps
 
     @property
-    def total_updates(self) -> int:
-        return max(1, math.ceil(self.cfg.budget.env_steps / self.steps_per_update))
+    def lr_updates(self) -> int:
+        """Updates over which anneal_lr takes lr to 0: those of the budget, or of ppo.lr_horizon's decisions."""
+        return max(1, math.ceil((self.cfg.ppo.lr_horizon or self.cfg.budget.env_steps) / self.steps_per_update))
 
     def iterate(self) -> dict:
         """One update: collect a rollout, run the PPO epochs; returns the log row."""
@@ -540,7 +541,7 @@ class Trainer:
         t0 = time.perf_counter()
         if p.anneal_lr:
             for g in self.optimizer.param_groups:
-                g["lr"] = p.lr * max(0.0, 1.0 - self.update / self.total_updates)  # 0 past the budget
+                g["lr"] = p.lr * max(0.0, 1.0 - self.update / self.lr_updates)  # 0 past the budget
         buf = self.collector.collect(self.model)
         t1 = time.perf_counter()
         stats = ppo_update(self.model, self.optimizer, buf, p, self.collector.rng, self.device)
