@@ -70,9 +70,10 @@ class PPO:
     reward: str = "win"             # "win": the hand's win share minus the fair share; "score": the game's rewards
     score_scale: float = 0.02       # multiplies the game's rewards when reward == "score"
     perfect_info_critic: bool = False  # the critic reads every seat's observation (actor: its own only)
-    torch_threads: int = 1          # torch intra-op threads. 1: a small Draw run took 32.2 s with 1 and 30.1 s
-                                    # with 2 on an idle 2-core machine, but 38.8 s against 110.5 s beside one other
-                                    # training (docs/training.md); results differ between thread counts
+    torch_threads: int = 1          # torch intra-op threads of the update and the fits (collection runs on 1):
+                                    # 2 gave 22.4k decisions/s against 18.5k with 1 in Draw on an idle 2-core
+                                    # machine (docs/speed.md), but costs several times over beside another
+                                    # training; results differ between thread counts
     device: str = "cpu"             # any torch device that exists: cpu, cuda, cuda:N, mps (check_device); the env
                                     # stays on CPU, the network, its forward passes and the update run there
 

@@ -325,5 +325,32 @@ def test_a_default_run_trains_on_one_torch_thread_and_says_so(tmp_path):
     finally:
         torch.set_num_threads = real
         torch.set_num_threads(before)
-    assert seen == [1], seen
-    assert any(line.startswith("torch: 1 CPU thread(s) (ppo.torch_threads;") for line in lines), lines
+    assert seen and set(seen) == {1}, seen
+    assert any(line.startswith("torch: 1 CPU thread(s) for the update (ppo.torch_threads;") for line in lines), lines
+
+
+def test_torch_threads_go_to_the_update_and_collection_stays_on_one(tmp_path, monkeypatch):
+    """ppo.torch_threads=2: the PPO update (large minibatches) runs on 2 threads, collection's small
+    forward passes on 1 (threads there cost more than they give), and the caller's count is back after."""
+    import torch
+
+    from domino_training.learners import ppo
+
+    seen = {"update": [], "collect": []}
+    real_update, real_collect = ppo.ppo_update, ppo.Collector.collect
+
+    def update(*args, **kwargs):
+        seen["update"].append(torch.get_num_threads())
+        return real_update(*args, **kwargs)
+
+    def collect(self, *args, **kwargs):
+        seen["collect"].append(torch.get_num_threads())
+        return real_collect(self, *args, **kwargs)
+
+    monkeypatch.setattr(ppo, "ppo_update", update)
+    monkeypatch.setattr(ppo.Collector, "collect", collect)
+    trainer = ppo.Trainer(tiny_run("draw_v0", "ppo.torch_threads=2"), tmp_path)
+    for _ in range(2):
+        trainer.iterate()
+    assert seen == {"update": [2, 2], "collect": [1, 1]}, seen
+    assert torch.get_num_threads() == 1

@@ -159,6 +159,12 @@ MUTATIONS = [
         [("max(0.0, 1.0 - self.update / self.lr_updates)", "(1.0 - self.update / self.lr_updates)")],
         ["tests/learners/test_learners.py", "-k", "lr_schedule"]),
     Mutation(
+        "update_threads_ignored", "the PPO update left on one torch thread whatever ppo.torch_threads says",
+        "training/learners/ppo.py",
+        [("        with torch_threads(p.torch_threads):\n            stats = ppo_update(",
+          "        with torch_threads(1):\n            stats = ppo_update(")],
+        ["tests/learners/test_training.py", "-k", "torch_thread"]),
+    Mutation(
         "lr_horizon_ignored", "ppo.lr_horizon read but the schedule still ends at the budget",
         "training/learners/ppo.py",
         [("(self.cfg.ppo.lr_horizon or self.cfg.budget.env_steps)", "(self.cfg.budget.env_steps)")],

@@ -41,7 +41,7 @@ import torch
 
 from domino_envs.errors import ConfigError
 from domino_envs.rng import mix_seed
-from domino_training.learners.network import masked_log_probs
+from domino_training.learners.network import masked_log_probs, torch_threads
 
 DATA_FILE = "distill.npz"
 TEACHER_FILE = "distill_teacher.npz"  # the actor a policy=current teacher searches with
@@ -211,7 +211,8 @@ def run_round(trainer, r: int, echo=print) -> dict:
     have = new if have is None else tuple(np.concatenate([a, b]) for a, b in zip(have, new))
     _save(data_path, *have)
     keep = have[3] > r - cfg.window if cfg.window else np.ones(len(have[3]), bool)
-    stats = fit(trainer.model.actor, *(a[keep] for a in have[:3]), cfg.epochs, cfg.lr, rng)
+    with torch_threads(trainer.cfg.ppo.torch_threads):
+        stats = fit(trainer.model.actor, *(a[keep] for a in have[:3]), cfg.epochs, cfg.lr, rng)
     trainer.seconds += time.perf_counter() - t0
     trainer.save_checkpoint({"distill_rounds": r + 1})
     stats = {"round": r + 1, "update": trainer.update, "positions": int(keep.sum()), **stats, **strength,

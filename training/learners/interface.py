@@ -209,8 +209,8 @@ def train_ppo(run: LearnerRun, log: PointLog, progress: bool, learner: str = "pp
                 f"agreement {stats['bc_agreement']:.3f}, {time.perf_counter() - t0:.0f} s")
         trainer.save_checkpoint()
     if trainer.device.type == "cpu":
-        log.say(f"torch: {cfg.train.ppo.torch_threads} CPU thread(s) (ppo.torch_threads; more gains little on an "
-                f"idle machine and costs several times over beside other jobs)")
+        log.say(f"torch: {cfg.train.ppo.torch_threads} CPU thread(s) for the update (ppo.torch_threads; 2 pays on an "
+                f"idle 2-core machine, costs several times over beside other jobs), 1 for collection")
     drive(PPOWithRounds(trainer, extra, log), log, run.budget, "mlp", cfg.train.budget.checkpoint_every, progress,
           offset)
 

@@ -4,6 +4,7 @@ value), and the masked log-softmax both use. Its own module so that ppo.py and i
 import it without importing each other."""
 from __future__ import annotations
 
+import contextlib
 import math
 
 import numpy as np
@@ -61,3 +62,17 @@ class ActorCritic(nn.Module):
 def masked_log_probs(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """log-softmax over the legal actions; illegal ones get -inf (probability exactly 0)."""
     return torch.log_softmax(logits.masked_fill(~mask, -math.inf), dim=-1)
+
+
+@contextlib.contextmanager
+def torch_threads(n: int):
+    """torch's intra-op threads are `n` inside the block, what they were after it. The learners give
+    their large-batch steps (the PPO update, a distillation fit) ppo.torch_threads and leave the rest
+    on 1: on an idle 2-core machine a second thread made the update faster but collection's
+    batch-of-256 forward passes about 4x slower (docs/speed.md)."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old)

@@ -28,10 +28,11 @@ Each piece is an importable function or small class, so tests call them one at a
   actor still reads its own observation only, and only the actor is exported.
 - **Seeded end to end**: the run's seed seeds the vector env, one numpy Generator (actions,
   opponent draws, minibatch order) and the weights' initialization (in a forked torch RNG, so no
-  global RNG is touched). ``torch.set_num_threads(ppo.torch_threads)`` is set deliberately, 1 by default: a
-  second thread gains little on an idle machine and costs several times over beside another job
-  (docs/training.md), and a fixed count keeps a seed's results the same on any machine (the
-  update's sums differ between thread counts).
+  global RNG is touched). torch's threads are set deliberately: ``ppo.torch_threads`` (1 by default)
+  for the large-batch steps (the update, the imitation and distillation fits), 1 for everything else
+  (collection's small forward passes lose several times over to threading overhead); 2 pays on an
+  idle 2-core machine, not beside another job (docs/speed.md), and a fixed count keeps a seed's
+  results the same on any machine (the update's sums differ between thread counts).
 - **Run folder**: checkpoint.pt (everything needed to resume: weights, optimizer, snapshots, the
   vector env's rows, the Generator's state; a resumed run continues exactly as if never stopped;
   saved and checked by training/learners/checkpoint.py, as dmc's); the rest of the folder (points,
@@ -65,7 +66,7 @@ from domino_training.learners.checkpoint import (
     read_generators,
     save_checkpoint_file,
 )
-from domino_training.learners.network import ActorCritic, masked_log_probs
+from domino_training.learners.network import ActorCritic, masked_log_probs, torch_threads
 from domino_training.learners.pool import (
     POOL_KINDS,
     GreedyBatch,
@@ -495,7 +496,7 @@ class Trainer:
         self.dir = Path(run_dir)
         self.dir.mkdir(parents=True, exist_ok=True)
         p = self.cfg.ppo
-        torch.set_num_threads(p.torch_threads)
+        torch.set_num_threads(1)  # the update alone runs on ppo.torch_threads (network.torch_threads)
         self.device = check_device("ppo.device", p.device)  # ConfigError before anything is built
         self.collector = Collector(run, self.device)
         game = self.collector.game
@@ -524,7 +525,9 @@ class Trainer:
 
         im = self.cfg.imitation
         obs, masks, actions, targets = demonstrations(self.run, im.decisions, im.teacher, seed=self.cfg.seed + 1)
-        return clone(self.model, obs, masks, actions, targets, im.epochs, self.collector.rng, im.lr, device=self.device)
+        with torch_threads(self.cfg.ppo.torch_threads):
+            return clone(self.model, obs, masks, actions, targets, im.epochs, self.collector.rng, im.lr,
+                         device=self.device)
 
     @property
     def steps_per_update(self) -> int:
@@ -544,7 +547,8 @@ class Trainer:
                 g["lr"] = p.lr * max(0.0, 1.0 - self.update / self.lr_updates)  # 0 past the budget
         buf = self.collector.collect(self.model)
         t1 = time.perf_counter()
-        stats = ppo_update(self.model, self.optimizer, buf, p, self.collector.rng, self.device)
+        with torch_threads(p.torch_threads):
+            stats = ppo_update(self.model, self.optimizer, buf, p, self.collector.rng, self.device)
         t2 = time.perf_counter()
         self.update += 1
         self.env_steps += self.steps_per_update

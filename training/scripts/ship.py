@@ -9,7 +9,7 @@ it on duplicate deals against random, greedy and the heuristic (``--deals``, 2,0
 against PIMC-64 (``--pimc-deals``, 2,000), and write the table to docs/trained.md and
 docs/trained.json (the README's results table is copied from there).
 
-    python -m domino_training.scripts.ship                       # every env's recipe (12 to 138 minutes an env)
+    python -m domino_training.scripts.ship                       # every env's recipe (docs/training.md: minutes each)
     python -m domino_training.scripts.ship draw_v0 sum7_v0 --deals 2000 --pimc-deals 500
     python -m domino_training.scripts.ship --evaluate-only       # re-evaluate the shipped files, no training
     python -m domino_training.scripts.ship --workers 2           # two envs at a time
@@ -18,9 +18,10 @@ docs/trained.json (the README's results table is copied from there).
 plays each evaluation in N processes; this process alone copies the policies, prints and writes the
 pages, env by env in the serial order (an env is evaluated once it and every env before it are
 trained, while the later ones go on training), so the files are the serial run's. Each training keeps
-its config's ``ppo.torch_threads`` (1 by default, so N trainings use N cores; the serial run gives the
-same files). A budget in minutes stops where the machine
-does, so trainings that share the cores reach fewer steps: ``budget.env_steps`` repeats exactly.
+its stages' ``ppo.torch_threads`` (the recipes use 2, for one env on 2 idle cores: give N trainings
+2N cores, or ``--set ppo.torch_threads=1`` to share 2 cores between two, which changes the files'
+last bits). The recipes' stages are given in env steps, so they repeat exactly; a budget in minutes
+stops where the machine does.
 """
 from __future__ import annotations
 
