@@ -501,8 +501,8 @@ MUTATIONS = [
     Mutation(
         "ppo_two_threads_by_default", "ppo trains on 2 torch threads unless told otherwise",
         "training/configs.py",
-        [("    torch_threads: int = 1          # torch intra-op threads.",
-          "    torch_threads: int = 2          # torch intra-op threads.")],
+        [("    torch_threads: int = 1          # torch intra-op threads of the update",
+          "    torch_threads: int = 2          # torch intra-op threads of the update")],
         ["tests/learners/test_training.py", "-k", "one_torch_thread"]),
     # issue 46: a shipped policy's recipe in stages, and the teacher's strength each round
     Mutation(
