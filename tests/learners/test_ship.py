@@ -98,21 +98,23 @@ def test_two_workers_train_and_ship_what_one_does(tmp_path, monkeypatch, capsys)
 
 def test_each_recipe_ends_where_the_shipped_policy_did():
     """The last stage of each config's recipe stops at the decisions the shipped policy's last stage
-    reached (docs/trained.json) on that run's learning-rate schedule (annealed over its budget)."""
+    reached (docs/trained.json: PPO's; a run's budget counts its imitation decisions too) on that run's
+    learning-rate schedule (annealed over its budget)."""
     from domino_training.configs import load_stages
 
     rows = json.loads((ship.DOCS / "trained.json").read_text())
     assert len(rows) == 6
     for row in rows:
         last = dict(kv.split("=", 1) for kv in load_stages(row["game"])[-1])
-        assert int(last["budget.env_steps"]) == row["env_steps"], row["game"]
+        imitation = row["train"]["imitation"]["decisions"]  # 0 in a stage after the first
+        assert int(last["budget.env_steps"]) == row["env_steps"] + imitation, row["game"]
         assert int(last["ppo.lr_horizon"]) == row["train"]["budget"]["env_steps"], row["game"]
 
 
 def test_a_recipe_is_checked_stage_by_stage(tmp_path):
     from domino_training.configs import ConfigError, default_path, load_stages, stage_overrides
 
-    steps = [3358720, 9273344, 8994816, 14647296]  # the decisions each stage of the shipped policy reached
+    steps = [200000 + 3358720, 9273344, 8994816, 14647296]  # imitation, then the PPO decisions each stage reached
     assert load_stages("magic7_v0") == [[f"budget.env_steps={n}", "budget.minutes=0", "ppo.lr_horizon=40000000",
                                          "ppo.torch_threads=2"] for n in steps]
     text = default_path("draw_v0").read_text().split("stages:")[0]
