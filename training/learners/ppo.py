@@ -544,7 +544,7 @@ class Trainer:
         t0 = time.perf_counter()
         if p.anneal_lr:
             for g in self.optimizer.param_groups:
-                g["lr"] = p.lr * max(0.0, 1.0 - self.update / self.lr_updates)  # 0 past the budget
+                g["lr"] = p.lr * max(0.0, 1.0 - self.update / self.lr_updates)  # 0 past the horizon
         buf = self.collector.collect(self.model)
         t1 = time.perf_counter()
         with torch_threads(p.torch_threads):

@@ -50,6 +50,7 @@ from domino_envs.registry import make_game
 from domino_envs.rng import mix_seed
 from domino_envs.wrappers import SingleSeatEnv
 from domino_training.configs import RunConfig
+from domino_training.learners.network import torch_threads
 from domino_training.learners.pool import POOL_KINDS, sample_actions
 
 MODEL_FILE = "sb3_model.zip"
@@ -162,19 +163,16 @@ def new_model(run: RunConfig, venv):
 def seeded_globals(seed: int, threads: int | None = None):
     """Seed python's, numpy's and torch's global RNGs (SB3 draws from them) and optionally torch's
     thread count; restore all of them afterwards, so the caller sees no change."""
-    py_state, np_state, old_threads = random.getstate(), np.random.get_state(), torch.get_num_threads()
-    with torch.random.fork_rng(devices=[]):
+    py_state, np_state = random.getstate(), np.random.get_state()
+    with torch.random.fork_rng(devices=[]), torch_threads(threads or torch.get_num_threads()):
         random.seed(seed)
         np.random.seed(seed % 2**32)
         torch.manual_seed(seed)
-        if threads:
-            torch.set_num_threads(threads)
         try:
             yield
         finally:
             random.setstate(py_state)
             np.random.set_state(np_state)
-            torch.set_num_threads(old_threads)
 
 
 # ------------------------------------------------------------------------------ callbacks
