@@ -189,38 +189,49 @@ class Report:
         return "\n".join(lines)
 
     def matrix_lines(self, markdown: bool) -> list[str]:
-        names = [a for a in self.agents if any(a in k for k in self.matchups)]
-        if len(names) < 2:
-            return []
-        cell = {}
-        for (f, o), m in self.matchups.items():
-            cell[(f, o)] = f"{m.win_stat.mean:.3f}"
-        if markdown:
-            out = ["| agent \\ opponent | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
-            for a in names:
-                out.append(f"| {a} | " + " | ".join(cell.get((a, b), "-") for b in names) + " |")
-            return out
-        w = max(12, max(len(x) for x in names) + 2)
-        out = [" " * w + "".join(f"{b:>{w}}" for b in names)]
-        for a in names:
-            out.append(f"{a:<{w}}" + "".join(f"{cell.get((a, b), '-'):>{w}}" for b in names))
-        return out
+        return matrix_lines(self.to_json(), markdown)
 
     def markdown(self) -> str:
-        n = self.num_players
-        lines = [f"### {self.game}", "",
-                 f"{n} players, config {self.config or 'default'}, {self.deals} duplicate deals per matchup, "
-                 f"seed {self.seed}. Fair share of wins: {self.fair_share:.3f}. Intervals: 95%, normal over deals.",
-                 "",
-                 "| agent | opponent(s) | win rate | 95% CI | reward / hand | 95% CI | deals |",
-                 "|---|---|---|---|---|---|---|"]
-        for f, o, w, r, d in self._rows():
-            lines.append(f"| {f} | {o} | {w.mean:.3f} | [{w.lo:.3f}, {w.hi:.3f}] | {r.mean:+.2f} | "
-                         f"[{r.lo:+.2f}, {r.hi:+.2f}] | {d} |")
-        matrix = self.matrix_lines(markdown=True)
-        if matrix:
-            lines += ["", "Head-to-head win rate (row agent vs a table of column agents):", ""] + matrix
-        return "\n".join(lines) + "\n"
+        return report_markdown(self.to_json())
+
+
+def matrix_lines(report: dict, markdown: bool) -> list[str]:
+    """The head-to-head table of a report's JSON (`Report.to_json`): row agent's win rate against a
+    table of the column agent."""
+    cell = {(m["agent"], m["opponent"]): f"{m['win_rate']['mean']:.3f}" for m in report["matchups"]}
+    names = [a for a in report["agents"] if any(a in k for k in cell)]
+    if len(names) < 2:
+        return []
+    if markdown:
+        out = ["| agent \\ opponent | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+        for a in names:
+            out.append(f"| {a} | " + " | ".join(cell.get((a, b), "-") for b in names) + " |")
+        return out
+    w = max(12, max(len(x) for x in names) + 2)
+    out = [" " * w + "".join(f"{b:>{w}}" for b in names)]
+    for a in names:
+        out.append(f"{a:<{w}}" + "".join(f"{cell.get((a, b), '-'):>{w}}" for b in names))
+    return out
+
+
+def report_markdown(report: dict) -> str:
+    """A report's Markdown section from its JSON (`Report.to_json`), so a page can be written again from
+    the JSON committed beside it (training/scripts/pages.py)."""
+    n = report["num_players"]
+    lines = [f"### {report['game']}", "",
+             f"{n} players, config {report['config'] or 'default'}, {report['deals']} duplicate deals per matchup, "
+             f"seed {report['seed']}. Fair share of wins: {report['fair_share']:.3f}. Intervals: 95%, normal over deals.",
+             "",
+             "| agent | opponent(s) | win rate | 95% CI | reward / hand | 95% CI | deals |",
+             "|---|---|---|---|---|---|---|"]
+    for m in report["matchups"]:
+        w, r = m["win_rate"], m["reward"]
+        lines.append(f"| {m['agent']} | {m['opponent']} | {w['mean']:.3f} | [{w['lo']:.3f}, {w['hi']:.3f}] | "
+                     f"{r['mean']:+.2f} | [{r['lo']:+.2f}, {r['hi']:+.2f}] | {m['deals']} |")
+    matrix = matrix_lines(report, markdown=True)
+    if matrix:
+        lines += ["", "Head-to-head win rate (row agent vs a table of column agents):", ""] + matrix
+    return "\n".join(lines) + "\n"
 
 
 # ------------------------------------------------------------------------------ runs

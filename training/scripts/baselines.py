@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from domino_envs.registry import game_names
-from domino_training.evaluate import evaluate
+from domino_training.evaluate import evaluate, report_markdown
 from domino_training.scripts import DOCS
 
 PIMC = "pimc:n=64,rollout=random"
@@ -24,22 +24,35 @@ LADDER = [("greedy", "random"), ("heuristic", "random"), ("heuristic", "greedy")
 
 
 def run(deals: int, seed: int, games: list[str], out_md: Path, out_json: Path | None, progress: bool | None):
-    rows, details, blobs = [], [], {}
+    blobs = {}
     for g in games:
         t0 = time.perf_counter()
         agents = ["random", "greedy", "heuristic", PIMC]
         report = evaluate(g, agents, deals, seed, pairs=LADDER, progress=progress)
         secs = time.perf_counter() - t0
-        fair = report.fair_share
-        for f, o in LADDER:
-            m = report.matchups[(f, o)]
-            w, r = m.win_stat, m.reward_stat
-            holds = "yes" if w.lo > fair else "**no**"
-            rows.append(f"| {g} | {report.num_players} | {f} vs {o} | {w.mean:.3f} [{w.lo:.3f}, {w.hi:.3f}] | "
-                        f"{fair:.3f} | {holds} | {r.mean:+.2f} [{r.lo:+.2f}, {r.hi:+.2f}] |")
-        details.append(report.markdown() + f"\n({secs:.0f} s on this machine)\n")
-        blobs[g] = report.to_json()
+        blobs[g] = {**report.to_json(), "seconds": round(secs)}
         print(report.table(), f"\n({secs:.0f} s)\n", flush=True)
+    text = page(blobs)
+    out_md.parent.mkdir(parents=True, exist_ok=True)
+    out_md.write_text(text)
+    if out_json is not None:
+        out_json.write_text(json.dumps(blobs, indent=1))
+    return text
+
+
+def page(blobs: dict[str, dict]) -> str:
+    """docs/baselines.md from docs/baselines.json: each game's evaluation report and its wall seconds."""
+    (deals,), (seed,) = {b["deals"] for b in blobs.values()}, {b["seed"] for b in blobs.values()}
+    rows, details = [], []
+    for g, blob in blobs.items():
+        fair = blob["fair_share"]
+        cells = {(m["agent"], m["opponent"]): m for m in blob["matchups"]}
+        for f, o in LADDER:
+            w, r = cells[(f, o)]["win_rate"], cells[(f, o)]["reward"]
+            holds = "yes" if w["lo"] > fair else "**no**"
+            rows.append(f"| {g} | {blob['num_players']} | {f} vs {o} | {w['mean']:.3f} [{w['lo']:.3f}, {w['hi']:.3f}] | "
+                        f"{fair:.3f} | {holds} | {r['mean']:+.2f} [{r['lo']:+.2f}, {r['hi']:+.2f}] |")
+        details.append(report_markdown(blob) + f"\n({blob['seconds']} s on this machine)\n")
     head = [
         "# Baselines",
         "",
@@ -53,12 +66,7 @@ def run(deals: int, seed: int, games: list[str], out_md: Path, out_json: Path | 
         "| game | players | matchup | win rate [95% CI] | fair share | holds | reward / hand [95% CI] |",
         "|---|---|---|---|---|---|---|",
     ]
-    text = "\n".join(head + rows) + "\n\n## Per game\n\n" + "\n".join(details)
-    out_md.parent.mkdir(parents=True, exist_ok=True)
-    out_md.write_text(text)
-    if out_json is not None:
-        out_json.write_text(json.dumps(blobs, indent=1))
-    return text
+    return "\n".join(head + rows) + "\n\n## Per game\n\n" + "\n".join(details)
 
 
 def main(argv=None):

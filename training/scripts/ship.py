@@ -96,12 +96,13 @@ def evaluate_shipped(game: str, deals: int, pimc_deals: int, seed: int, workers:
                          "reward": r.mean, "reward_lo": r.lo, "reward_hi": r.hi, "seconds": round(secs, 1)})
     n = domino_envs.make_game(game).num_players
     return {"game": game, "num_players": n, "fair_share": 1.0 / n, "env_steps": meta["env_steps"],
-            "train": meta["train"], "rows": rows}
+            "train": meta["train"], "seed": seed, "rows": rows}
 
 
-def markdown(results: list[dict], seed: int) -> str:
-    """docs/trained.md: a row per env, a column per baseline and per PIMC spec any env was evaluated
-    against ("-" where that env was not)."""
+def markdown(results: list[dict]) -> str:
+    """docs/trained.md from docs/trained.json: a row per env, a column per baseline and per PIMC spec any
+    env was evaluated against ("-" where that env was not)."""
+    seed = "/".join(str(s) for s in sorted({res["seed"] for res in results}))
     searches = list(dict.fromkeys(r["opponent"] for res in results for r in res["rows"] if r["opponent"] not in BASELINES))
     columns = BASELINES + searches
     lines = ["# Shipped trained agents", "",
@@ -175,8 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     merged.update({r["game"]: r for r in results})
     ordered = [merged[g] for g in domino_envs.game_names() if g in merged]
     old.write_text(json.dumps(ordered, indent=1))
-    (DOCS / "trained.md").write_text(markdown(ordered, args.seed))
-    print(markdown(ordered, args.seed))
+    (DOCS / "trained.md").write_text(markdown(ordered))
+    print(markdown(ordered))
     return 0
 
 

@@ -247,6 +247,11 @@ def markdown(timing: dict, summary: dict, hardware: str, command: str) -> str:
     return "\n".join(lines)
 
 
+def page(data: dict) -> str:
+    """docs/benchmark_timing.md from the JSON written beside it (training/scripts/pages.py)."""
+    return markdown(data["timing"], data["summary"], data["hardware"], data["command"])
+
+
 def run_timing(out: Path, report: Path, timing_path: Path | None = None, suite_path: Path | None = None,
                only: list[str] | None = None, echo=print, workers: int = 1) -> dict:
     """Train side by side (resuming), score (`workers` processes), summarize, write the report and its
@@ -264,8 +269,9 @@ def run_timing(out: Path, report: Path, timing_path: Path | None = None, suite_p
     summary = summarize(timing, scores, list(timing["games"]) if not only else games, suite_path)
     report = Path(report)
     report.parent.mkdir(parents=True, exist_ok=True)
-    report.write_text(markdown(timing, summary, hardware_line(), "python -m domino_training.scripts.strength_timing"))
-    data = {"timing": timing, "summary": summary, "scores": list(scores.rows.values())}
+    data = {"timing": timing, "summary": summary, "scores": list(scores.rows.values()), "hardware": hardware_line(),
+            "command": "python -m domino_training.scripts.strength_timing"}
+    report.write_text(page(data))
     json_path = report.with_suffix(".json")
     json_path.write_text(portable_json(data, out, indent=1))  # specs relative to --out
     echo(f"wrote {report} and {json_path}")
