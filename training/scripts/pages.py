@@ -19,20 +19,34 @@ from pathlib import Path
 
 from domino_training.scripts import DOCS
 
+BEGIN = "<!-- generated from {data} by `python -m domino_training.scripts.pages`: edit the data, not this section -->"
+END = "<!-- end of the generated section -->"
+
 
 @dataclass(frozen=True)
 class Page:
-    """A results page, its data file (both under docs/) and `module:function` that renders the data."""
+    """A results page, its data file (both under docs/) and `module:function` that renders the data.
+    `section`: the data renders one marked section of a hand-written page (between BEGIN and END),
+    not the whole page."""
 
     page: str
     data: str
     render: str
     measured_by: str  # the command that measures the data and writes both files
+    section: bool = False
 
     def text(self, docs: Path = DOCS) -> str:
+        """The page as its data renders it."""
         module, function = self.render.split(":")
-        render = getattr(importlib.import_module(module), function)
-        return render(json.loads((docs / self.data).read_text()))
+        rendered = getattr(importlib.import_module(module), function)(json.loads((docs / self.data).read_text()))
+        if not self.section:
+            return rendered
+        current = (docs / self.page).read_text()
+        begin = BEGIN.format(data=Path(self.data).name)
+        if current.count(begin) != 1 or current.count(END) != 1:
+            raise ValueError(f"docs/{self.page} must hold its generated section once, between {begin!r} and {END!r}")
+        head, rest = current.split(begin)
+        return f"{head}{begin}\n{rendered}{END}{rest.split(END)[1]}"
 
 
 SCRIPTS = "domino_training.scripts"
@@ -44,7 +58,18 @@ PAGES = [
          f"python -m {SCRIPTS}.exploit_pages report"),
     Page("benchmark_timing.md", "benchmark_timing.json", f"{SCRIPTS}.strength_timing:page",
          f"python -m {SCRIPTS}.strength_timing"),
+    Page("speed.md", "speed.json", f"{SCRIPTS}.speed:page", f"domino bench, then python -m {SCRIPTS}.speed --bench FILE"),
+    Page("scaling.md", "scaling.json", f"{SCRIPTS}.scaling:section", f"python -m {SCRIPTS}.scaling", section=True),
 ]
+
+
+def write_page(name: str) -> Path:
+    """Write one page of PAGES again from its data."""
+    (page,) = [p for p in PAGES if p.page == name]
+    path = DOCS / page.page
+    path.write_text(page.text())
+    print(f"wrote {path} from docs/{page.data}")
+    return path
 
 
 def stale(docs: Path = DOCS) -> list[str]:
@@ -62,8 +87,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"docs/{name} differs from its data rendered", file=sys.stderr)
         return 1 if differ else 0
     for p in PAGES:
-        (DOCS / p.page).write_text(p.text())
-        print(f"wrote docs/{p.page} from docs/{p.data}")
+        write_page(p.page)
     return 0
 
 
