@@ -4,6 +4,7 @@ and cross-play of the final policies with ratings (training/benchmark/ratings.py
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 
 import numpy as np
@@ -160,6 +161,12 @@ def crossplay(suite: Suite, scores: ScoreFile, bootstrap: int, echo=print) -> di
         out[name] = entry
         echo(f"cross-play {name}: {len(specs)} agents, {time.perf_counter() - t0:.0f} s")
     return out
+
+
+def finished_only(suite: Suite, done: dict[tuple[str, str], int]) -> Suite:
+    """The suite cut to the (learner, game) runs whose seeds are all finished (`--report-only`'s page)."""
+    return dataclasses.replace(suite, runs={lr: (seeds, [g for g in gs if done[(lr, g)] == seeds])
+                                            for lr, (seeds, gs) in suite.runs.items()})
 
 
 def finished_seeds(suite: Suite, scores: ScoreFile) -> dict[tuple[str, str], int]:

@@ -4,7 +4,7 @@ report) and its command line.
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import json
 import sys
 import time
 from pathlib import Path
@@ -13,18 +13,16 @@ from domino_envs.errors import ConfigError
 from domino_training.benchmark.aggregate import (
     aggregate,
     crossplay,
+    finished_only,
     finished_seeds,
-    per_game_finals,
-    summarize_strength,
     time_to_strength,
 )
 from domino_training.benchmark.report import (
     _plots,
-    coverage_line,
     default_out,
     default_report,
-    hardware_line,
-    markdown,
+    page_facts,
+    page_from_data,
     portable_json,
     regenerate_command,
 )
@@ -51,25 +49,23 @@ def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None
     scores = run_all(suite, out, echo, workers, imports, address) if train else ScoreFile(Path(out) / "scores.jsonl")
     done = finished_seeds(suite, scores)
     command = regenerate_command(profile, only, learners, seeds, out, report, suite_path, lock_path, imports, reps)
-    coverage = coverage_line(suite, done, command)
     if not train:
-        suite = dataclasses.replace(suite, runs={lr: (seeds, [g for g in gs if done[(lr, g)] == seeds])
-                                                 for lr, (seeds, gs) in suite.runs.items()})
+        suite = finished_only(suite, done)
     agg = aggregate(suite, scores, reps)
     strength_rows = time_to_strength(suite, scores)
-    strength = summarize_strength(strength_rows, suite)
     cross = crossplay(suite, scores, bootstrap, echo)
     report = Path(report)
     folder = report.parent / report.stem
     folder.mkdir(parents=True, exist_ok=True)
     plots = _plots(suite, agg, folder, profile, scores)
     minutes = (time.perf_counter() - t0) / 60
-    report.write_text(markdown(suite, agg, strength, cross, plots, report, hardware_line(), minutes, done, coverage,
-                               command, per_game_finals(suite, scores)))
     everything = {"profile": profile, "version": suite.version, "protocol": suite.protocol,
                   "scores": list(scores.rows.values()), "aggregate": agg, "time_to_strength": strength_rows,
-                  "crossplay": {g: {k: v for k, v in e.items() if k != "markdown"} for g, e in cross.items()}}
-    (folder / f"{profile}.json").write_text(portable_json(everything, out, indent=1))  # specs relative to --out
+                  "crossplay": {g: {k: v for k, v in e.items() if k != "markdown"} for g, e in cross.items()},
+                  "page": page_facts(only, learners, seeds, suite_path, not train, command, minutes, plots, report)}
+    published = portable_json(everything, out, indent=1)  # specs relative to --out
+    (folder / f"{profile}.json").write_text(published)
+    report.write_text(page_from_data(json.loads(published)))  # the page is its JSON rendered
     echo(f"wrote {report} and {folder}/")
     return everything
 

@@ -10,9 +10,15 @@ from pathlib import Path
 
 import numpy as np
 
-from domino_training.benchmark.aggregate import score_of
+from domino_training.benchmark.aggregate import (
+    finished_only,
+    finished_seeds,
+    per_game_finals,
+    score_of,
+    summarize_strength,
+)
 from domino_training.benchmark.runner import ScoreFile
-from domino_training.benchmark.suite import Suite
+from domino_training.benchmark.suite import Suite, load_suite
 
 
 # ------------------------------------------------------------------------------ report
@@ -212,6 +218,36 @@ def markdown(suite: Suite, agg: dict, strength: dict, cross: dict, plots: list[P
     if plots:
         lines += ["", "## Curves", ""] + [f"![{p.stem}]({p.relative_to(where.parent).as_posix()})" for p in plots]
     return "\n".join(lines) + "\n"
+
+
+def page_facts(only: list[str] | None, learners: list[str] | None, seeds: int | None, suite_path: Path | None,
+               report_only: bool, command: str, minutes: float, plots: list[Path], where: Path) -> dict:
+    """What the page says beyond the scores, kept in the JSON beside it (its "page" entry) so that
+    `page_from_data` writes the same page again from the JSON alone."""
+    return {"only": only, "learners": learners, "seeds": seeds, "suite": suite_path and str(suite_path),
+            "report_only": report_only, "command": command, "hardware": hardware_line(), "minutes": round(minutes, 2),
+            "report": f"{where.parent.name}/{where.name}", "plots": [p.relative_to(where.parent).as_posix() for p in plots]}
+
+
+def page_from_data(data: dict) -> str:
+    """The benchmark's page from the JSON `domino benchmark` writes beside it: the suite as the run named it,
+    the scores, the aggregates and ratings it computed, and its `page_facts`."""
+    from domino_training.benchmark.ratings import Ratings
+
+    facts = data["page"]
+    suite = load_suite(data["profile"], facts["suite"] and Path(facts["suite"]), facts["only"], facts["learners"],
+                       facts["seeds"])
+    scores = ScoreFile.of_rows(data["scores"])
+    done = finished_seeds(suite, scores)
+    coverage = coverage_line(suite, done, facts["command"])
+    if facts["report_only"]:  # the page holds the runs whose seeds are all finished (run_benchmark's train=False)
+        suite = finished_only(suite, done)
+    cross = {g: {**e, "markdown": Ratings.from_json(e["ratings"]).markdown(e["labels"])}
+             for g, e in data["crossplay"].items()}
+    where = Path(facts["report"])  # its folder's name and its own: what the page's links need
+    return markdown(suite, data["aggregate"], summarize_strength(data["time_to_strength"], suite), cross,
+                    [where.parent / p for p in facts["plots"]], where, facts["hardware"], facts["minutes"], done,
+                    coverage, facts["command"], per_game_finals(suite, scores))
 
 
 def hardware_line() -> str:

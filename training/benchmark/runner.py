@@ -22,10 +22,10 @@ class ScoreFile:
     A process killed while appending can leave a last line without its newline: that partial line is
     cut off when the file is opened (its evaluation is redone), so the file never holds a truncated line."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path | None):
         self.path = path
         self.rows: dict[tuple, dict] = {}
-        if path.is_file():
+        if path is not None and path.is_file():
             text = path.read_text(encoding="utf-8")
             if text and not text.endswith("\n"):
                 text = text[:text.rfind("\n") + 1]
@@ -34,6 +34,13 @@ class ScoreFile:
                 if line.strip():
                     r = json.loads(line)
                     self.rows[self.key(r)] = r
+
+    @classmethod
+    def of_rows(cls, rows: list[dict]) -> ScoreFile:
+        """The scores of a published JSON, in memory: no file behind them, so nothing can be added."""
+        scores = cls(None)
+        scores.rows = {cls.key(r): r for r in rows}
+        return scores
 
     @staticmethod
     def key(r: dict) -> tuple:
@@ -47,6 +54,8 @@ class ScoreFile:
 
     def add_all(self, rows: list[dict]) -> None:
         """Append rows in one write (a run's lines land together)."""
+        if self.path is None:
+            raise TypeError("these scores were read from a published JSON (ScoreFile.of_rows): there is no file to add to")
         for r in rows:
             self.rows[self.key(r)] = r
         with self.path.open("a", encoding="utf-8") as fh:

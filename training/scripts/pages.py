@@ -17,6 +17,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from domino_envs.registry import game_names, title
 from domino_training.scripts import DOCS
 
 BEGIN = "<!-- generated from {data} by `python -m domino_training.scripts.pages`: edit the data, not this section -->"
@@ -27,10 +28,11 @@ END = "<!-- end of the generated section -->"
 class Page:
     """A results page, its data file (both under docs/) and `module:function` that renders the data.
     `section`: the data renders one marked section of a hand-written page (between BEGIN and END),
-    not the whole page."""
+    not the whole page. A section drawn from several data files names them all; its renderer gets
+    {file name: data}."""
 
     page: str
-    data: str
+    data: str | tuple[str, ...]
     render: str
     measured_by: str  # the command that measures the data and writes both files
     section: bool = False
@@ -38,11 +40,16 @@ class Page:
     def text(self, docs: Path = DOCS) -> str:
         """The page as its data renders it."""
         module, function = self.render.split(":")
-        rendered = getattr(importlib.import_module(module), function)(json.loads((docs / self.data).read_text()))
+        if isinstance(self.data, str):
+            data = json.loads((docs / self.data).read_text())
+        else:
+            data = {name: json.loads((docs / name).read_text()) for name in self.data}
+        rendered = getattr(importlib.import_module(module), function)(data)
         if not self.section:
             return rendered
         current = (docs / self.page).read_text()
-        begin = BEGIN.format(data=Path(self.data).name)
+        names = [self.data] if isinstance(self.data, str) else list(self.data)
+        begin = BEGIN.format(data=", ".join(Path(n).name for n in names))
         if current.count(begin) != 1 or current.count(END) != 1:
             raise ValueError(f"docs/{self.page} must hold its generated section once, between {begin!r} and {END!r}")
         head, rest = current.split(begin)
@@ -58,9 +65,73 @@ PAGES = [
          f"python -m {SCRIPTS}.exploit_pages report"),
     Page("benchmark_timing.md", "benchmark_timing.json", f"{SCRIPTS}.strength_timing:page",
          f"python -m {SCRIPTS}.strength_timing"),
+    *(Page(page, data, "domino_training.benchmark.report:page_from_data", f"domino benchmark --profile {profile} ...")
+      for page, data, profile in (("benchmark.md", "benchmark/quick.json", "quick"),
+                                  ("benchmark_full.md", "benchmark_full/full.json", "full"),
+                                  ("benchmark_rllib.md", "benchmark_rllib/quick.json", "quick --learners rllib"))),
     Page("speed.md", "speed.json", f"{SCRIPTS}.speed:page", f"domino bench, then python -m {SCRIPTS}.speed --bench FILE"),
     Page("scaling.md", "scaling.json", f"{SCRIPTS}.scaling:section", f"python -m {SCRIPTS}.scaling", section=True),
+    Page("../README.md", ("baselines.json", "trained.json", "search.json", "ladder.json"), f"{SCRIPTS}.pages:readme_results",
+         "the measurements of those pages", section=True),
 ]
+
+
+def _games(names: list[str]) -> str:
+    """Games by title, in the registry's order: "the Draw Game, Block Game and Sum 7"."""
+    titles = [title(g) for g in game_names() if g in names]
+    return titles[0] if len(titles) == 1 else ", ".join(titles[:-1]) + " and " + titles[-1] if titles else "no game"
+
+
+def readme_results(data: dict) -> str:
+    """The README's Results paragraphs, said from the pages' data: which baselines, shipped policies and
+    searches beat what (an interval above the fair share), and the ladder's strongest agents."""
+    baselines, trained, search, ladder = (data[n] for n in ("baselines.json", "trained.json", "search.json", "ladder.json"))
+
+    def holds(blob: dict, agent: str, opponent: str) -> bool:
+        m = next(m for m in blob["matchups"] if m["agent"] == agent and m["opponent"] == opponent)
+        return m["win_rate"]["lo"] > blob["fair_share"]
+
+    def failing(pred, games) -> str:
+        bad = [g for g in games if not pred(g)]
+        return "in every game" if not bad else f"in every game but {_games(bad)}"
+
+    pimc = "pimc:n=64,rollout=random"
+    deals = sorted({b["deals"] for b in baselines.values()} | {r["deals"] for t in trained for r in t["rows"]})
+    heur = failing(lambda g: holds(baselines[g], "heuristic", "random") and holds(baselines[g], "heuristic", "greedy"),
+                   list(baselines))
+    pimc_heur = failing(lambda g: holds(baselines[g], pimc, "heuristic"), list(baselines))
+    beats = {t["game"]: {r["opponent"] for r in t["rows"] if r["win_lo"] > t["fair_share"]} for t in trained}
+    base = failing(lambda g: {"random", "greedy", "heuristic"} <= beats[g], list(beats))
+    above = [g for g in beats if pimc in beats[g]]
+    short = [g for g in beats if pimc not in beats[g]]
+    rows = {r["game"]: r for r in search["rows"]}
+    guided = [g for g, r in rows.items() if r["win"]["lo"] > r["fair_share"]]
+    tempered = [g for g, r in rows.items() if "temperature=" in r["agent"]]
+    lines = [
+        f"On {'/'.join(f'{d:,}' for d in deals)} duplicate deals per matchup, each heuristic beats random and greedy "
+        f"{heur} and PIMC beats the heuristic {pimc_heur} ([baselines](docs/baselines.md)); the shipped agents beat "
+        f"random, greedy and the heuristic {base} and PIMC-64 in {_games(above)} ([trained](docs/trained.md)"
+        + (f"; what was tried in {_games(short)}, where they do not yet: "
+           "[training](docs/training.md#where-racehorse-and-seven-toed-pete-stop-short)" if short else "")
+        + f"), and PIMC playing its rollouts with them beats PIMC-64 in {_games(guided)} of the {len(rows)} games "
+        f"measured" + (f" (in {_games(tempered)} with the rollouts' softmax at a temperature)" if tempered else "")
+        + " ([search](docs/search.md)). Learner comparisons are on the [benchmark](docs/benchmark.md) pages, exact and "
+        "learned exploitability on [exploitability](docs/exploitability.md).", ""]
+    strongest: dict[str, list[str]] = {}
+    with_trained = []
+    for g, entry in ladder.items():
+        r = entry["ratings"]
+        top = max(r["ratings"], key=lambda x: x["rating"])
+        strongest.setdefault(top["agent"], []).append(g)
+        shipped = next((x for x in r["ratings"] if x["agent"] == "trained"), None)
+        if shipped is not None and shipped is not top and shipped["hi"] >= top["rating"]:
+            with_trained.append(g)
+    lines += [
+        "The [strength ladder](docs/ladder.md) rates every agent against every other on the same deals, game by game. "
+        "The strongest agent is " + "; ".join(f"`{a}` in {_games(gs)}" for a, gs in strongest.items())
+        + (f"; the shipped policy is not told apart from it in {_games(with_trained)}" if with_trained else "")
+        + " (the page names, for each game, every agent its interval cannot tell apart from the strongest)."]
+    return "\n".join(lines) + "\n"
 
 
 def write_page(name: str) -> Path:
@@ -68,7 +139,7 @@ def write_page(name: str) -> Path:
     (page,) = [p for p in PAGES if p.page == name]
     path = DOCS / page.page
     path.write_text(page.text())
-    print(f"wrote {path} from docs/{page.data}")
+    print(f"wrote {path.resolve()}")
     return path
 
 
