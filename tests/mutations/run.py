@@ -557,6 +557,40 @@ def pytest_run(cwd: Path, tests: list[str]) -> tuple[int, str, list[str]]:
     return out.returncode, lines[-1] if lines else "", failed
 
 
+def selected_by(args: list[str], collected: dict[str, list[str]]) -> list[str]:
+    """The node ids of `collected` (node id -> the names `-k` matches) that pytest would run for `args`
+    (test files or node ids, and at most one `-k EXPR`): pytest's own -k expression, matched as its
+    KeywordMatcher matches (a case-insensitive substring of any name)."""
+    from _pytest.mark.expression import Expression
+
+    paths = [a for a in args if a.startswith("tests/")]
+    k = args[args.index("-k") + 1] if "-k" in args else None
+    expr = Expression.compile(k) if k else None
+    chosen = []
+    for node, names in collected.items():
+        if not any(node == p or node.startswith(p + "::") for p in paths):
+            continue
+        if expr is None or expr.evaluate(_matcher([n.lower() for n in names])):
+            chosen.append(node)
+    return chosen
+
+
+def _matcher(lowered: list[str]):
+    """pytest's KeywordMatcher over these (lower-cased) names: a case-insensitive substring of one."""
+    return lambda sub, **_: any(sub.lower() in n for n in lowered)
+
+
+def verdict_table(results: list[tuple[Mutation, str, str, float]], caught_by: dict[str, list[str]]) -> str:
+    """The run's verdicts as Markdown: one row a planting, the test that failed on it."""
+    lines = ["# Mutation run", "", f"`python tests/mutations/run.py --table FILE`: {len(results)} plantings, "
+             f"{sum(v == 'caught' for _, v, _, _ in results)} caught.", "",
+             "| planting | what | verdict | seconds | first failing test |", "|---|---|---|---|---|"]
+    for m, verdict, _, secs in results:
+        first = caught_by.get(m.name, [""])[0].split(" - ")[0].removeprefix("FAILED ").removeprefix("ERROR ")
+        lines.append(f"| {m.name} | {m.what.replace('|', '/')} | {verdict} | {secs:.0f} | {first or '-'} |")
+    return "\n".join(lines) + "\n"
+
+
 def lay_installed_names(copy: Path) -> None:
     """Give the copy's folders their installed names (pyproject.toml's package-dir) as links, so that
     with the copy first on PYTHONPATH its own agents/, training/ and configs/ are what is imported."""
@@ -636,6 +670,7 @@ def main(argv=None) -> int:
     ap.add_argument("names", nargs="*", help="mutations to run (default: all)")
     ap.add_argument("--list", action="store_true", help="list the mutations and exit")
     ap.add_argument("--no-baseline", action="store_true", help="skip the unmutated run")
+    ap.add_argument("--table", metavar="FILE", help="also write the verdicts as a Markdown table to FILE")
     ap.add_argument("--fresh", action="store_true",
                     help="copy each mutation into a new temporary folder (everything compiles cold)")
     args = ap.parse_args(argv)
@@ -655,7 +690,7 @@ def main(argv=None) -> int:
                 raise SystemExit(f"baseline: {m.name}'s tests fail on the unmutated repo ({last}); fix that first")
         print("baseline: every selection passes unmutated", flush=True)
     folder = None if args.fresh else work_folder()
-    results = []
+    results, caught_by = [], {}
     with locked(folder) if folder is not None else _nothing():
         for m in chosen:
             t0 = time.time()
@@ -663,9 +698,12 @@ def main(argv=None) -> int:
                 code, last, failed = pytest_run(copy, m.tests)
             verdict = {0: "MISSED", 1: "caught"}.get(code, f"ERROR (pytest exit {code})")
             results.append((m, verdict, last, time.time() - t0))
+            caught_by[m.name] = failed
             print(f"{m.name:30} {verdict:8} {time.time() - t0:6.0f} s  {last}", flush=True)
             for line in failed:
                 print(f"    {line[:240]}", flush=True)
+    if args.table:
+        Path(args.table).write_text(verdict_table(results, caught_by))
     print(f"\n{'mutation':30} result    what")
     for m, verdict, _, _ in results:
         print(f"{m.name:30} {verdict:9} {m.what}")
