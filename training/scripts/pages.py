@@ -138,7 +138,7 @@ def write_page(name: str) -> Path:
     """Write one page of PAGES again from its data."""
     (page,) = [p for p in PAGES if p.page == name]
     path = DOCS / page.page
-    path.write_text(page.text())
+    path.write_text(page.text(DOCS))
     print(f"wrote {path.resolve()}")
     return path
 

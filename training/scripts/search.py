@@ -134,6 +134,8 @@ def page(data: dict) -> str:
             lines.append(f"| {r['game']} | `{r['agent']}` | {_steps(r['policy_env_steps'])} | {r['deals']:,} "
                          f"({r['seed']}) | {_interval(r['win'])} | {_interval(r['reward'], True)} |")
         lines.append("")
+    if cost is None:
+        return "\n".join(lines + ["## What it costs", "", f"Not measured yet: `{PROG} --costs` on an idle machine.", ""])
     games = [g for g in game_names() if g in cost["games"]]
     ratio = [cost["games"][g][guided_spec(g)] / cost["games"][g][PIMC] for g in games]
     lines += ["## What it costs", "",
