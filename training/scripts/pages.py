@@ -112,7 +112,7 @@ def readme_results(data: dict) -> str:
         f"{heur} and PIMC beats the heuristic {pimc_heur} ([baselines](docs/baselines.md)); the shipped agents beat "
         f"random, greedy and the heuristic {base} and PIMC-64 in {_games(above)} ([trained](docs/trained.md)"
         + (f"; what was tried in {_games(short)}, where they do not yet: "
-           "[training](docs/training.md#where-racehorse-and-seven-toed-pete-stop-short)" if short else "")
+           "[training results](docs/training_results.md#where-racehorse-and-seven-toed-pete-stop-short)" if short else "")
         + f"), and PIMC playing its rollouts with them beats PIMC-64 in {_games(guided)} of the {len(rows)} games "
         f"measured" + (f" (in {_games(tempered)} with the rollouts' softmax at a temperature)" if tempered else "")
         + " ([search](docs/search.md)). Learner comparisons are on the [benchmark](docs/benchmark.md) pages, exact and "
