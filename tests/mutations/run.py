@@ -504,6 +504,36 @@ MUTATIONS = [
         [("    torch_threads: int = 1          # torch intra-op threads of the update",
           "    torch_threads: int = 2          # torch intra-op threads of the update")],
         ["tests/learners/test_training.py", "-k", "one_torch_thread"]),
+    # issue 55: results pages are their data rendered; plantings select tests
+    Mutation(
+        "speed_ratio_wrong_column", "speed.md's own-env-steps ratio divides the learner samples instead of the decisions",
+        "training/scripts/speed.py",
+        [("f\"{ppo['decisions_per_s'] / sb3['steps_per_s']:.1f}x in each library's own env steps; \"",
+          "f\"{ppo['samples_per_s'] / sb3['steps_per_s']:.1f}x in each library's own env steps; \"")],
+        ["tests/docs/test_pages.py", "-k", "speed"]),
+    Mutation(
+        "benchmark_page_without_per_game", "the benchmark page rendered from its JSON drops the per-game finals",
+        "training/benchmark/report.py",
+        [("                    coverage, facts[\"command\"], per_game_finals(suite, scores))",
+          "                    coverage, facts[\"command\"], None)")],
+        ["tests/docs/test_pages.py", "-k", "benchmark"]),
+    Mutation(
+        "readme_verdict_from_the_mean", "the README calls a policy above PIMC-64 by its mean, not its interval",
+        "training/scripts/pages.py",
+        [("{r[\"opponent\"] for r in t[\"rows\"] if r[\"win_lo\"] > t[\"fair_share\"]}",
+          "{r[\"opponent\"] for r in t[\"rows\"] if r[\"win\"] > t[\"fair_share\"]}")],
+        ["tests/docs/test_pages.py", "-k", "readme"]),
+    Mutation(
+        "search_row_policy_unrecorded", "a search row does not record which policy its rollouts used",
+        "training/scripts/search.py",
+        [("\"policy_env_steps\": shipped_env_steps(game), \"deals\": deals,", "\"policy_env_steps\": 0, \"deals\": deals,")],
+        ["tests/docs/test_page_scripts.py", "-k", "search_measures"]),
+    Mutation(
+        "selection_ignores_k", "a planting's selection is resolved without its -k expression",
+        "tests/mutations/run.py",
+        [("    k = args[args.index(\"-k\") + 1] if \"-k\" in args else None",  # escaped: this line is not the anchor
+          "    k = None")],
+        ["tests/project/test_mutation_anchors.py", "-k", "selection_helper"]),
     # issue 46: a shipped policy's recipe in stages, and the teacher's strength each round
     Mutation(
         "ship_stage_starts_afresh", "a later stage of a recipe starts from a fresh actor, not the stage before's",
