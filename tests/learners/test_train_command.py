@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from domino_training.evaluate import main as evaluate_main
@@ -69,3 +70,87 @@ def test_a_learners_own_key_goes_to_it_and_an_unknown_one_is_refused_naming_it(t
     assert not (tmp_path / "run").exists()
     assert train_main(["draw_v0", "--learner", "nope", "--no-progress"]) == 2
     assert "unknown learner 'nope'" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ resume (issue 55)
+def _sets(pairs):
+    return sum((["--set", s] for s in pairs), [])
+
+
+def _weights(run: Path):
+    from domino_agents.trained import load_policy
+
+    return load_policy(run / "policy.npz")[0]
+
+
+def _marks(run: Path):
+    return [(p["mark"], p["env_steps"]) for p in json.loads((run / "points.json").read_text())["points"]]
+
+
+KILLED = {"ppo": ("domino_training.learners.ppo", "Trainer"), "dmc": ("domino_training.learners.dmc", "DMCTrainer")}
+STRAIGHT = {}  # learner -> the run folder of the same run never interrupted (made once)
+
+
+def _straight(learner, tmp_path_factory):
+    if learner not in STRAIGHT:
+        run = tmp_path_factory.mktemp(f"straight-{learner}") / "run"
+        line = ["draw_v0", "--learner", learner, "--run-dir", str(run), "--no-progress", *_sets(RUN + SETS[learner])]
+        assert train_main(line) == 0
+        STRAIGHT[learner] = run
+    return STRAIGHT[learner]
+
+
+@pytest.mark.parametrize("learner,again", [("ppo", []), ("ppo", ["--set", "ppo.device=cpu:0"]), ("dmc", []),
+                                           ("dmc", ["--set", "dmc.device=cpu:0"])])
+def test_a_run_started_with_set_flags_resumes_from_its_folder_alone(learner, again, tmp_path, tmp_path_factory,
+                                                                     monkeypatch, capsys):
+    """Issue 55: the docs' `domino train draw_v0 --run-dir runs/d1 --resume` after a run started with --set
+    flags continues that run (the same policy as the run never stopped), on another device too (criterion
+    4); the line printed at the interruption is that command."""
+    import importlib
+
+    straight = _straight(learner, tmp_path_factory)
+    target = getattr(importlib.import_module(KILLED[learner][0]), KILLED[learner][1])
+    iterate = target.iterate
+
+    def killed(self):
+        if self.env_steps >= 256 + 64:  # past the first mark (256), before the second (512)
+            raise KeyboardInterrupt
+        return iterate(self)
+
+    monkeypatch.setattr(target, "iterate", killed)
+    run = tmp_path / "run"
+    line = ["draw_v0", "--learner", learner, "--run-dir", str(run), "--no-progress", *_sets(RUN + SETS[learner])]
+    capsys.readouterr()
+    assert train_main(line) == 130
+    err = capsys.readouterr().err.strip()
+    assert err == f"domino train: interrupted; continue with: domino train draw_v0 --run-dir {run} --resume", err
+    assert [m for m, _ in _marks(run)] == [256]
+    monkeypatch.setattr(target, "iterate", iterate)
+    assert train_main([*err.split("continue with: domino train ")[1].split(), "--no-progress", *again]) == 0, \
+        capsys.readouterr().err
+    assert _marks(run) == _marks(straight)
+    for (wa, ba), (wb, bb) in zip(_weights(run), _weights(straight)):
+        np.testing.assert_array_equal(wa, wb)
+        np.testing.assert_array_equal(ba, bb)
+    if again:  # the folder now says where the run last trained
+        assert f"{learner}.device" in (run / "points.json").read_text() and "cpu:0" in (run / "points.json").read_text()
+
+
+def test_a_resume_that_changes_the_run_is_refused_in_one_line_naming_the_stored_values(tmp_path, capsys):
+    run = tmp_path / "run"
+    line = ["draw_v0", "--run-dir", str(run), "--no-progress", *_sets(RUN + PPO)]
+    assert train_main(line) == 0
+    before = (run / "points.json").read_text()
+    capsys.readouterr()
+    assert train_main(["draw_v0", "--run-dir", str(run), "--resume", "--no-progress", "--set", "ppo.lr=0.1",
+                       "--set", "budget.env_steps=1024", "--set", "num_players=3"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 300, err
+    assert (f"domino train: error: {run} holds a run with num_players=2, budget.env_steps=512, eval marks=[256, 512], "
+            f"ppo.lr=0.0003: resume without those --set flags") in err, err
+    # what is not the run may change: a time budget, the evaluation's deals, the device
+    assert train_main(["draw_v0", "--run-dir", str(run), "--resume", "--no-progress", "--set", "budget.minutes=3",
+                       "--set", "eval.final_deals=4", "--set", "ppo.device=cpu:0"]) == 0
+    assert json.loads((run / "points.json").read_text())["points"] == json.loads(before)["points"]
+    assert "final_deals: 4" in (run / "train.yaml").read_text()
