@@ -205,7 +205,8 @@ def train_ppo(run: LearnerRun, log: PointLog, progress: bool, learner: str = "pp
         log.resumed_at(offset + trainer.env_steps)
     elif offset:
         t0 = time.perf_counter()
-        stats = trainer.warm_start()
+        with log.uncounted():  # the time budget caps PPO (docs/training.md): the warm start comes on top
+            stats = trainer.warm_start()
         trainer.seconds += time.perf_counter() - t0
         log.say(f"imitation of {cfg.train.imitation.teacher}: {cfg.train.imitation.decisions:,} decisions, "
                 f"agreement {stats['bc_agreement']:.3f}, {time.perf_counter() - t0:.0f} s")

@@ -14,10 +14,11 @@ logs and its evaluation during training. `PointLog` is the one object a learner'
 A time budget (``minutes``, `domino train`'s ``budget.minutes``) ends a run early: once it is spent,
 ``due`` returns the last mark (saved with the policy as it is then, its real env steps recorded) and
 the marks between are skipped (points.json lists them). Its clock (`BudgetClock`) counts the seconds
-since the log opened less those numba spent compiling kernels (its ``numba:compile`` events): on a
-cold cache the first collection compiles for up to minutes, which would otherwise spend a short
-budget before the first update, and kernels first compiled later (an evaluation's, a search
-teacher's) do not count either.
+since the log opened less those numba spent compiling kernels (its ``numba:compile`` events) and
+those a learner spends in ``log.uncounted()`` (our PPO's imitation warm start): on a cold cache the
+first collection compiles for up to minutes, which would otherwise spend a short budget before the
+first update, and kernels first compiled later (an evaluation's, a search teacher's) do not count
+either.
 
 A run is its description (`LearnerRun.describe`): a folder holding another run is refused
 (`AnotherRunError`, one line naming each key that differs with its value there). Where a run
@@ -33,6 +34,7 @@ checkpoint files.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import json
@@ -107,8 +109,9 @@ def describe_values(values: dict) -> str:
 
 
 class BudgetClock:
-    """Seconds since `start` less the seconds numba spent compiling meanwhile (outermost ``numba:compile``
-    events: a kernel compiles the ones it calls inside its own event). `open` listens, `close` stops."""
+    """Seconds since it was made less the seconds numba spent compiling meanwhile (outermost
+    ``numba:compile`` events: a kernel compiles the ones it calls inside its own event) and those spent
+    in `paused` blocks. `open` listens, `close` stops."""
 
     def __init__(self):
         from numba.core import event
@@ -127,7 +130,7 @@ class BudgetClock:
                     clock.compiling += now() - clock._since
 
         self._listener, self._depth, self._since, self.compiling = _Compiling(), 0, 0.0, 0.0
-        self.started, self._open = now(), False
+        self.started, self._open, self.paused_s = now(), False, 0.0
 
     def open(self) -> BudgetClock:
         from numba.core import event
@@ -144,10 +147,21 @@ class BudgetClock:
             event.unregister("numba:compile", self._listener)
             self._open = False
 
+    def _compiled(self) -> float:
+        return self.compiling + (now() - self._since if self._depth else 0.0)  # a compile under way included
+
     def seconds(self) -> float:
-        """Seconds counted against the budget: elapsed, less compiling (a compile under way included)."""
-        compiling = self.compiling + (now() - self._since if self._depth else 0.0)
-        return now() - self.started - compiling
+        """Seconds counted against the budget: elapsed, less compiling and pauses."""
+        return now() - self.started - self._compiled() - self.paused_s
+
+    @contextlib.contextmanager
+    def paused(self):
+        """A block whose seconds do not count (its compiling counted once)."""
+        t0, c0 = now(), self._compiled()
+        try:
+            yield
+        finally:
+            self.paused_s += (now() - t0) - (self._compiled() - c0)
 
 
 def now() -> float:
@@ -353,6 +367,10 @@ class PointLog:
         """Marks not saved (nor skipped) yet, in order."""
         done = {p.mark for p in self.points} | set(self.skipped)
         return [m for m in self.run.marks if m not in done]
+
+    def uncounted(self):
+        """A block of work before training proper (a warm start) whose seconds the time budget does not count."""
+        return self.clock.paused()
 
     def out_of_time(self) -> bool:
         """Whether the time budget is spent (compiling not counted: `BudgetClock`)."""
