@@ -154,3 +154,52 @@ def test_a_resume_that_changes_the_run_is_refused_in_one_line_naming_the_stored_
                        "--set", "eval.final_deals=4", "--set", "ppo.device=cpu:0"]) == 0
     assert json.loads((run / "points.json").read_text())["points"] == json.loads(before)["points"]
     assert "final_deals: 4" in (run / "train.yaml").read_text()
+
+
+# ------------------------------------------------------------------------------ Ctrl-C (issue 55)
+def _interrupt(args: list[str], started, cwd: Path) -> tuple[int, str]:
+    """Run `domino ARGS` in a process, send it SIGINT once `started()` holds (polled, 300 s at most), and
+    return its exit status and stderr (60 s at most to end)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "domino_training.cli", *args], cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not started() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert proc.poll() is None, f"it ended before it was interrupted: {proc.communicate()[1]}"
+        assert started(), "it did not start within 300 s"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, err
+
+
+def test_ctrl_c_in_train_ends_with_one_line_naming_the_command_that_resumes(tmp_path):
+    run = tmp_path / "run"
+    code, err = _interrupt(["train", "draw_v0", "--run-dir", str(run), "--no-progress",
+                            *_sets(PPO + ["budget.env_steps=100000000", "eval.every_updates=0", "eval.final_deals=0"])],
+                           lambda: (run / "log.csv").is_file(), tmp_path)  # after its first update
+    assert code == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err.strip().splitlines()[-1] == \
+        f"domino train: interrupted; continue with: domino train draw_v0 --run-dir {run} --resume", err
+
+
+def test_ctrl_c_in_evaluate_ends_with_one_line_saying_what_was_kept(tmp_path):
+    replays = tmp_path / "hands.jsonl"
+    code, err = _interrupt(["evaluate", "--game", "draw_v0", "--agents", "heuristic", "random", "--deals", "1000000",
+                            "--no-progress", "--save-replays", str(replays)],
+                           lambda: replays.is_file() and replays.stat().st_size > 0, tmp_path)
+    assert code == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err.strip().splitlines()[-1] == (
+        f"domino evaluate: interrupted: no table written, nothing to resume (run the command again); {replays} keeps "
+        f"the hands played so far, and a rerun appends to it"), err
