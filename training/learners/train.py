@@ -104,6 +104,9 @@ def plan(args) -> tuple[RunConfig, str, dict]:
             return run, learner, params
     folder, desc = stored
     learner = args.learner or args.algo or str(desc.get("learner"))
+    if learner not in interface.LEARNERS:
+        raise DominoError(f"{folder} holds a run of learner {learner!r}, which no --import registered: give the "
+                          f"--import that registers it (learners: {', '.join(learner_names())})")
     overrides, params = split_overrides(learner, args.set)
     run = load_run(folder / SETTINGS_FILE, args.game, overrides)
     if not takes_config(learner) and isinstance(desc.get("params"), dict):
