@@ -20,7 +20,7 @@ outside seed, budget and eval), checked by the learner.
 The run folder is the driver's (run_folder.py): points.json, config.yaml, policy_<mark>.npz and
 policy.npz (the agent: ``mlp:checkpoint=...``), log.csv and tb/ (TensorBoard), eval.csv and curve.png,
 final_eval.md / final_eval.json, and the learner's own checkpoint; this command adds train.yaml, the
-run's resolved config (a config file: ``--config runs/d1/train.yaml`` starts the same run elsewhere).
+run's resolved config (a config file: ``--config runs/d1/train.yaml`` takes it).
 ``--resume`` continues a killed run from the learner's last checkpoint (``ppo`` and ``dmc`` exactly as
 if it had not stopped) with the run's own settings: train.yaml's config, points.json's learner and
 params, so no flag needs repeating; a ``--set`` on top may change what is not the run (its device,
