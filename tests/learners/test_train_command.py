@@ -56,6 +56,12 @@ def test_each_learner_trains_through_domino_train_into_the_same_layout(learner, 
     before = (run / "points.json").read_text()
     assert train_main([*line, "--resume"]) == 0
     assert (run / "points.json").read_text() == before
+    assert train_main(["draw_v0", "--run-dir", "run", "--resume", "--no-progress"]) == 0  # its settings from the folder
+    assert (run / "points.json").read_text() == before
+    if learner == "my_learner":  # resumed without the --import that registers it: says so
+        interface.LEARNERS.pop("my_learner")
+        assert train_main(["draw_v0", "--run-dir", "run", "--resume", "--no-progress"]) == 2
+        assert "holds a run of learner 'my_learner', which no --import registered" in capsys.readouterr().err
     # its policy plays in domino evaluate
     report = evaluate_main(["--game", "draw_v0", "--agents", points["points"][-1]["spec"], "random", "--deals", "2",
                             "--no-progress"])
