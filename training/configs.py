@@ -41,7 +41,8 @@ TOP_LEVEL_KEYS = ("game", "config", "train", "demo", "stages")
 @dataclass
 class Budget:
     env_steps: int = 2_000_000      # decisions stepped in the vector env (every seat's), or SB3 timesteps
-    minutes: float = 0.0            # wall-clock cap for this run (0: none); a resumed run gets it afresh
+    minutes: float = 0.0            # wall-clock cap on training (0: none), numba's compiling and the imitation
+                                    # warm start not counted (run_folder.BudgetClock); a resumed run gets it afresh
     checkpoint_every: int = 10      # updates between checkpoints (the last one is always saved)
 
 

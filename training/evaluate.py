@@ -494,7 +494,8 @@ def _parse_pair(text: str, agents: list[str]) -> tuple[str, str]:
 
 def main(argv: list[str] | None = None) -> Report:
     """`domino evaluate`: a user's bad --game, --agents, --deals, --pairs, --config or --import is one
-    line on stderr and exit status 2 (argument errors are ValueErrors, DominoErrors among them), no traceback."""
+    line on stderr and exit status 2 (argument errors are ValueErrors, DominoErrors among them), no traceback;
+    Ctrl-C is one line saying what was kept, exit status 130."""
     args = build_parser().parse_args(argv)
     try:
         import_all(args.imports)
@@ -509,6 +510,12 @@ def main(argv: list[str] | None = None) -> Report:
                           workers=args.workers, address=args.address, imports=args.imports)
     except (ValueError, OSError) as err:
         _fail(str(err))
+    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; an evaluation keeps no partial table to resume
+        kept = (f"; {args.save_replays} keeps the hands played so far, and a rerun appends to it"
+                if args.save_replays and Path(args.save_replays).is_file() else "")
+        print(f"domino evaluate: interrupted: no table written, nothing to resume (run the command again){kept}",
+              file=sys.stderr)
+        raise SystemExit(130) from None
     print(report.table())
     for out in (args.markdown, args.json):
         if out:

@@ -84,6 +84,94 @@ def test_an_engine_that_deals_differently_is_refused(suite_copy, monkeypatch):
         bench_suite.check_protocol(bench_suite.read_suite_file(suite), bench_suite.read_lock(lock))
 
 
+def _ties_win_whole(returns):
+    """A scoring rule that counts ties differently: each tied winner gets a whole win."""
+    from domino_envs import outcome
+
+    r = np.asarray(returns, dtype=np.float64)
+    return (r >= r.max(axis=-1, keepdims=True) - outcome.TIE_TOLERANCE).astype(np.float64)
+
+
+def _dense_ranks(returns):
+    """Finishing ranks counted densely (1, 1, 2) instead of as competition ranks (1, 1, 3)."""
+    r = np.asarray(returns, dtype=np.float64)
+    levels = np.unique(r)[::-1]
+    return np.array([int(np.flatnonzero(levels == x)[0]) for x in r])
+
+
+def _shares_by_loop(returns):
+    """The same rule written another way (a refactor): the fingerprint must not move."""
+    from domino_envs import outcome
+
+    r = np.atleast_2d(np.asarray(returns, dtype=np.float64))
+    out = np.zeros_like(r)
+    for i, row in enumerate(r):
+        top = [k for k in range(len(row)) if row[k] >= max(row) - outcome.TIE_TOLERANCE]
+        out[i, top] = 1.0 / len(top)
+    return out.reshape(np.shape(returns))
+
+
+@pytest.mark.parametrize("name,rule", [("win_shares", _ties_win_whole), ("finishing_ranks", _dense_ranks)])
+def test_a_changed_scoring_rule_is_refused_against_the_committed_lock(name, rule, monkeypatch, tmp_path, capsys):
+    """Issue 55: the lock pins how a finished game is scored; counting ties another way is refused in one
+    line (the command exits 2 before training), where the same rule written another way passes."""
+    from domino_envs import outcome
+
+    bench_suite.check_protocol(bench_suite.read_suite_file(), bench_suite.read_lock())
+    monkeypatch.setattr(outcome, "win_shares", _shares_by_loop)
+    bench_suite.check_protocol(bench_suite.read_suite_file(), bench_suite.read_lock())
+    monkeypatch.setattr(outcome, name, rule)
+    with pytest.raises(ProtocolError, match=r"the scoring rule .* differs from version 1's: bump `version`"):
+        bench_suite.check_protocol(bench_suite.read_suite_file(), bench_suite.read_lock())
+    out = tmp_path / "out"
+    assert cli.main(["--profile", "ci", "--out", str(out), "--report", str(tmp_path / "r.md")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "scoring rule" in err and not out.exists()
+
+
+def test_a_lock_from_before_the_scoring_fingerprint_is_refused_until_frozen_again(suite_copy):
+    suite, lock = suite_copy
+    entry = json.loads(lock.read_text())
+    del entry["1"]["scoring"]
+    lock.write_text(json.dumps(entry))
+    with pytest.raises(ProtocolError, match="no fingerprint of the scoring rule"):
+        bench_suite.check_protocol(bench_suite.read_suite_file(suite), bench_suite.read_lock(lock))
+    bench_suite.freeze(suite, lock)  # adds it, the other fingerprints kept
+    assert {k: v for k, v in json.loads(lock.read_text())["1"].items() if k != "scoring"} == entry["1"]
+    bench_suite.check_protocol(bench_suite.read_suite_file(suite), bench_suite.read_lock(lock))
+
+
+def test_a_benchmark_run_resumes_on_another_device(tmp_path, monkeypatch):
+    """Issue 55: the benchmark's path (runner.train_and_score) with the learners' device changed between
+    sessions continues the run (the device is not part of a run's identity), for ppo and dmc."""
+    import importlib
+
+    s = bench_suite.load_suite("ci")
+    have = {("block", lr, 0, m, o) for lr in ("ppo", "dmc") for m in s.marks for o in [*s.ladder, s.search]}
+    for learner, module, cls in [("ppo", "domino_training.learners.ppo", "Trainer"),
+                                 ("dmc", "domino_training.learners.dmc", "DMCTrainer")]:
+        target = getattr(importlib.import_module(module), cls)
+        iterate = target.iterate
+
+        def killed(self, iterate=iterate):
+            if self.env_steps >= s.marks[-1] // 2:
+                raise KeyboardInterrupt
+            return iterate(self)
+
+        s.params[learner] = {**s.params[learner], f"{learner}.device": "cpu"}
+        monkeypatch.setattr(target, "iterate", killed)
+        with pytest.raises(KeyboardInterrupt):
+            runner.train_and_score(s, tmp_path, "block", learner, 0, have)
+        monkeypatch.setattr(target, "iterate", iterate)
+        folder = tmp_path / "runs" / "block" / learner / "seed0"
+        saved = json.loads((folder / "points.json").read_text())["points"]
+        assert 0 < len(saved) < len(s.marks)
+        s.params[learner] = {**s.params[learner], f"{learner}.device": "cpu:0"}
+        rows, points, _ = runner.train_and_score(s, tmp_path, "block", learner, 0, have)
+        assert rows == [] and points == len(s.marks)
+        assert json.loads((folder / "points.json").read_text())["points"][:len(saved)] == saved
+
+
 def test_deal_digests_depend_on_every_deal():
     g = bench_suite.GameSpec("block", "block_v0", {})
     a, b = bench_suite.deals_digest(g, 7, 5), bench_suite.deals_digest(g, 7, 6)

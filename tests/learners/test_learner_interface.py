@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -132,6 +133,64 @@ def test_sb3_resumes_from_its_last_mark(tmp_path, monkeypatch):
     points = train_learner("sb3", tiny("sb3", tmp_path / "run"))
     assert [p.mark for p in points] == [512, 1024] and points[0] == calls[0]
     assert (tmp_path / "run" / "policy_000000000512.npz").read_bytes() == first
+
+
+def test_compiling_does_not_count_against_the_time_budget(tmp_path, monkeypatch):
+    """Issue 55: on a cold numba cache the first collection compiles for minutes; a time budget counts
+    the seconds less numba's compiling, so a run whose first update spent an hour "compiling" (a
+    numba:compile event around a stand-in clock's jump: deterministic, no sleep) still makes every
+    update of its 1-minute budget, where the same hour spent outside a compile ends it at once."""
+    from numba.core import event
+
+    from domino_training.learners import run_folder
+    from domino_training.learners.ppo import Trainer
+
+    hours = [0.0]
+    monkeypatch.setattr(run_folder, "now", lambda: time.perf_counter() + 3600.0 * hours[0])
+    iterate = Trainer.iterate
+
+    def cold(self):
+        if self.update == 0:
+            with event.trigger_event("numba:compile", data={"dispatcher": None, "args": (), "return_type": None}):
+                with event.trigger_event("numba:compile"):  # a kernel compiles the kernels it calls inside its own event
+                    hours[0] += 0.5
+                hours[0] += 0.5
+        return iterate(self)
+
+    def slow(self):
+        if self.update == 0:
+            hours[0] += 1.0
+        return iterate(self)
+
+    marks = [256, 512, 768, 1024]  # one update each (16 games x 16 steps)
+    monkeypatch.setattr(Trainer, "iterate", cold)
+    points = train_learner("ppo", tiny("ppo", tmp_path / "cold", 1024, marks), minutes=1.0)
+    assert [(p.mark, p.env_steps) for p in points] == [(m, m) for m in marks]
+    assert "skipped" not in json.loads((tmp_path / "cold" / "points.json").read_text())
+    monkeypatch.setattr(Trainer, "iterate", slow)
+    points = train_learner("ppo", tiny("ppo", tmp_path / "slow", 1024, marks), minutes=1.0)
+    assert [(p.mark, p.env_steps) for p in points] == [(1024, 256)]  # the budget spent after the first update
+    assert json.loads((tmp_path / "slow" / "points.json").read_text())["skipped"] == [256, 512, 768]
+
+
+def test_the_imitation_warm_start_does_not_count_against_the_time_budget(tmp_path, monkeypatch):
+    """docs/training.md: budget.minutes caps PPO, the warm start comes on top: an hour of imitation (a
+    stand-in clock's jump) leaves a 1-minute budget whole."""
+    from domino_training.learners import run_folder
+    from domino_training.learners.ppo import Trainer
+
+    hours = [0.0]
+    monkeypatch.setattr(run_folder, "now", lambda: time.perf_counter() + 3600.0 * hours[0])
+    warm_start = Trainer.warm_start
+
+    def an_hour(self):
+        hours[0] += 1.0
+        return warm_start(self)
+
+    monkeypatch.setattr(Trainer, "warm_start", an_hour)
+    marks = [2560 + 256, 2560 + 512]  # after the 2,560 imitation decisions, one update each
+    points = train_learner("ppo_bc", tiny("ppo_bc", tmp_path / "bc", marks[-1], marks), minutes=1.0)
+    assert [(p.mark, p.env_steps) for p in points] == [(m, m) for m in marks]
 
 
 # ------------------------------------------------------------------------------ bad input

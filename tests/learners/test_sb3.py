@@ -170,7 +170,7 @@ def test_a_killed_run_resumes_from_its_last_mark(trained, tmp_path, monkeypatch)
         train_sb3(tiny_run(), again)
     monkeypatch.setattr(PointLog, "save", save)
     at_256 = json.loads((again / "sb3_points.json").read_text())
-    with pytest.raises(CheckpointError, match=r"holds another run \(params="):
+    with pytest.raises(CheckpointError, match=r"holds a run with network\.hidden=\[16\]: "):
         train_sb3(tiny_run("network.hidden=[8]"), again, resume=True)
     train_sb3(tiny_run(), again, resume=True)
     steps = [int(r["time_total_timesteps"]) for r in csv_rows(again / "log.csv")]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from domino_training.evaluate import main as evaluate_main
@@ -55,6 +56,12 @@ def test_each_learner_trains_through_domino_train_into_the_same_layout(learner, 
     before = (run / "points.json").read_text()
     assert train_main([*line, "--resume"]) == 0
     assert (run / "points.json").read_text() == before
+    assert train_main(["draw_v0", "--run-dir", "run", "--resume", "--no-progress"]) == 0  # its settings from the folder
+    assert (run / "points.json").read_text() == before
+    if learner == "my_learner":  # resumed without the --import that registers it: says so
+        interface.LEARNERS.pop("my_learner")
+        assert train_main(["draw_v0", "--run-dir", "run", "--resume", "--no-progress"]) == 2
+        assert "holds a run of learner 'my_learner', which no --import registered" in capsys.readouterr().err
     # its policy plays in domino evaluate
     report = evaluate_main(["--game", "draw_v0", "--agents", points["points"][-1]["spec"], "random", "--deals", "2",
                             "--no-progress"])
@@ -69,3 +76,136 @@ def test_a_learners_own_key_goes_to_it_and_an_unknown_one_is_refused_naming_it(t
     assert not (tmp_path / "run").exists()
     assert train_main(["draw_v0", "--learner", "nope", "--no-progress"]) == 2
     assert "unknown learner 'nope'" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ resume (issue 55)
+def _sets(pairs):
+    return sum((["--set", s] for s in pairs), [])
+
+
+def _weights(run: Path):
+    from domino_agents.trained import load_policy
+
+    return load_policy(run / "policy.npz")[0]
+
+
+def _marks(run: Path):
+    return [(p["mark"], p["env_steps"]) for p in json.loads((run / "points.json").read_text())["points"]]
+
+
+KILLED = {"ppo": ("domino_training.learners.ppo", "Trainer"), "dmc": ("domino_training.learners.dmc", "DMCTrainer")}
+STRAIGHT = {}  # learner -> the run folder of the same run never interrupted (made once)
+
+
+def _straight(learner, tmp_path_factory):
+    if learner not in STRAIGHT:
+        run = tmp_path_factory.mktemp(f"straight-{learner}") / "run"
+        line = ["draw_v0", "--learner", learner, "--run-dir", str(run), "--no-progress", *_sets(RUN + SETS[learner])]
+        assert train_main(line) == 0
+        STRAIGHT[learner] = run
+    return STRAIGHT[learner]
+
+
+@pytest.mark.parametrize("learner,again", [("ppo", []), ("ppo", ["--set", "ppo.device=cpu:0"]), ("dmc", []),
+                                           ("dmc", ["--set", "dmc.device=cpu:0"])])
+def test_a_run_started_with_set_flags_resumes_from_its_folder_alone(learner, again, tmp_path, tmp_path_factory,
+                                                                     monkeypatch, capsys):
+    """Issue 55: the docs' `domino train draw_v0 --run-dir runs/d1 --resume` after a run started with --set
+    flags continues that run (the same policy as the run never stopped), on another device too (criterion
+    4); the line printed at the interruption is that command."""
+    import importlib
+
+    straight = _straight(learner, tmp_path_factory)
+    target = getattr(importlib.import_module(KILLED[learner][0]), KILLED[learner][1])
+    iterate = target.iterate
+
+    def killed(self):
+        if self.env_steps >= 256 + 64:  # past the first mark (256), before the second (512)
+            raise KeyboardInterrupt
+        return iterate(self)
+
+    monkeypatch.setattr(target, "iterate", killed)
+    run = tmp_path / "run"
+    line = ["draw_v0", "--learner", learner, "--run-dir", str(run), "--no-progress", *_sets(RUN + SETS[learner])]
+    capsys.readouterr()
+    assert train_main(line) == 130
+    err = capsys.readouterr().err.strip()
+    assert err == f"domino train: interrupted; continue with: domino train draw_v0 --run-dir {run} --resume", err
+    assert [m for m, _ in _marks(run)] == [256]
+    monkeypatch.setattr(target, "iterate", iterate)
+    assert train_main([*err.split("continue with: domino train ")[1].split(), "--no-progress", *again]) == 0, \
+        capsys.readouterr().err
+    assert _marks(run) == _marks(straight)
+    for (wa, ba), (wb, bb) in zip(_weights(run), _weights(straight)):
+        np.testing.assert_array_equal(wa, wb)
+        np.testing.assert_array_equal(ba, bb)
+    if again:  # the folder now says where the run last trained
+        assert f"{learner}.device" in (run / "points.json").read_text() and "cpu:0" in (run / "points.json").read_text()
+
+
+def test_a_resume_that_changes_the_run_is_refused_in_one_line_naming_the_stored_values(tmp_path, capsys):
+    run = tmp_path / "run"
+    line = ["draw_v0", "--run-dir", str(run), "--no-progress", *_sets(RUN + PPO)]
+    assert train_main(line) == 0
+    before = (run / "points.json").read_text()
+    capsys.readouterr()
+    assert train_main(["draw_v0", "--run-dir", str(run), "--resume", "--no-progress", "--set", "ppo.lr=0.1",
+                       "--set", "budget.env_steps=1024", "--set", "num_players=3"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 300, err
+    assert (f"domino train: error: {run} holds a run with num_players=2, budget.env_steps=512, eval marks=[256, 512], "
+            f"ppo.lr=0.0003: resume without those --set flags") in err, err
+    # what is not the run may change: a time budget, the evaluation's deals, the device
+    assert train_main(["draw_v0", "--run-dir", str(run), "--resume", "--no-progress", "--set", "budget.minutes=3",
+                       "--set", "eval.final_deals=4", "--set", "ppo.device=cpu:0"]) == 0
+    assert json.loads((run / "points.json").read_text())["points"] == json.loads(before)["points"]
+    assert "final_deals: 4" in (run / "train.yaml").read_text()
+
+
+# ------------------------------------------------------------------------------ Ctrl-C (issue 55)
+def _interrupt(args: list[str], started, cwd: Path) -> tuple[int, str]:
+    """Run `domino ARGS` in a process, send it SIGINT once `started()` holds (polled, 300 s at most), and
+    return its exit status and stderr (60 s at most to end)."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "domino_training.cli", *args], cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 300
+        while not started() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert proc.poll() is None, f"it ended before it was interrupted: {proc.communicate()[1]}"
+        assert started(), "it did not start within 300 s"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    return proc.returncode, err
+
+
+def test_ctrl_c_in_train_ends_with_one_line_naming_the_command_that_resumes(tmp_path):
+    run = tmp_path / "run"
+    code, err = _interrupt(["train", "draw_v0", "--run-dir", str(run), "--no-progress",
+                            *_sets(PPO + ["budget.env_steps=100000000", "eval.every_updates=0", "eval.final_deals=0"])],
+                           lambda: (run / "log.csv").is_file(), tmp_path)  # after its first update
+    assert code == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err.strip().splitlines()[-1] == \
+        f"domino train: interrupted; continue with: domino train draw_v0 --run-dir {run} --resume", err
+
+
+def test_ctrl_c_in_evaluate_ends_with_one_line_saying_what_was_kept(tmp_path):
+    replays = tmp_path / "hands.jsonl"
+    code, err = _interrupt(["evaluate", "--game", "draw_v0", "--agents", "heuristic", "random", "--deals", "1000000",
+                            "--no-progress", "--save-replays", str(replays)],
+                           lambda: replays.is_file() and replays.stat().st_size > 0, tmp_path)
+    assert code == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err.strip().splitlines()[-1] == (
+        f"domino evaluate: interrupted: no table written, nothing to resume (run the command again); {replays} keeps "
+        f"the hands played so far, and a rerun appends to it"), err

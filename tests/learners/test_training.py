@@ -255,7 +255,7 @@ def test_a_tiny_run_end_to_end_writes_every_output(tmp_path, capsys):
     # another budget is another run: refused, naming what differs
     assert train_main(["draw_v0", "--run-dir", str(tmp_path), "--resume", "--no-progress", *sets,
                        "--set", "budget.env_steps=512"]) == 2
-    assert "budget=256" in capsys.readouterr().err
+    assert "holds a run with budget.env_steps=256, eval marks=[64, 128, 192, 256]: " in capsys.readouterr().err
 
 
 def test_perfect_information_critic_reads_every_seat_starting_with_its_own(tmp_path):

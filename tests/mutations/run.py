@@ -545,6 +545,37 @@ MUTATIONS = [
         "training/learners/distill.py",
         [("    win = report.matchups[(spec, opponent)].win_stat", "    win = report.matchups[(opponent, spec)].win_stat")],
         ["tests/learners/test_distill.py", "-k", "teacher_strength or same_deals"]),
+    # issue 55: resume, time and interruptions, and the benchmark lock
+    Mutation(
+        "run_identity_has_device", "the device is part of a run's identity again: a resume on another device is refused",
+        "training/learners/run_folder.py",
+        [("        flat.update((k, v) for k, v in params.items() if not where_it_runs(k))\n",
+          "        flat.update(params.items())\n")],
+        ["tests/learners/test_train_command.py", "tests/learners/test_benchmark.py", "-k",
+         "folder_alone or refused_in_one_line or another_device"]),
+    Mutation(
+        "budget_counts_compiling", "the time budget's clock counts numba's compiling (started before the kernels compiled)",
+        "training/learners/run_folder.py",
+        [("        return now() - self.started - self._compiled() - self.paused_s\n",
+          "        return now() - self.started - self.paused_s\n")],
+        ["tests/learners/test_learner_interface.py", "-k", "compiling_does_not_count"]),
+    Mutation(
+        "budget_counts_warm_start", "the time budget's clock runs through the imitation warm start",
+        "training/learners/interface.py",
+        [("        with log.uncounted():  # the time budget caps PPO (docs/training.md): the warm start comes on top\n"
+          "            stats = trainer.warm_start()\n", "        stats = trainer.warm_start()\n")],
+        ["tests/learners/test_learner_interface.py", "-k", "warm_start_does_not_count"]),
+    Mutation(
+        "resume_ignores_stored_flags", "domino train --resume builds the run from the config file and the flags given "
+        "now, not from the run folder's train.yaml",
+        "training/learners/train.py",
+        [("    from_folder = args.resume and not args.config\n", "    from_folder = False\n")],
+        ["tests/learners/test_train_command.py", "-k", "folder_alone or refused_in_one_line"]),
+    Mutation(
+        "lock_skips_scoring", "the benchmark lock's check ignores the scoring rule's fingerprint",
+        "training/benchmark/suite.py",
+        [("    if want[\"scoring\"] != got[\"scoring\"]:\n", "    if False:\n")],
+        ["tests/learners/test_benchmark.py", "-k", "scoring_rule"]),
 ]
 
 

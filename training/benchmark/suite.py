@@ -1,17 +1,20 @@
 """The benchmark suite and its lock: configs/benchmark/suite.yaml resolved into one profile (`Suite`), and the
-fingerprints (protocol digest, frozen deals) recorded in lock.json under the suite's `version`, so that a
-protocol that changed without a version bump is refused (`ProtocolError`).
+fingerprints (protocol digest, frozen deals, scoring rule) recorded in lock.json under the suite's `version`,
+so that a protocol, a dealing or a scoring rule that changed without a version bump is refused (`ProtocolError`).
 """
 from __future__ import annotations
 
 import hashlib
 import importlib.resources
+import itertools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import yaml
 
+from domino_envs import outcome
 from domino_envs.errors import ConfigError, ProtocolError
 from domino_envs.registry import make_game
 from domino_envs.rng import mix_seed
@@ -197,14 +200,42 @@ def deals_digest(game: GameSpec, deal_seed: int, deals: int) -> str:
     return h.hexdigest()
 
 
+def finished_games() -> list[list[float]]:
+    """The returns of the finished games `scoring_digest` scores: every pattern of ties and orders among
+    2, 3 and 4 seats (each seat's return in 0..n-1), the same scaled and shifted below zero, and returns
+    within and just past `outcome.TIE_TOLERANCE` of each other."""
+    games = []
+    for n in (2, 3, 4):
+        for r in itertools.product(range(n), repeat=n):
+            games += [[float(x) for x in r], [7.5 * x - 20.0 for x in r]]
+    eps = outcome.TIE_TOLERANCE
+    return games + [[1.0, 1.0 + eps / 10], [1.0, 1.0 + eps * 1000], [3.0, 3.0 + eps / 2, 3.0 - eps / 2, 0.0],
+                    [0.0, eps * 1000, -eps * 1000, 0.0]]
+
+
+def scoring_digest() -> str:
+    """sha256 of what the scoring rule (domino_envs/outcome.py) makes of `finished_games`: each game's win
+    shares and finishing ranks, and the win shares of the 4-seat games as one batch. The functions'
+    outputs, not their source: a refactor keeps the digest, and a change in how ties count, how shares or
+    ranks are computed or where the tolerance lies changes it (every tie pattern of up to 4 seats is
+    there). The benchmark's scores are win shares (the evaluation harness) and its ratings use ranks."""
+    rows = []
+    for r in finished_games():
+        rows.append([[round(float(x), 12) for x in outcome.win_shares(r)], [int(x) for x in outcome.finishing_ranks(r)]])
+    four = np.array([r for r in finished_games() if len(r) == 4])
+    rows.append([[round(float(x), 12) for x in row] for row in outcome.win_shares(four)])
+    return hashlib.sha256(canonical(rows).encode()).hexdigest()
+
+
 def fingerprints(data: dict) -> dict:
-    """The lock entry of a suite file: its protocol's digest and each game's deals' digest (the
-    largest deal count any profile uses)."""
+    """The lock entry of a suite file: its protocol's digest, each game's deals' digest (the largest deal
+    count any profile uses) and the scoring rule's digest."""
     p = data["protocol"]
     most = max(max(p[k].values()) for k in ("ladder_deals", "search_deals", "crossplay_deals"))
     games = {name: GameSpec(name, g["env"], dict(g.get("config") or {})) for name, g in p["games"].items()}
     return {"protocol": protocol_digest(p), "deals": {n: deals_digest(g, int(p["deal_seed"]), most)
-                                                      for n, g in games.items()}}
+                                                      for n, g in games.items()},
+            "scoring": scoring_digest()}
 
 
 def read_lock(path: Path | None = None) -> dict:
@@ -228,19 +259,27 @@ def check_protocol(data: dict, lock: dict) -> None:
         if want["deals"].get(name) != digest:
             raise ProtocolError(f"game {name!r} deals differently from version {v}'s frozen deals (an engine or "
                                 f"dealing change): bump `version` and run `domino benchmark freeze --lock FILE`")
+    if "scoring" not in want:
+        raise ProtocolError(f"version {v} in lock.json has no fingerprint of the scoring rule (a lock from before it "
+                            f"was recorded): add it with `domino benchmark freeze --lock FILE`")
+    if want["scoring"] != got["scoring"]:
+        raise ProtocolError(f"the scoring rule (domino_envs/outcome.py: win shares with ties, finishing ranks) differs "
+                            f"from version {v}'s: bump `version` and run `domino benchmark freeze --lock FILE` "
+                            f"(scores under different rules are not comparable)")
 
 
 def freeze(suite_path: Path | None, lock_path: Path) -> dict:
     """Record the suite's fingerprints under its version in the lock file `lock_path` (named by the
     caller: the shipped lock is package data, which no command writes; in a checkout it is
     configs/benchmark/lock.json); refuses to overwrite a version already locked with other fingerprints
-    (that is what bumping the version is for)."""
+    (that is what bumping the version is for). A version locked before the scoring rule's fingerprint was
+    recorded gets it added, its other fingerprints unchanged."""
     data = read_suite_file(suite_path)
     lock_path = Path(lock_path)
     lock = read_lock(lock_path)
     v = str(data["version"])
     fp = fingerprints(data)
-    if v in lock and lock[v] != fp:
+    if v in lock and {"scoring": fp["scoring"], **lock[v]} != fp:
         raise ProtocolError(f"version {v} is already locked with other fingerprints: bump `version` to change the "
                             f"protocol (locked versions: {sorted(lock)})")
     lock[v] = fp

@@ -17,7 +17,9 @@
 - **Resumable**: the run folder holds points.json (the run description and every point saved)
   and the learner's own checkpoint; calling `train_learner` again on it (after a kill) continues
   from the last checkpoint and returns every point, marks already saved are not trained again. A
-  folder of another run (learner, game, config, seed, budget, marks or params differ) is refused.
+  folder of another run (learner, game, config, seed, budget, marks or params differ) is refused,
+  in one line naming each key that differs and its value there. Where it trains (a ``device``
+  param: ``ppo.device``, ``dmc.device``) is not part of a run: a run resumes on another device.
   ``ppo`` and ``dmc`` resume exactly (the same files as a run never stopped); ``sb3`` from its
   last mark with fresh deals (SB3 keeps no RNG state).
 - **Params**: the learner's own settings as dotted keys; an unknown key is a ConfigError naming it.
@@ -203,7 +205,8 @@ def train_ppo(run: LearnerRun, log: PointLog, progress: bool, learner: str = "pp
         log.resumed_at(offset + trainer.env_steps)
     elif offset:
         t0 = time.perf_counter()
-        stats = trainer.warm_start()
+        with log.uncounted():  # the time budget caps PPO (docs/training.md): the warm start comes on top
+            stats = trainer.warm_start()
         trainer.seconds += time.perf_counter() - t0
         log.say(f"imitation of {cfg.train.imitation.teacher}: {cfg.train.imitation.decisions:,} decisions, "
                 f"agreement {stats['bc_agreement']:.3f}, {time.perf_counter() - t0:.0f} s")
@@ -400,12 +403,15 @@ def learner_names(optional: bool = True) -> list[str]:
 
 
 def train_learner(name: str, run: LearnerRun, progress: bool = False, minutes: float = 0.0,
-                  evaluation: Evaluation | None = None, tensorboard: bool = False, echo=None) -> list[PolicyPoint]:
+                  evaluation: Evaluation | None = None, tensorboard: bool = False, echo=None,
+                  on_start: Callable[[], None] | None = None) -> list[PolicyPoint]:
     """The one driver: train learner `name` through `run` into its run folder (see module doc and
     run_folder.py); every point, resumed ones included. `minutes` > 0 ends the run early (the last
-    mark saved then, the ones between skipped); `evaluation` evaluates each point and the last one
-    against the final opponents; `tensorboard` adds tb/; `echo(text)` gets the learner's lines.
-    `domino train`, the benchmark and the learned best responses all call this."""
+    mark saved then, the ones between skipped; numba's compiling not counted); `evaluation` evaluates
+    each point and the last one against the final opponents; `tensorboard` adds tb/; `echo(text)` gets
+    the learner's lines; `on_start()` is called once the folder is accepted as this run's, before
+    training (`domino train` writes its settings there then). `domino train`, the benchmark and the
+    learned best responses all call this."""
     if name not in LEARNERS:
         raise LearnerError(f"unknown learner {name!r}; learners: {learner_names()}")
     run = dataclasses.replace(run, run_dir=Path(run.run_dir), marks=list(run.marks), params=dict(run.params))
@@ -417,6 +423,8 @@ def train_learner(name: str, run: LearnerRun, progress: bool = False, minutes: f
         entry.check(run)
     log = PointLog(run, name, minutes=minutes, evaluation=evaluation, tensorboard=tensorboard, echo=echo)
     try:
+        if on_start is not None:
+            on_start()
         if log.pending():
             entry.fn(run, log, progress)
     finally:

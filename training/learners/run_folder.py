@@ -13,7 +13,17 @@ logs and its evaluation during training. `PointLog` is the one object a learner'
 
 A time budget (``minutes``, `domino train`'s ``budget.minutes``) ends a run early: once it is spent,
 ``due`` returns the last mark (saved with the policy as it is then, its real env steps recorded) and
-the marks between are skipped (points.json lists them). An `Evaluation` makes the log evaluate each
+the marks between are skipped (points.json lists them). Its clock (`BudgetClock`) counts the seconds
+since the log opened less those numba spent compiling kernels (its ``numba:compile`` events) and
+those a learner spends in ``log.uncounted()`` (our PPO's imitation warm start): on a cold cache the
+first collection compiles for up to minutes, which would otherwise spend a short budget before the
+first update, and kernels first compiled later (an evaluation's, a search teacher's) do not count
+either.
+
+A run is its description (`LearnerRun.describe`): a folder holding another run is refused
+(`AnotherRunError`, one line naming each key that differs with its value there). Where a run
+trains is not part of it: a param named ``device`` (``ppo.device``, ``dmc.device``) may change
+between sessions, so a run resumes on another device. An `Evaluation` makes the log evaluate each
 saved policy on fixed duplicate deals (eval.csv, curve.png) and the last one against the final
 opponents (final_eval.md, final_eval.json).
 
@@ -24,6 +34,7 @@ checkpoint files.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import json
@@ -45,6 +56,117 @@ EVAL_FIELDS = ["env_steps", "seconds", "opponent", "win", "win_lo", "win_hi", "r
 
 class LearnerError(DominoError):
     """A learner that cannot run (unknown name, a missing optional dependency) or broke its contract."""
+
+
+class AnotherRunError(CheckpointError):
+    """The run folder holds another run: `stored` maps each key of the run's identity that differs to
+    its value there (`MISSING` where the folder's description lacks it)."""
+
+    def __init__(self, folder: Path, stored: dict):
+        self.folder, self.stored = Path(folder), dict(stored)
+        super().__init__(f"{str(folder)!r} holds another run ({describe_values(stored)} there): resume it "
+                         f"with those values, or use another run folder")
+
+
+MISSING = "(none)"
+
+
+def where_it_runs(key: str) -> bool:
+    """A param that says where a run trains, not what it learns (``ppo.device``, ``dmc.device``): not
+    part of the run's identity."""
+    return key.rsplit(".", 1)[-1] == "device"
+
+
+def identity(desc: dict) -> dict:
+    """A run description (`LearnerRun.describe`, or points.json's ``run``) flattened into the keys that
+    make it that run: learner, game, each rule key, seed, budget, marks and each param but those
+    `where_it_runs`."""
+    config, params = desc.get("config"), desc.get("params")
+    flat = {k: desc.get(k, MISSING) for k in ("learner", "game")}
+    flat.update(config.items() if isinstance(config, dict) else [("config", config)])
+    flat.update({k: desc.get(k, MISSING) for k in ("seed", "budget", "marks")})
+    if isinstance(params, dict):
+        flat.update((k, v) for k, v in params.items() if not where_it_runs(k))
+    else:
+        flat["params"] = params
+    return flat
+
+
+def run_differences(stored: dict, desc: dict) -> dict:
+    """Each key of the identity where run description `desc` differs from `stored`, with its stored value."""
+    theirs, mine = identity(stored), identity(desc)
+    keys = [*mine, *(k for k in theirs if k not in mine)]
+    return {k: theirs.get(k, MISSING) for k in keys if theirs.get(k, MISSING) != mine.get(k, MISSING)}
+
+
+def describe_values(values: dict) -> str:
+    """key=value, ... on one line (a long list shortened to its ends and its length)."""
+    def short(v):
+        if isinstance(v, list) and len(repr(v)) > 60:
+            return f"[{v[0]!r}, {v[1]!r}, ..., {v[-1]!r}] ({len(v)} items)"
+        return repr(v) if v != MISSING else MISSING
+    return ", ".join(f"{k}={short(v)}" for k, v in values.items())
+
+
+class BudgetClock:
+    """Seconds since it was made less the seconds numba spent compiling meanwhile (outermost
+    ``numba:compile`` events: a kernel compiles the ones it calls inside its own event) and those spent
+    in `paused` blocks. `open` listens, `close` stops."""
+
+    def __init__(self):
+        from numba.core import event
+
+        clock = self
+
+        class _Compiling(event.Listener):
+            def on_start(self, ev):
+                if clock._depth == 0:
+                    clock._since = now()
+                clock._depth += 1
+
+            def on_end(self, ev):
+                clock._depth -= 1
+                if clock._depth == 0:
+                    clock.compiling += now() - clock._since
+
+        self._listener, self._depth, self._since, self.compiling = _Compiling(), 0, 0.0, 0.0
+        self.started, self._open, self.paused_s = now(), False, 0.0
+
+    def open(self) -> BudgetClock:
+        from numba.core import event
+
+        if not self._open:
+            event.register("numba:compile", self._listener)
+            self._open = True
+        return self
+
+    def close(self) -> None:
+        from numba.core import event
+
+        if self._open:
+            event.unregister("numba:compile", self._listener)
+            self._open = False
+
+    def _compiled(self) -> float:
+        return self.compiling + (now() - self._since if self._depth else 0.0)  # a compile under way included
+
+    def seconds(self) -> float:
+        """Seconds counted against the budget: elapsed, less compiling and pauses."""
+        return now() - self.started - self._compiled() - self.paused_s
+
+    @contextlib.contextmanager
+    def paused(self):
+        """A block whose seconds do not count (its compiling counted once)."""
+        t0, c0 = now(), self._compiled()
+        try:
+            yield
+        finally:
+            self.paused_s += (now() - t0) - (self._compiled() - c0)
+
+
+def now() -> float:
+    """The clock of the time budget (a test may stand in for it)."""
+    return time.perf_counter()
 
 
 @dataclass
@@ -202,7 +324,7 @@ class PointLog:
         self.points: list[PolicyPoint] = []
         self.skipped: list[int] = []
         self.minutes, self.evaluation, self.echo = float(minutes), evaluation, echo
-        self.started = time.perf_counter()
+        self.clock = BudgetClock()
         desc = run.describe(learner)
         if self.path.is_file():
             try:
@@ -214,10 +336,11 @@ class PointLog:
             except (OSError, ValueError, KeyError, TypeError) as err:
                 raise CheckpointError(f"{str(self.path)!r} is not a readable points file ({type(err).__name__}: {err})") \
                     from None
-            diff = sorted(k for k in desc if theirs.get(k) != desc[k])
+            if not isinstance(theirs, dict):
+                raise CheckpointError(f"{str(self.path)!r} is not a readable points file (its run is not a mapping)")
+            diff = run_differences(theirs, desc)
             if diff:
-                raise CheckpointError(f"{str(self.dir)!r} holds another run ({', '.join(f'{k}={theirs.get(k)!r}' for k in diff)}; "
-                                      f"this run has {', '.join(f'{k}={desc[k]!r}' for k in diff)}): use another run_dir")
+                raise AnotherRunError(self.dir, diff)
             if not {p.mark for p in self.points} | set(self.skipped) <= set(run.marks):
                 raise CheckpointError(f"{str(self.path)!r} holds points for marks outside {run.marks}")
         else:
@@ -227,6 +350,8 @@ class PointLog:
         self.csv = CsvLog(self.dir / "log.csv")
         self.evals = CsvLog(self.dir / "eval.csv", EVAL_FIELDS)
         self._tensorboard, self._writer = tensorboard, None
+        if self.minutes > 0:
+            self.clock.open()
 
     def _write(self) -> None:
         data = {"format": POINTS_FORMAT, "run": self.run.describe(self.learner),
@@ -243,8 +368,13 @@ class PointLog:
         done = {p.mark for p in self.points} | set(self.skipped)
         return [m for m in self.run.marks if m not in done]
 
+    def uncounted(self):
+        """A block of work before training proper (a warm start) whose seconds the time budget does not count."""
+        return self.clock.paused()
+
     def out_of_time(self) -> bool:
-        return self.minutes > 0 and time.perf_counter() - self.started > 60.0 * self.minutes
+        """Whether the time budget is spent (compiling not counted: `BudgetClock`)."""
+        return self.minutes > 0 and self.clock.seconds() > 60.0 * self.minutes
 
     def due(self, env_steps: int) -> list[int]:
         """Pending marks at or below `env_steps`; once the time budget is spent, the last mark (the
@@ -313,6 +443,7 @@ class PointLog:
         return self._writer
 
     def close(self) -> None:
+        self.clock.close()
         if self._writer is not None:
             self._writer.close()
             self._writer = None
@@ -394,5 +525,6 @@ def drive(trainer, log: PointLog, budget: int, agent: str, checkpoint_every: int
             bar.close()
 
 
-__all__ = ["CsvLog", "EVAL_FIELDS", "Evaluation", "LearnerError", "LearnerRun", "POINTS_FILE", "PointLog", "PolicyPoint",
-           "drive", "evaluate_spec", "plot_curve", "relabel"]
+__all__ = ["AnotherRunError", "BudgetClock", "CsvLog", "EVAL_FIELDS", "Evaluation", "LearnerError", "LearnerRun", "POINTS_FILE",
+           "PointLog", "PolicyPoint", "drive", "evaluate_spec", "identity", "plot_curve", "relabel", "run_differences",
+           "where_it_runs"]

@@ -19,26 +19,38 @@ outside seed, budget and eval), checked by the learner.
 
 The run folder is the driver's (run_folder.py): points.json, config.yaml, policy_<mark>.npz and
 policy.npz (the agent: ``mlp:checkpoint=...``), log.csv and tb/ (TensorBoard), eval.csv and curve.png,
-final_eval.md / final_eval.json, and the learner's own checkpoint. ``--resume`` continues a killed run
-from the learner's last checkpoint (``ppo`` and ``dmc`` exactly as if it had not stopped); without it a
-folder that already holds a run is refused, so a finished run is never overwritten by accident.
+final_eval.md / final_eval.json, and the learner's own checkpoint; this command adds train.yaml, the
+run's resolved config (a config file: ``--config runs/d1/train.yaml`` takes it).
+``--resume`` continues a killed run from the learner's last checkpoint (``ppo`` and ``dmc`` exactly as
+if it had not stopped) with the run's own settings: train.yaml's config, points.json's learner and
+params, so no flag needs repeating; a ``--set`` on top may change what is not the run (its device,
+``budget.minutes``, the evaluation's opponents and deals), and one that changes the run is refused in
+one line naming each such key and its value in the folder. Without --resume a folder that already
+holds a run is refused, so a finished run is never overwritten by accident. Ctrl-C ends with one line
+giving the command that resumes (exit status 130).
 """
 from __future__ import annotations
 
 import argparse
+import json
+import shlex
 import sys
 from pathlib import Path
 
+import yaml
+
 from domino_envs.core import DominoError
+from domino_envs.errors import CheckpointError
 from domino_training.commands import HelpFormatter
 from domino_training.configs import RunConfig, TrainConfig, load_run
 from domino_training.learners import interface
 from domino_training.learners.interface import RUN_SET, learner_names, train_learner
-from domino_training.learners.run_folder import POINTS_FILE, Evaluation, LearnerRun
+from domino_training.learners.run_folder import POINTS_FILE, AnotherRunError, Evaluation, LearnerRun, describe_values
 from domino_training.settings import keys
 
 RUN_LEVEL = {key.split(".")[0] for key in RUN_SET}  # train keys the command reads itself; the rest are the learner's
 CHECKPOINTS = (POINTS_FILE, "checkpoint.pt", "sb3_model.zip")  # a folder holding one of these holds a run
+SETTINGS_FILE = "train.yaml"  # the run's resolved config, written by this command into its folder: what --resume reads
 
 
 def takes_config(learner: str | None) -> bool:
@@ -73,13 +85,58 @@ def learner_run(run: RunConfig, run_dir: str | Path, learner: str, params: dict 
 
 
 def plan(args) -> tuple[RunConfig, str, dict]:
-    """The parsed command line as (resolved config, learner, the learner's own params from --set)."""
+    """The parsed command line as (resolved config, learner, the learner's own params from --set). With
+    --resume (and no --config) on a folder holding a run and its train.yaml, the run's own settings are
+    the base: train.yaml's config, points.json's learner and (for a learner whose params are not config
+    keys) its params; the --set flags go on top."""
     if args.learner and args.algo and args.learner != args.algo:
         raise DominoError(f"--learner {args.learner} and --algo {args.algo} disagree: give --learner only")
     learner = args.learner or args.algo
+    from_folder = args.resume and not args.config
+    stored = stored_run(Path(args.run_dir)) if from_folder and args.run_dir else None
+    if stored is None:
+        overrides, params = split_overrides(learner, args.set)
+        run = load_run(args.config, args.game, overrides, demo=args.demo)
+        learner = learner or run.train.algo
+        if from_folder and not args.run_dir:  # the default folder: of the config's seed and learner
+            stored = stored_run(Path(default_run_dir(run, learner)))
+        if stored is None:
+            return run, learner, params
+    folder, desc = stored
+    learner = args.learner or args.algo or str(desc.get("learner"))
+    if learner not in interface.LEARNERS:
+        raise DominoError(f"{folder} holds a run of learner {learner!r}, which no --import registered: give the "
+                          f"--import that registers it (learners: {', '.join(learner_names())})")
     overrides, params = split_overrides(learner, args.set)
-    run = load_run(args.config, args.game, overrides, demo=args.demo)
-    return run, learner or run.train.algo, params
+    run = load_run(folder / SETTINGS_FILE, args.game, overrides)
+    if not takes_config(learner) and isinstance(desc.get("params"), dict):
+        params = {**desc["params"], **params}
+    return run, learner, params
+
+
+def default_run_dir(run: RunConfig, learner: str) -> str:
+    return f"runs/{run.game}-{learner}-s{run.train.seed}"
+
+
+def stored_run(folder: Path) -> tuple[Path, dict] | None:
+    """(folder, points.json's run description) where `folder` holds a run and this command's train.yaml;
+    None otherwise (a folder of another caller, or one written before train.yaml: its flags are repeated)."""
+    if not ((folder / POINTS_FILE).is_file() and (folder / SETTINGS_FILE).is_file()):
+        return None
+    try:
+        desc = json.loads((folder / POINTS_FILE).read_text())["run"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # the driver says what is wrong with it
+    return (folder, desc) if isinstance(desc, dict) else None
+
+
+def refusal(run_dir: Path, stored: dict) -> str:
+    """The one line refusing a run that differs from the one in `run_dir` (`stored`: each differing key
+    and its value there, named as --set names it)."""
+    named = {{"budget": "budget.env_steps", "marks": "eval marks"}.get(k, k): v for k, v in stored.items()}
+    how = ("resume without those --set flags to continue it as it was" if (run_dir / SETTINGS_FILE).is_file()
+           else "give those values with --set to resume it")
+    return f"{run_dir} holds a run with {describe_values(named)}: {how}, or choose another --run-dir"
 
 
 def train(run: RunConfig, run_dir: str | Path, learner: str | None = None, resume: bool = False,
@@ -98,8 +155,16 @@ def train(run: RunConfig, run_dir: str | Path, learner: str | None = None, resum
     evaluation = Evaluation(ev.opponents, ev.deals if ev.every_updates or ev.every_env_steps else 0,
                             ev.final_opponents, ev.final_deals, ev.seed, label=learner)
     job = learner_run(run, run_dir, learner, params)
-    points = train_learner(learner, job, progress=sys.stderr.isatty() if progress is None else progress,
-                           minutes=cfg.budget.minutes, evaluation=evaluation, tensorboard=True, echo=echo)
+
+    def keep_settings():  # once the folder is this run's: what --resume reads (the latest session's settings)
+        (run_dir / SETTINGS_FILE).write_text(yaml.safe_dump(run.to_dict(), sort_keys=False))
+
+    try:
+        points = train_learner(learner, job, progress=sys.stderr.isatty() if progress is None else progress,
+                               minutes=cfg.budget.minutes, evaluation=evaluation, tensorboard=True, echo=echo,
+                               on_start=keep_settings)
+    except AnotherRunError as err:
+        raise CheckpointError(refusal(run_dir, err.stored)) from None
     last = points[-1]
     echo(f"{last.env_steps:,} env steps in {last.seconds:.0f} s of training "
          f"({last.env_steps / max(last.seconds, 1e-9):,.0f} steps/s); policy: {last.spec}")
@@ -152,19 +217,37 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def resume_line(args, run_dir: Path) -> str:
+    """What to say after Ctrl-C: the command that continues the run in `run_dir`, or that there is none."""
+    if not (run_dir / POINTS_FILE).is_file():
+        return f"interrupted before {run_dir} held a run: nothing to resume (run the command again)"
+    line = ["domino", "train", args.game, "--run-dir", str(run_dir), "--resume"]
+    line += [x for name in args.imports for x in ("--import", name)]
+    if not (run_dir / SETTINGS_FILE).is_file():  # a folder without train.yaml resumes with its flags repeated
+        line += (["--config", args.config] if args.config else []) + (["--demo"] if args.demo else [])
+        line += [x for name in [args.learner or args.algo] if name for x in ("--learner", name)]
+        line += [x for pair in args.set for x in ("--set", pair)]
+    return f"interrupted; continue with: {shlex.join(line)}"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    run_dir = None
     try:
         from domino_training.user_code import import_all
 
         import_all(args.imports)
         run, learner, params = plan(args)
-        run_dir = args.run_dir or f"runs/{run.game}-{learner}-s{run.train.seed}"
+        run_dir = Path(args.run_dir or default_run_dir(run, learner))
         report = train(run, run_dir, learner, resume=args.resume, progress=False if args.no_progress else None,
                        params=params)
     except DominoError as err:
         print(f"domino train: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"domino train: {resume_line(args, run_dir) if run_dir else 'interrupted before training began'}",
+              file=sys.stderr)
+        return 130
     if report is not None:
         print(report.table())
     return 0
