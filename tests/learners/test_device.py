@@ -72,6 +72,23 @@ def test_a_cuda_index_past_the_devices_torch_sees_is_refused(monkeypatch):
         check_device("ppo.device", "cuda:2")
 
 
+def test_xpu_like_cuda_where_torch_has_it_and_not_past_its_count(monkeypatch):
+    """The xpu branch of check_device (Intel GPUs): refused where torch.xpu sees none or where this torch
+    build has no torch.xpu at all; accepted up to the device count torch.xpu reports."""
+    monkeypatch.setattr(torch.xpu, "is_available", lambda: False)
+    with pytest.raises(ConfigError, match=r"ppo.device='xpu' is not allowed; torch sees no XPU device; use ppo.device=cpu"):
+        check_device("ppo.device", "xpu")
+    monkeypatch.setattr(torch.xpu, "is_available", lambda: True)
+    monkeypatch.setattr(torch.xpu, "device_count", lambda: 2)
+    assert check_device("ppo.device", "xpu") == torch.device("xpu")
+    assert check_device("dmc.device", "xpu:1") == torch.device("xpu", 1)
+    with pytest.raises(ConfigError, match=r"dmc.device='xpu:2' is not allowed; torch sees 2 XPU device\(s\), xpu:0 to xpu:1"):
+        check_device("dmc.device", "xpu:2")
+    monkeypatch.delattr(torch, "xpu")
+    with pytest.raises(ConfigError, match=r"ppo.device='xpu:0' is not allowed; torch sees no XPU device"):
+        check_device("ppo.device", "xpu:0")
+
+
 def test_mps_only_where_torch_has_it(monkeypatch):
     monkeypatch.setattr(torch.backends.mps, "is_available", lambda: False)
     with pytest.raises(ConfigError, match=r"dmc.device='mps' is not allowed; torch has no MPS device here"):
