@@ -1,7 +1,7 @@
 """DMC's pieces, each on its own (training/learners/dmc.py): the episode bookkeeping of `collect` on a
 scripted vector env whose games end when the script says (ties included), the replay ring buffer
-wrapping around, the regression target of `learn` and its steps per new decision (sample_reuse), and epsilon-greedy exploration at its extremes,
-set through the learner's params as a user sets it."""
+wrapping around, the regression target of `learn` and its steps per new decision (sample_reuse), and
+epsilon-greedy exploration at its extremes, set through the learner's params as a user sets it."""
 from __future__ import annotations
 
 import copy
