@@ -153,13 +153,14 @@ def test_pimc_needs_observe_state():
 
 
 def test_greedy_and_heuristic_beat_random_on_draw():
-    """A small duplicate-deal run: both baselines out-earn random with the interval above 0."""
+    """A small duplicate-deal run: both baselines out-earn random and out-win it, each interval clear of
+    random's level (a point estimate of one seeded run could sit above it by luck)."""
     report = evaluate("draw_v0", ["greedy", "heuristic", "random"], deals=1500, seed=3,
                       pairs=[("greedy", "random"), ("heuristic", "random")], progress=False)
     for agent in ("greedy", "heuristic"):
         m = report.matchups[(agent, "random")]
         assert m.reward_stat.lo > 0.0, (agent, m.reward_stat)
-        assert m.win_stat.mean > 0.5, (agent, m.win_stat)
+        assert m.win_stat.lo > 0.5, (agent, m.win_stat)
 
 
 def test_rllib_agent_refuses_what_is_not_a_checkpoint_of_this_game(tmp_path):

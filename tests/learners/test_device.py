@@ -6,7 +6,8 @@ it); and every tensor the learners compute with is on the requested device.
 No GPU here, so the last check runs on a stand-in: `VirtualDevice` treats ``cpu:0`` as a device of its
 own (a tensor is on it once moved or created there, and so is everything computed from it), records
 every operation that mixes it with a tensor that never went there (a GPU would fail on that or copy
-silently) and every ``.numpy()`` of a tensor still on it (a GPU fails on that). torch itself cannot tell:
+silently) and every ``.numpy()`` or ``np.asarray`` (``__array__``: also ``np.array(t)`` and ``buf[i] = t``)
+of a tensor still on it (a GPU fails on that). torch itself cannot tell:
 a CPU tensor reports ``cpu`` whatever index it was put on (checked in `test_cpu_tensors_forget_their_index`).
 """
 from __future__ import annotations
@@ -69,6 +70,23 @@ def test_a_cuda_index_past_the_devices_torch_sees_is_refused(monkeypatch):
     with pytest.raises(ConfigError, match=r"ppo.device='cuda:2' is not allowed; torch sees 2 CUDA device\(s\), "
                                           r"cuda:0 to cuda:1"):
         check_device("ppo.device", "cuda:2")
+
+
+def test_xpu_like_cuda_where_torch_has_it_and_not_past_its_count(monkeypatch):
+    """The xpu branch of check_device (Intel GPUs): refused where torch.xpu sees none or where this torch
+    build has no torch.xpu at all; accepted up to the device count torch.xpu reports."""
+    monkeypatch.setattr(torch.xpu, "is_available", lambda: False)
+    with pytest.raises(ConfigError, match=r"ppo.device='xpu' is not allowed; torch sees no XPU device; use ppo.device=cpu"):
+        check_device("ppo.device", "xpu")
+    monkeypatch.setattr(torch.xpu, "is_available", lambda: True)
+    monkeypatch.setattr(torch.xpu, "device_count", lambda: 2)
+    assert check_device("ppo.device", "xpu") == torch.device("xpu")
+    assert check_device("dmc.device", "xpu:1") == torch.device("xpu", 1)
+    with pytest.raises(ConfigError, match=r"dmc.device='xpu:2' is not allowed; torch sees 2 XPU device\(s\), xpu:0 to xpu:1"):
+        check_device("dmc.device", "xpu:2")
+    monkeypatch.delattr(torch, "xpu")
+    with pytest.raises(ConfigError, match=r"ppo.device='xpu:0' is not allowed; torch sees no XPU device"):
+        check_device("ppo.device", "xpu:0")
 
 
 def test_mps_only_where_torch_has_it(monkeypatch):
@@ -182,12 +200,18 @@ def test_a_dmc_run_resumes_on_another_device_and_from_a_checkpoint_without_one(t
 
 
 # ------------------------------------------------------------------------------ every tensor on the device
+# the ways a tensor's memory is read as a numpy array: on a GPU each fails ("can't convert cuda:0 device type
+# tensor to numpy"); np.asarray(t), np.array(t) and assigning t into a numpy array all call t.__array__
+NUMPY_READS = {"numpy": ".numpy()", "__array__": "np.asarray()"}
+
+
 class VirtualDevice(TorchFunctionMode):
     """``cpu:0`` as a device of its own (see the module doc): while active, a tensor is on it once
     ``.to`` that device or made with ``device=`` it, and so is every result computed from it; its
     ``.device`` then reads ``cpu:0``. `violations` lists each op mixing it with a tensor of more
     than one element that never went there (0-dim tensors mix with a GPU's, as torch allows) and each
-    ``.numpy()`` of a tensor on it. `used` counts the ops that ran on it, `copies_in` and `copies_out`
+    ``.numpy()`` or numpy conversion (``__array__``: ``np.asarray(t)``, ``np.array(t)``, ``buf[i] = t``) of
+    a tensor on it. `used` counts the ops that ran on it, `copies_in` and `copies_out`
     the copies of arrays to it and off it (0-dim ones left out: clip_grad_norm_ moves its scalar to
     the device torch's C++ reports for the gradients, which for this stand-in is `cpu`), `reads` the
     values read into Python straight off it (``float()``, ``.item()``, ``.tolist()``: each a wait
@@ -243,8 +267,8 @@ class VirtualDevice(TorchFunctionMode):
         if here:
             self.used[name] = self.used.get(name, 0) + 1
             self.reads += name in ("__float__", "__int__", "__bool__", "item", "tolist")
-            if name == "numpy":
-                self.violations.append(f".numpy() of a {tuple(args[0].shape)} tensor on {self.device}")
+            if name in NUMPY_READS:
+                self.violations.append(f"{NUMPY_READS[name]} of a {tuple(args[0].shape)} tensor on {self.device}")
             stray = [tuple(t.shape) for t in tensors if not self.on(t) and t.dim() > 0]
             if stray and name not in self.LEGAL_MIX and not (name == "to" and self._target(name, args, kwargs)):
                 self.violations.append(f"{name}: tensors {stray} not on {self.device} with {len(here)} on it")
@@ -271,7 +295,7 @@ def test_cpu_tensors_forget_their_index():
     assert torch.zeros(2, device="cpu:0").device == torch.zeros(2).to("cpu:0").device == torch.device("cpu")
 
 
-def test_the_virtual_device_sees_a_missed_move_and_a_numpy_on_the_device():
+def test_the_virtual_device_sees_a_missed_move_and_a_numpy_read_on_the_device():
     lin = torch.nn.Linear(3, 2)
     with VirtualDevice() as vd:
         lin.to(torch.device("cpu:0"))
@@ -283,10 +307,20 @@ def test_the_virtual_device_sees_a_missed_move_and_a_numpy_on_the_device():
         y.detach().cpu().numpy()
         torch.zeros(2, device="cpu:0") + torch.ones(2, device="cpu:0")
         assert vd.violations == [] and vd.used["linear"] == 1
+        np.asarray(y.detach().cpu())
+        buf = np.zeros((4, 2), np.float32)
+        buf[:] = y.detach().cpu()
+        assert vd.violations == [] and vd.used["linear"] == 1
         lin(torch.zeros(4, 3))  # made without the device
         y.detach().numpy()  # still on the device
         torch.zeros(2, device="cpu:0") + torch.ones(2)
-    assert [v.split(":")[0] for v in vd.violations] == ["linear", ".numpy() of a (4, 2) tensor on cpu", "add"]
+        np.asarray(y.detach())  # each a numpy read of a tensor still on the device
+        np.asarray(y.detach()[0], dtype=np.float64)
+        buf[:] = y.detach()
+    assert [v.split(":")[0] for v in vd.violations] == ["linear", ".numpy() of a (4, 2) tensor on cpu", "add",
+                                                        "np.asarray() of a (4, 2) tensor on cpu",
+                                                        "np.asarray() of a (2,) tensor on cpu",
+                                                        "np.asarray() of a (4, 2) tensor on cpu"]
 
 
 def _everything_on(model, optimizer, vd: VirtualDevice) -> None:

@@ -129,11 +129,13 @@ def test_rounds_alternate_with_ppo_and_resume_exactly_after_an_interruption(tmp_
     assert [r.rsplit(",", 1)[0] for r in again] == [r.rsplit(",", 1)[0] for r in rows]  # all but the seconds
 
 
-def test_a_window_fits_only_the_last_rounds(tmp_path):
+def test_a_window_still_logs_each_rounds_own_positions(tmp_path):
+    """distill.csv counts each round's gathered positions, whatever the window; which positions a round
+    fits is test_a_window_fits_exactly_the_positions_of_the_last_rounds's (mutation distill_window_first_rounds)."""
     train(_run(ALTERNATE + ["distill.window=1"]), tmp_path / "run", echo=lambda *a, **k: None)
     rows = (tmp_path / "run" / "distill.csv").read_text().splitlines()
     col = rows[0].split(",").index("positions")
-    assert [int(r.split(",")[col]) for r in rows[1:]] == [24, 24, 24]  # all rounds kept on disk, one fitted
+    assert [int(r.split(",")[col]) for r in rows[1:]] == [24, 24, 24]
 
 
 def test_a_policy_current_teacher_searches_with_the_actor_as_it_is(tmp_path):

@@ -1,7 +1,7 @@
 """DMC's pieces, each on its own (training/learners/dmc.py): the episode bookkeeping of `collect` on a
 scripted vector env whose games end when the script says (ties included), the replay ring buffer
-wrapping around, the regression target of `learn`, and epsilon-greedy exploration at its extremes,
-set through the learner's params as a user sets it."""
+wrapping around, the regression target of `learn` and its steps per new decision (sample_reuse), and
+epsilon-greedy exploration at its extremes, set through the learner's params as a user sets it."""
 from __future__ import annotations
 
 import copy
@@ -156,3 +156,20 @@ def test_epsilon_zero_always_plays_the_highest_legal_q_and_one_plays_uniformly(t
     assert abs(share - 1 / 3) < 4 * np.sqrt(2 / 9 / a.size), share  # the greedy action only a third of the time
     m, a, greedy = explore_run(tmp_path, 0.5)
     assert abs((a != greedy).mean() - 0.5 * 2 / 3) < 0.1  # half explore, two thirds of those differ
+
+
+@pytest.mark.parametrize("reuse, steps", [(0.01, 1), (1.0, 2), (2.5, 5), (4.0, 8)])
+def test_sample_reuse_sets_the_adam_steps_per_new_decision(tmp_path, reuse, steps):
+    """dmc.sample_reuse (set through the learner's params): 16 new decisions, minibatches of 8, make
+    round(16 x reuse / 8) Adam steps (at least one), each on a minibatch of 8 replay rows; an iterate's
+    steps follow the decisions its rollout finished."""
+    t = trainer(tmp_path, **{"dmc.batch_size": 8, "dmc.sample_reuse": reuse})
+    assert t.settings.dmc.sample_reuse == reuse
+    t._push(np.zeros((16, t.rp_obs.shape[1]), np.float32), np.zeros(16, np.int64), np.zeros(16, np.float32))
+    sizes = []
+    t.q.register_forward_hook(lambda module, inputs, output: sizes.append(inputs[0].shape[0]))
+    t.learn(16)
+    assert sizes == [8] * steps
+    sizes.clear()
+    made = t.iterate()["learner_decisions"]  # its rollout's forward passes are of num_envs=2 rows
+    assert made > 0 and [s for s in sizes if s == 8] == [8] * max(1, round(made * reuse / 8))

@@ -12,6 +12,8 @@ import yaml
 
 from domino_envs.errors import ConfigError
 from domino_training.benchmark import ScoreFile
+from domino_training.benchmark.suite import load_suite
+from domino_training.evaluate import evaluate
 from domino_training.scripts import strength_timing
 
 TINY = {"ppo": {"ppo.num_envs": 16, "ppo.rollout_steps": 16, "ppo.minibatch_size": 128, "ppo.epochs": 1,
@@ -34,8 +36,16 @@ def test_side_by_side_trains_scores_reports_and_resumes(tmp_path, capsys):
     scores = ScoreFile(out / "scores.jsonl")
     assert sorted({(r["learner"], r["env_steps"], r["opponent"]) for r in scores.rows.values()}) == [
         (lr, m, o) for lr in ("ppo", "sb3") for m in (512, 1024) for o in ("greedy", "heuristic")]
+    # each score is its mark's policy replayed on the suite's first 3 frozen deals (not another mark's or seed's)
+    suite, timing = load_suite("quick"), strength_timing.read_timing(path)
+    game = suite.games["block"]
     for r in scores.rows.values():
-        assert r["deals"] == 3 and r["win_lo"] <= r["win"] <= r["win_hi"]
+        run = strength_timing.learner_run(timing, "block", r["learner"], r["seed"], out)
+        (point,) = [p for p in strength_timing.saved_points(run, r["learner"]) if p.mark == r["env_steps"]]
+        again = evaluate(game.env, [point.spec, r["opponent"]], 3, suite.deal_seed, dict(game.config),
+                         pairs=[(point.spec, r["opponent"])], progress=False).matchups[(point.spec, r["opponent"])]
+        assert r["deals"] == 3 and (r["win"], r["win_lo"], r["win_hi"]) == (again.win_stat.mean, again.win_stat.lo,
+                                                                           again.win_stat.hi)
         assert r["trained_env_steps"] >= r["env_steps"] and r["seconds"] > 0
     block = data["summary"]["block"]
     assert set(block["medians"]) == {"ppo", "sb3"} and set(block["ratios"]) == {"sb3"}

@@ -1,4 +1,4 @@
-"""Plant each bug of issues 16, 21-24, 42, 43 and 44 on a copy of the repo, one at a time, and check the tests catch it.
+"""Plant each bug of issues 16, 21-24, 42-44, 46 and 55 on a copy of the repo, one at a time, and check the tests catch it.
 
     .venv/bin/python tests/mutations/run.py            # every mutation (~15 min: the first copy
                                                        # compiles its numba kernels cold, the rest
@@ -576,6 +576,58 @@ MUTATIONS = [
         "training/benchmark/suite.py",
         [("    if want[\"scoring\"] != got[\"scoring\"]:\n", "    if False:\n")],
         ["tests/learners/test_benchmark.py", "-k", "scoring_rule"]),
+    # issue 55: tests that keep their promise, and code no test ran
+    Mutation(
+        "snapshot_games_self_play", "a game drawn for a snapshot is played by the live actor in every seat",
+        "training/learners/ppo.py",
+        [("        ctrl[kinds == SELF_PLAY] = LEARNER\n", "        ctrl[(kinds == SELF_PLAY) | snap] = LEARNER\n")],
+        ["tests/learners/test_pool_seats.py"]),
+    Mutation(
+        "snapshot_rows_to_live_actor", "the live actor decides (and trains on) the rows of the snapshots' seats",
+        "training/learners/ppo.py",
+        [("learner = np.flatnonzero(who == LEARNER)", "learner = np.flatnonzero((who == LEARNER) | (who >= SNAPSHOT0))")],
+        ["tests/learners/test_pool_seats.py"]),
+    Mutation(
+        "ppo_boot_values_off_device_by_asarray", "the bootstrap values go into the numpy buffer straight off the device",
+        "training/learners/ppo.py",
+        [("buf.boot[idx] = model.value(cin).float().cpu().numpy()", "buf.boot[idx] = model.value(cin).float()")],
+        ["tests/learners/test_device.py", "-k", "every_tensor_of_a_ppo_run"]),
+    Mutation(
+        "dmc_greedy_q_asarray_on_device", "DMC's greedy actions read the Q values with np.asarray on the device",
+        "training/learners/dmc.py",
+        [("q = self.q(torch.from_numpy(obs).to(self.device)).cpu().numpy()",
+          "q = np.asarray(self.q(torch.from_numpy(obs).to(self.device)))")],
+        ["tests/learners/test_device.py", "-k", "every_tensor_of_a_dmc_run"]),
+    Mutation(
+        "cfr_merged_keys_miscounted", "the tabular file's count of keys shared by both seats misses them all",
+        "training/exploit/cfr.py",
+        [("merged += len(all_probs) > 1", "merged += len(all_probs) > 2")],
+        ["tests/learners/test_exploit.py", "-k", "cfr_plus_falls"]),
+    Mutation(
+        "mutation_name_reused", "a planting copied from another keeps the other's name (one of the two never runs)",
+        "tests/mutations/run.py",
+        [('"ratings_first_' 'rotation_only", "two-sided', '"ratings_no_' 'rotation", "two-sided')],
+        ["tests/project/test_mutation_anchors.py", "-k", "names"]),
+    Mutation(
+        "dmc_sample_reuse_ignored", "DMC takes one minibatch per batch_size new decisions whatever dmc.sample_reuse says",
+        "training/learners/dmc.py",
+        [("steps = max(1, round(made * d.sample_reuse / d.batch_size))", "steps = max(1, round(made / d.batch_size))")],
+        ["tests/learners/test_dmc.py", "-k", "sample_reuse"]),
+    Mutation(
+        "numba_cache_never_pruned", "the stale cache folders are looked for inside the current one (none is removed)",
+        "domino_envs/_numba_cache.py",
+        [('for old in base.glob("numba-*"):', 'for old in keep.glob("numba-*"):')],
+        ["tests/engine/test_numba_cache.py"]),
+    Mutation(
+        "teams_partners_of_other_seeds", "the partner table is played for every seed's policy but seed 0's",
+        "training/benchmark/aggregate.py",
+        [('if not label.endswith("/0"):', 'if label.endswith("/0"):')],
+        ["tests/learners/test_benchmark_teams.py"]),
+    Mutation(
+        "baselines_hold_on_the_mean", "the baselines page says a matchup holds when its mean, not its interval, beats the fair share",
+        "training/scripts/baselines.py",
+        [('holds = "yes" if w["lo"] > fair else', 'holds = "yes" if w["mean"] > fair else')],
+        ["tests/learners/test_baselines_script.py"]),
 ]
 
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from _pytest.mark.expression import Expression
@@ -30,9 +30,13 @@ def test_the_planting_still_matches_the_code(mutation):
     assert all((ROOT / f).is_file() for f in files), files
 
 
-def test_names_are_unique():
+def test_names_are_unique_words():
+    """A repeated name would run one of the two plantings only (the command line picks by name); a name
+    with a space or a capital could not be typed as one argument of the documented form."""
     names = [m.name for m in MUTATIONS]
-    assert len(names) == len(set(names)) and Path(ROOT).is_dir()
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    assert not repeated, f"names used twice: {repeated}"
+    assert all(re.fullmatch(r"[a-z0-9_]+", n) for n in names), [n for n in names if not re.fullmatch(r"[a-z0-9_]+", n)]
 
 
 @pytest.fixture(scope="module")

@@ -29,9 +29,10 @@ def main(argv: list[str] | None = None) -> int:
     report = train(run, RUN_DIR, progress=sys.stderr.isatty())
     print()
     print(report.table())
+    curve = RUN_DIR / "curve.png"  # drawn only when the run evaluated along the way (eval.every_updates > 0)
     print(f"\n{time.perf_counter() - t0:.0f} s in all. The policy: {RUN_DIR / 'policy.npz'} "
-          f"(agent spec mlp:checkpoint={RUN_DIR / 'policy.npz'}); learning curve: {RUN_DIR / 'curve.png'}. "
-          f"Longer runs: domino train draw_v0.")
+          f"(agent spec mlp:checkpoint={RUN_DIR / 'policy.npz'})"
+          + (f"; learning curve: {curve}" if curve.is_file() else "") + ". Longer runs: domino train draw_v0.")
     return 0
 
 
