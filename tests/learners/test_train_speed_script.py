@@ -5,9 +5,12 @@ of LEGACY_COMMIT, read from this checkout's git history) plays the very same gam
 from __future__ import annotations
 
 import re
+import subprocess
+from pathlib import Path
 
 import pytest
 
+from domino_envs.errors import ConfigError
 from domino_training.scripts import train_speed
 
 SETS = ["ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=32", "ppo.epochs=1", "sb3.n_steps=32",
@@ -32,7 +35,19 @@ def test_both_sides_count_what_they_time_and_the_ratio_is_theirs(capsys):
     assert ratio == f"{ppo['decisions_per_s'] / sb3['decisions_per_s']:.1f}"
 
 
+def _has_legacy_commit() -> bool:
+    root = Path(train_speed.__file__).resolve().parents[2]
+    return subprocess.run(["git", "-C", str(root), "cat-file", "-e", f"{train_speed.LEGACY_COMMIT}^{{commit}}"],
+                          capture_output=True).returncode == 0
+
+
 def test_the_heuristic_benchmark_plays_the_same_games_with_the_python_and_compiled_heuristics(monkeypatch, capsys):
+    """In a clone whose history lacks LEGACY_COMMIT (a shallow one) the benchmark has no "before" to load:
+    then it must say so in one error naming the commit, which is what this checks there."""
+    if not _has_legacy_commit():
+        with pytest.raises(ConfigError, match=train_speed.LEGACY_COMMIT):
+            train_speed.main(["--heuristics", "block_v0", "--rounds", "1", "--deals", "1"])
+        return
     real = train_speed.load_run
     monkeypatch.setattr(train_speed, "load_run",
                         lambda game, overrides: real(game=game, overrides=[*overrides, *SETS[:2], "opponents.heuristic=0.5"]))
