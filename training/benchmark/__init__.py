@@ -13,9 +13,10 @@
     domino benchmark --import my_learner.py ...       # a learner of your own (register_learner)
 
 The suite is configs/benchmark/suite.yaml. Its `protocol` (games, deal seed, budgets in env steps,
-marks, the evaluation ladder, deal counts) and the frozen deals it names are fingerprinted in
-configs/benchmark/lock.json under the suite's `version`; a protocol or a dealing engine that no longer
-matches its version's fingerprint is refused (`ProtocolError`), so published numbers stay
+marks, the evaluation ladder, deal counts), the frozen deals it names and the scoring rule (win shares
+and ranks with ties, domino_envs/outcome.py) are fingerprinted in configs/benchmark/lock.json under the
+suite's `version`; a protocol, a dealing engine or a scoring rule that no longer matches its version's
+fingerprint is refused (`ProtocolError`), so published numbers stay
 comparable: change the protocol by bumping `version` and running `domino benchmark freeze --lock ...`.
 
 One run is (game, learner, seed). It trains through the learner interface (training/learners/interface.py)
