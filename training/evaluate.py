@@ -56,7 +56,7 @@ from domino_envs.registry import config_from_pairs, game_names, make_game
 from domino_envs.replay import Recorder
 from domino_envs.rng import mix_seed
 from domino_training.commands import HelpFormatter
-from domino_training.parallel import check_workers, run_jobs
+from domino_training.parallel import WorkerInfo, check_address, check_workers, ran_in, run_jobs
 from domino_training.stats import Stat
 from domino_training.user_code import import_all
 
@@ -127,6 +127,9 @@ class Report:
     seed: int
     agents: list[str]
     matchups: dict[tuple[str, str], Matchup] = field(default_factory=dict)
+    # where each shard ran, in shard order (training/parallel.py): empty where this process played every
+    # deal; not part of the report's JSON, which is the same for every number of workers
+    shard_workers: list[WorkerInfo] = field(default_factory=list)
 
     @property
     def fair_share(self) -> float:
@@ -299,6 +302,7 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
     if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
         raise ValueError(f"deals={deals!r} must be a positive integer")
     check_workers(workers)
+    check_address(address)
     if len(agents) != len(set(agents)):
         raise ValueError(f"agents {agents} name the same spec twice; give each agent spec once")
     game = make_game(game_name, **config)
@@ -389,16 +393,19 @@ def _run_sharded(report: Report, game_name: str, config: dict, pairs: list[tuple
         jobs += [(game_name, config, f, o, deals, seed, i, a, b, replay_file is not None)
                  for a, b in shard_bounds(deals, workers)]
     done: dict[int, tuple] = {}
+    where: dict[int, WorkerInfo] = {}
 
     def describe(j: int) -> str:
         _, _, f, o, _, _, _, a, b, _ = jobs[j]
         return f"the shard playing {f} vs {o}, deals {a}-{b - 1},"
 
     init = import_all if imports else None
-    for j, result in run_jobs(_play_shard, jobs, workers, address, init, (list(imports or []),), describe=describe):
+    for j, result in run_jobs(_play_shard, jobs, workers, address, init, (list(imports or []),), describe=describe,
+                              witness=where):
         done[j] = result
         if bar is not None:
             bar.update((jobs[j][8] - jobs[j][7]) * n)
+    report.shard_workers = [where[j] for j in range(len(jobs))]
     by_pair: dict[tuple[str, str], list[int]] = {}
     for j, job in enumerate(jobs):
         by_pair.setdefault((job[2], job[3]), []).append(j)
@@ -499,6 +506,8 @@ def main(argv: list[str] | None = None) -> Report:
     except (ValueError, OSError) as err:
         _fail(str(err))
     print(report.table())
+    if report.shard_workers:  # where the shards ran, so a run says it was parallel (tests read it)
+        print(f"domino evaluate: {ran_in(report.shard_workers, 'shards')}", file=sys.stderr)
     for out in (args.markdown, args.json):
         if out:
             Path(out).parent.mkdir(parents=True, exist_ok=True)  # the folder the flag names, made if new
