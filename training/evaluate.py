@@ -285,7 +285,8 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
     workers: processes that play the deals (1: this process). With more, each matchup's deals are
     cut into shards played in worker processes (one torch and one BLAS thread each); agents travel
     as their specs and are built in the worker. The report and the replay file are identical for
-    every number of workers (replays are written in deal order).
+    every number of workers (replays are written in deal order); the report's `shard_workers` says where
+    each shard ran (training/parallel.py's WorkerInfo: process, threads, Ray node and task).
 
     address: run the shards as Ray tasks on the cluster there ("auto" or HOST:PORT; training/parallel.py
     says what each node needs), about four shards per worker.

@@ -108,7 +108,8 @@ def ran_in(infos: Iterable[WorkerInfo], what: str = "jobs") -> str:
 
 
 def check_workers(workers) -> None:
-    """`workers` must be an int >= 1 (callers check it before any work; `run_jobs` again)."""
+    """`workers` must be an int >= 1 (callers check it before any work; `run_jobs` again). More than one
+    asked for by a spawned worker still importing the main script ends that worker (`_stop_if_bootstrapping`)."""
     if isinstance(workers, bool) or not isinstance(workers, (int, np.integer)) or workers < 1:
         raise ValueError(f"workers={workers!r} must be an integer >= 1 (1 runs every job in this process)")
     if workers > 1:
