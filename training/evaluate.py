@@ -56,7 +56,7 @@ from domino_envs.registry import config_from_pairs, game_names, make_game
 from domino_envs.replay import Recorder
 from domino_envs.rng import mix_seed
 from domino_training.commands import HelpFormatter
-from domino_training.parallel import check_workers, run_jobs
+from domino_training.parallel import WorkerInfo, check_address, check_workers, ran_in, run_jobs
 from domino_training.stats import Stat
 from domino_training.user_code import import_all
 
@@ -127,6 +127,9 @@ class Report:
     seed: int
     agents: list[str]
     matchups: dict[tuple[str, str], Matchup] = field(default_factory=dict)
+    # where each shard ran, in shard order (training/parallel.py): empty where this process played every
+    # deal; not part of the report's JSON, which is the same for every number of workers
+    shard_workers: list[WorkerInfo] = field(default_factory=list)
 
     @property
     def fair_share(self) -> float:
@@ -293,7 +296,8 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
     workers: processes that play the deals (1: this process). With more, each matchup's deals are
     cut into shards played in worker processes (one torch and one BLAS thread each); agents travel
     as their specs and are built in the worker. The report and the replay file are identical for
-    every number of workers (replays are written in deal order).
+    every number of workers (replays are written in deal order); the report's `shard_workers` says where
+    each shard ran (training/parallel.py's WorkerInfo: process, threads, Ray node and task).
 
     address: run the shards as Ray tasks on the cluster there ("auto" or HOST:PORT; training/parallel.py
     says what each node needs), about four shards per worker.
@@ -310,6 +314,7 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
     if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 1:
         raise ValueError(f"deals={deals!r} must be a positive integer")
     check_workers(workers)
+    check_address(address)
     if len(agents) != len(set(agents)):
         raise ValueError(f"agents {agents} name the same spec twice; give each agent spec once")
     game = make_game(game_name, **config)
@@ -400,16 +405,19 @@ def _run_sharded(report: Report, game_name: str, config: dict, pairs: list[tuple
         jobs += [(game_name, config, f, o, deals, seed, i, a, b, replay_file is not None)
                  for a, b in shard_bounds(deals, workers)]
     done: dict[int, tuple] = {}
+    where: dict[int, WorkerInfo] = {}
 
     def describe(j: int) -> str:
         _, _, f, o, _, _, _, a, b, _ = jobs[j]
         return f"the shard playing {f} vs {o}, deals {a}-{b - 1},"
 
     init = import_all if imports else None
-    for j, result in run_jobs(_play_shard, jobs, workers, address, init, (list(imports or []),), describe=describe):
+    for j, result in run_jobs(_play_shard, jobs, workers, address, init, (list(imports or []),), describe=describe,
+                              witness=where):
         done[j] = result
         if bar is not None:
             bar.update((jobs[j][8] - jobs[j][7]) * n)
+    report.shard_workers = [where[j] for j in range(len(jobs))]
     by_pair: dict[tuple[str, str], list[int]] = {}
     for j, job in enumerate(jobs):
         by_pair.setdefault((job[2], job[3]), []).append(j)
@@ -517,6 +525,8 @@ def main(argv: list[str] | None = None) -> Report:
               file=sys.stderr)
         raise SystemExit(130) from None
     print(report.table())
+    if report.shard_workers:  # where the shards ran, so a run says it was parallel (tests read it)
+        print(f"domino evaluate: {ran_in(report.shard_workers, 'shards')}", file=sys.stderr)
     for out in (args.markdown, args.json):
         if out:
             Path(out).parent.mkdir(parents=True, exist_ok=True)  # the folder the flag names, made if new

@@ -1,13 +1,17 @@
 """Job lists on a Ray cluster (training/parallel.py, `--address`): on a local `ray start --head
---num-cpus 2` cluster, `domino evaluate --address auto` and `domino benchmark --profile ci --address
-auto` give the serial runs' results; a wrong address is a one-line error.
+--num-cpus 2` cluster, the jobs run as Ray tasks (each job's WorkerInfo holds a task id of its own and
+a node of the cluster, in a process not the driver's, one torch and one BLAS thread), `domino
+evaluate --address auto` and `domino benchmark --profile ci --address auto` give the serial runs'
+results; a wrong address is a one-line error.
 
 Ray is the `ray` extra, not installed by `make test`: this file runs in `make test-rllib`'s venv, which
-has it (the import below is skipped only where Ray is absent, as in CI).
+has it (the import below is skipped only where Ray is absent, as in CI, where
+tests/learners/test_parallel.py checks that `--address` without Ray is refused in one line).
 """
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
 import subprocess
@@ -22,6 +26,7 @@ import ray  # noqa: E402
 from domino_training.cli import main as domino_main  # noqa: E402
 from domino_training.evaluate import evaluate  # noqa: E402
 from domino_training.evaluate import main as evaluate_main  # noqa: E402
+from domino_training.parallel import run_jobs, worker_info  # noqa: E402
 from tests.helpers import fenced_blocks  # noqa: E402
 
 RAY = str(Path(sys.executable).parent / "ray")
@@ -66,6 +71,26 @@ def domino_line(command: str) -> list[str]:
     return lines[0]
 
 
+def ran_as_ray_tasks(infos: list) -> None:
+    """Each job a Ray task of its own, on a live node of the cluster, in a worker process (not this
+    driver), with one torch and one BLAS thread: what a run that connected and then ran here lacks."""
+    nodes = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
+    assert infos and all(i.task_id for i in infos), infos
+    assert len({i.task_id for i in infos}) == len(infos)
+    assert {i.node_id for i in infos} <= nodes and os.getpid() not in {i.pid for i in infos}
+    assert {(i.torch_threads, i.blas_threads) for i in infos} == {(1, 1)}, infos
+
+
+def test_the_jobs_run_as_ray_tasks(cluster):
+    """The witness run_jobs fills is what each task measured of itself (the job is `worker_info`)."""
+    witness = {}
+    ran = dict(run_jobs(worker_info, [(True,)] * 4, workers=2, address=cluster, witness=witness))
+    assert sorted(ran) == sorted(witness) == [0, 1, 2, 3]
+    assert all((ran[i].pid, ran[i].node_id, ran[i].task_id) == (w.pid, w.node_id, w.task_id)
+               for i, w in witness.items())
+    ran_as_ray_tasks(list(witness.values()))
+
+
 def test_evaluate_on_the_cluster_equals_the_serial_run(cluster, tmp_path):
     agents = ["random", "greedy", "heuristic"]
     serial = evaluate("block_v0", agents, 6, seed=3, progress=False, replay_path=str(tmp_path / "a.jsonl"))
@@ -73,6 +98,8 @@ def test_evaluate_on_the_cluster_equals_the_serial_run(cluster, tmp_path):
                       workers=2, address=cluster)
     assert json.dumps(remote.to_json()) == json.dumps(serial.to_json())
     assert (tmp_path / "a.jsonl").read_text() == (tmp_path / "b.jsonl").read_text()
+    assert serial.shard_workers == [] and len(remote.shard_workers) == 3 * 6  # 3 pairs, 6 shards each (6 deals)
+    ran_as_ray_tasks(remote.shard_workers)
 
 
 def test_the_docs_evaluate_line_gives_the_serial_json(cluster, tmp_path, monkeypatch):

@@ -628,6 +628,47 @@ MUTATIONS = [
         "training/scripts/baselines.py",
         [('holds = "yes" if w["lo"] > fair else', 'holds = "yes" if w["mean"] > fair else')],
         ["tests/learners/test_baselines_script.py"]),
+    # issue 55: parallel proven, one failure contract
+    Mutation(
+        "pool_of_one_process", "the process pool is capped at one process whatever --workers says",
+        "training/parallel.py",
+        [("    pool = ProcessPoolExecutor(max_workers=workers,", "    pool = ProcessPoolExecutor(max_workers=1,")],
+        ["tests/learners/test_parallel.py", "-k", "two_processes or where_its_shards"]),
+    Mutation(
+        "worker_threads_not_limited", "a worker starts without setting one torch and one BLAS thread",
+        "training/parallel.py",
+        [('    one_thread_per_worker()\n    if announce is not None:', '    if announce is not None:')],
+        ["tests/learners/test_parallel.py", "-k", "two_processes"]),
+    Mutation(
+        "worker_blas_by_variables_only", "a worker limits BLAS by environment variables only, read before it starts",
+        "training/parallel.py",
+        [("    threadpool_limits(limits=1)  #", "    pass  # threadpool_limits(limits=1)")],
+        ["tests/learners/test_parallel.py", "-k", "two_processes"]),
+    Mutation(
+        "address_falls_back_to_local", "--address without Ray runs the jobs in local processes, saying nothing",
+        "training/parallel.py",
+        [("    except ImportError as err:\n        raise ValueError(f\"--address {address!r} runs",
+          "    except ImportError as err:\n        return  # no Ray: run_jobs runs them here\n"
+          "        raise ValueError(f\"--address {address!r} runs"),
+         ("    if address is not None:\n        for i, result in _run_on_ray(",
+          "    if address is not None and sys.modules.get(\"ray\"):\n        for i, result in _run_on_ray(")],
+        ["tests/learners/test_parallel.py", "-k", "address"]),
+    Mutation(
+        "unguarded_main_not_named", "a worker importing an unguarded script starts workers (spawn's error, a broken pool)",
+        "training/parallel.py",
+        [('    if getattr(multiprocessing.current_process(), "_inheriting", False):',
+          '    if getattr(multiprocessing.current_process(), "inheriting", False):')],
+        ["tests/learners/test_parallel.py", "-k", "main_guard"]),
+    Mutation(
+        "job_error_reraised", "a failed job re-raises the worker's own error, not a JobError naming the job",
+        "training/parallel.py",
+        [("        raise failed(i, err) from err\n", "        raise err\n")],
+        ["tests/learners/test_parallel.py", "-k", "fails"]),
+    Mutation(
+        "tuning_job_failure_traceback", "the tuning script lets a failed setting's JobError out as a traceback",
+        "training/scripts/tuning.py",
+        [("    except ValueError as err:  # a bad sweep or suite", "    except ConfigError as err:  # a bad sweep or suite")],
+        ["tests/learners/test_tuning.py", "-k", "two_workers"]),
 ]
 
 

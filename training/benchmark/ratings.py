@@ -48,7 +48,7 @@ from domino_envs.registry import config_from_pairs, make_game
 from domino_envs.rng import mix_seed
 from domino_training.commands import HelpFormatter
 from domino_training.evaluate import play_hand
-from domino_training.parallel import check_workers, run_jobs
+from domino_training.parallel import check_address, check_workers, run_jobs
 from domino_training.stats import percentile_interval
 from domino_training.user_code import import_all
 
@@ -343,6 +343,7 @@ def rate(game_name: str, specs: list[str], deals: int, seed: int = 0, config: di
     if isinstance(deals, bool) or not isinstance(deals, int) or deals < 2:
         raise ConfigError(f"deals={deals!r} must be an int >= 2 (the bootstrap resamples deals)")
     check_workers(workers)
+    check_address(address)  # before the cache folder is made
     game = make_game(game_name, **config)
     for s in specs:
         make_agent(s, game)

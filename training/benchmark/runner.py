@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from domino_training.benchmark.suite import GameSpec, Suite
-from domino_training.parallel import check_workers, in_order, run_jobs
+from domino_training.parallel import check_address, check_workers, in_order, run_jobs
 from domino_training.user_code import import_all
 
 SCORE_OPPONENTS_LABEL = {"random": "random", "greedy": "greedy", "heuristic": "heuristic"}
@@ -121,6 +121,7 @@ def run_all(suite: Suite, out: Path, echo=print, workers: int = 1, imports: list
     before it), so the file and the report are those of the serial benchmark, and a kill leaves no
     half-written line: a rerun resumes from the learners' checkpoints."""
     check_workers(workers)
+    check_address(address)  # before the out folder is made
     out = Path(out).resolve()  # jobs carry it to workers that may start in another folder
     out.mkdir(parents=True, exist_ok=True)
     scores = ScoreFile(out / "scores.jsonl")

@@ -162,15 +162,19 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps({"game": games[i], "rows": res["rows"]}))
         results.append(res)
 
-    if args.evaluate_only:
-        for i in range(len(games)):
-            finish(i, None)
-    else:
-        progress = sys.stderr.isatty() and args.workers == 1
-        jobs = [(game, run_root, list(args.set), progress) for game in games]
-        for i, trained in in_order(run_jobs(train_game, jobs, args.workers,
-                                            describe=lambda i: f"the training of {games[i]}")):
-            finish(i, trained)
+    try:
+        if args.evaluate_only:
+            for i in range(len(games)):
+                finish(i, None)
+        else:
+            progress = sys.stderr.isatty() and args.workers == 1
+            jobs = [(game, run_root, list(args.set), progress) for game in games]
+            for i, trained in in_order(run_jobs(train_game, jobs, args.workers,
+                                                describe=lambda i: f"the training of {games[i]}")):
+                finish(i, trained)
+    except ValueError as err:  # a training that failed in its worker (JobError), a policy file refused: one line
+        print(f"{p.prog}: error: {err}", file=sys.stderr)
+        return 2
     old = DOCS / "trained.json"
     merged = {r["game"]: r for r in (json.loads(old.read_text()) if old.is_file() else [])}
     merged.update({r["game"]: r for r in results})

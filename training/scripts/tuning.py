@@ -187,8 +187,12 @@ def main(argv: list[str] | None = None) -> int:
         check_workers(args.workers)
     except ValueError as err:
         ap.error(f"--workers: {err}")
-    sweep = read_sweep(Path(args.sweep) if args.sweep else None)
-    rows = run_sweep(sweep, Path(args.out), Path(args.suite) if args.suite else None, args.only, workers=args.workers)
+    try:
+        sweep = read_sweep(Path(args.sweep) if args.sweep else None)
+        rows = run_sweep(sweep, Path(args.out), Path(args.suite) if args.suite else None, args.only, workers=args.workers)
+    except ValueError as err:  # a bad sweep or suite, a setting that failed in its worker (JobError): one line
+        print(f"{ap.prog}: error: {err}", file=sys.stderr)
+        return 2
     Path(args.report).write_text(markdown(sweep, rows))
     print(f"wrote {args.report}")
     return 0
