@@ -93,3 +93,16 @@ def test_the_readmes_verdicts_follow_the_data(tmp_path):
     after = README.text(docs)
     assert "PIMC-64 in Block Game, Draw Game, Magic-7, Racehorse and Sum 7" in after, after
     assert "beats random and greedy in every game but Sum 7" in after and "but Sum 7" not in before
+
+
+def test_every_search_row_uses_the_policy_shipped_now():
+    """search.md's table is the guided search with the shipped policies: a row measured with an
+    earlier file (its env steps differ) belongs in the "earlier" list, and every game has its row."""
+    from domino_envs.registry import game_names
+    from domino_training.scripts.search import guided_spec, shipped_env_steps
+
+    rows = json.loads((DOCS / "search.json").read_text())["rows"]
+    assert sorted(r["game"] for r in rows) == sorted(game_names())
+    for r in rows:
+        assert r["policy_env_steps"] == shipped_env_steps(r["game"]), r["game"]
+        assert r["agent"] == guided_spec(r["game"]) and r["deals"] >= 2000, r
