@@ -459,7 +459,9 @@ def check_domino_command(argv: list[str]) -> None:
     COMMANDS), without running it, then check what the parser cannot: the games and agent specs it
     names exist, its game config builds, and a `train` line's run config loads. A file its --import
     names in the checkout is imported first (what it registers is forgotten after the check); a file
-    name the checkout lacks is the reader's own (``--import my_learner.py``)."""
+    name the checkout lacks is the reader's own (``--import my_learner.py``), the example of that name
+    in docs/examples/ when there is one. A `benchmark` line's suite matches the lock, and trains every
+    learner its --import registers."""
     from domino_agents import registry as agent_registry
 
     with mock.patch.dict(agent_registry.AGENTS), mock.patch.dict(learner_registry.LEARNERS):
@@ -486,9 +488,13 @@ def _check_domino_command(argv: list[str]) -> None:
         except SystemExit:
             raise AssertionError(f"domino {shlex.join(argv)}: {err.getvalue().strip()}") from None
     fields = vars(args)
+    before = set(learner_registry.LEARNERS)
     for item in fields.get("imports") or []:
+        example = DOCS / "examples" / Path(item).name  # `--import my_learner.py`: the reader's copy of the example
         if not item.endswith(".py") or Path(item).is_file():
             import_user_code(item)
+        elif example.is_file():
+            import_user_code(str(example))
     games = [fields[k] for k in ("game",) if fields.get(k)] + list(fields.get("games") or [])
     for game in games:
         assert game in domino_envs.game_names(), f"domino {command}: {game} is not a game"
@@ -513,8 +519,16 @@ def _check_domino_command(argv: list[str]) -> None:
             domino_envs.make_game(game, **config_from_pairs(pairs, "--set"))
     if command == "benchmark":  # its --only games and --learners are the suite's (ConfigError otherwise)
         from domino_training.benchmark import load_suite
+        from domino_training.benchmark.suite import check_protocol, read_lock, read_suite_file
 
-        load_suite(args.profile, args.suite and Path(args.suite), args.only, args.learners, args.seeds)
+        suite = args.suite and Path(args.suite)
+        check_protocol(read_suite_file(suite), read_lock(args.lock and Path(args.lock)))  # a suite of one's own too
+        load_suite(args.profile, suite, args.only, args.learners, args.seeds)
+        if args.action == "run":  # every learner --import registers is one this run trains (cli.main refuses others)
+            imported = set(learner_registry.LEARNERS) - before
+            runs = load_suite(args.profile, suite, args.only, args.learners, args.seeds).runs
+            assert imported <= set(runs), f"domino {shlex.join(argv)}: --import registers {sorted(imported - set(runs))}, " \
+                                          "which the run does not train (domino benchmark refuses it)"
 
 
 def shell_commands(text: str) -> list[list[str]]:
@@ -572,6 +586,9 @@ def test_command_check_rejects_bad_lines():
     example = str(ROOT / "docs" / "examples" / "my_agent.py")  # --import: its agent parses, and is forgotten after
     check_domino_command(["evaluate", "--import", example, "--game", "draw_v0", "--agents", "my_agent", "random"])
     check_domino_command(["play", "draw_v0", "--vs", "my_agent:epsilon=0.5", "--import", example])
+    with pytest.raises(AssertionError, match=r"registers \['my_learner'\], which the run does not train"):
+        check_domino_command(["benchmark", "--import", "my_learner.py", "--profile", "quick"])  # issue 55
+    check_domino_command(["benchmark", "--import", "my_learner.py", "--suite", "docs/examples/my_suite.yaml"])
     with pytest.raises(ValueError, match="unknown agent 'my_agent'"):
         check_domino_command(["evaluate", "--game", "draw_v0", "--agents", "my_agent", "random"])
 
