@@ -410,6 +410,118 @@ def test_python_m_commands_name_modules_that_run(path):
             assert importlib.util.find_spec(f"{module}.__main__"), f"{path.relative_to(ROOT)}: {module} has no __main__"
 
 
+# The maintainer scripts (training/scripts/, not in the wheel) run from a checkout. The convention: the
+# fenced block or prose paragraph that shows `python -m domino_training.scripts.X ...`, or the one just
+# before it, says "from a checkout" (a comment line in a block, a sentence before a block or a table).
+SCRIPT_COMMAND = re.compile(r"python -m (domino_training\.scripts\.\w+)(?![\w.<])")
+CHECKOUT_MARK = "from a checkout"
+PLACEHOLDERS = {"<env>": "draw_v0"}  # a page's placeholder, parsed as a real value
+
+
+def text_units(text: str) -> list[tuple[str, str]]:
+    """A Markdown text as (kind, text) units in order: each fenced block ("code") and each prose
+    paragraph or table ("prose", lines joined)."""
+    units = []
+    for part in re.split(r"(^```[^\n]*\n.*?^```)", text, flags=re.S | re.M):
+        if part.startswith("```"):
+            units.append(("code", part))
+        else:
+            units += [("prose", " ".join(p.split())) for p in re.split(r"\n[ \t]*\n", part) if p.strip()]
+    return units
+
+
+def script_commands(text: str) -> list[tuple[list[str], bool]]:
+    """(words from the module name on, marked) for every maintainer-script command of a text: a line of
+    a fenced block (continuations joined, comments dropped) or a code span of prose; `marked`: its unit,
+    or the prose paragraph just before it, says CHECKOUT_MARK."""
+    found = []
+    units = text_units(text)
+    for i, (kind, unit) in enumerate(units):
+        marked = CHECKOUT_MARK in unit or (i > 0 and units[i - 1][0] == "prose" and CHECKOUT_MARK in units[i - 1][1])
+        if kind == "code":
+            pieces = unit.replace("\\\n", " ").splitlines()[1:-1]
+        else:
+            pieces = [a or b for a, b in re.findall(r"``(.+?)``|`([^`]+)`", unit)]
+        for piece in pieces:
+            m = SCRIPT_COMMAND.search(piece)
+            if m:
+                for placeholder, value in PLACEHOLDERS.items():
+                    piece = piece.replace(placeholder, value)
+                found.append((shlex.split(piece[m.start():], comments=True)[2:], marked))
+    return found
+
+
+class _Parsed(BaseException):
+    """Raised with the namespace once a script's own parser has parsed its argv (nothing is run)."""
+
+
+def parse_script_command(words: list[str]):
+    """Parse `python -m MODULE ARGV...` with the script's own parser: its main(ARGV) runs only up to
+    its ArgumentParser.parse_args, whose result ends it. A bad flag or value is an AssertionError
+    naming the line; a main without arguments (params_tables) takes none."""
+    import argparse
+    import importlib
+
+    module, argv = importlib.import_module(words[0]), words[1:]
+    line = f"python -m {shlex.join(words)}"
+    if not inspect.signature(module.main).parameters:
+        assert argv == [], f"{line}: {words[0]} takes no arguments"
+        return None
+    real = argparse.ArgumentParser.parse_args
+
+    def parsed(self, args=None, namespace=None):
+        raise _Parsed(real(self, args, namespace))
+
+    with mock.patch.object(argparse.ArgumentParser, "parse_args", parsed), \
+            contextlib.redirect_stderr(io.StringIO()) as err, contextlib.redirect_stdout(io.StringIO()):
+        try:
+            module.main(argv)
+        except _Parsed as done:
+            return done.args[0]
+        except SystemExit:
+            raise AssertionError(f"{line}: {err.getvalue().strip()}") from None
+    raise AssertionError(f"{line}: its main returned without parsing its arguments")
+
+
+SCRIPT_PAGES = [p for p in MARKDOWN_FILES if SCRIPT_COMMAND.search(p.read_text())]
+
+
+@pytest.mark.parametrize("path", SCRIPT_PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_maintainer_script_commands_say_checkout_and_parse(path):
+    """Every `python -m domino_training.scripts.X ...` of the README and docs/ says it runs from a
+    checkout (the scripts are not in the wheel; SCRIPT_COMMAND's convention) and parses with the
+    script's own parser, so a renamed flag or a removed subcommand fails here."""
+    commands = script_commands(path.read_text())
+    assert commands, f"{path.relative_to(ROOT)}: the page names a maintainer script but no command was found"
+    for words, marked in commands:
+        assert marked, f"{path.relative_to(ROOT)}: python -m {shlex.join(words)} does not say {CHECKOUT_MARK!r}"
+        parse_script_command(words)
+
+
+def test_script_command_helpers_parse_as_intended():
+    text = ("Run it from a checkout:\n\n```bash\npython -m domino_training.scripts.ladder block_v0 \\\n"
+            "    --deals 3   # one\n```\n\nThen `python -m domino_training.scripts.ship <env>` and\n"
+            "`python -m domino_training.scripts.tuning\n--workers 2`, from a checkout.\n\n```bash\n"
+            "# from a checkout\npython -m domino_training.scripts.baselines --deals 5\n```\n\n"
+            "| `python -m domino_training.scripts.strength_timing --workers 2` |\n")
+    assert script_commands(text) == [
+        (["domino_training.scripts.ladder", "block_v0", "--deals", "3"], True),  # the sentence before the block
+        (["domino_training.scripts.ship", "draw_v0"], True),  # its own paragraph; <env> is a real env
+        (["domino_training.scripts.tuning", "--workers", "2"], True),
+        (["domino_training.scripts.baselines", "--deals", "5"], True),  # the block's comment
+        (["domino_training.scripts.strength_timing", "--workers", "2"], False)]  # a block's comment is not a sentence
+    assert parse_script_command(["domino_training.scripts.ladder", "block_v0", "--deals", "3"]).deals == 3
+    assert parse_script_command(["domino_training.scripts.exploit_pages", "learned", "--gather"]).gather
+    with pytest.raises(AssertionError, match="unrecognized arguments: --rounds"):
+        parse_script_command(["domino_training.scripts.ladder", "--deals", "3", "--rounds", "2"])
+    with pytest.raises(AssertionError, match="required: --deals"):
+        parse_script_command(["domino_training.scripts.ladder", "block_v0"])
+    with pytest.raises(AssertionError, match="without parsing"):  # exploit_pages has no such subcommand
+        parse_script_command(["domino_training.scripts.exploit_pages", "gather"])
+    with pytest.raises(AssertionError, match="takes no arguments"):
+        parse_script_command(["domino_training.scripts.params_tables", "--check"])
+
+
 REPO_PATH = re.compile(r"(?<![\w/.])((?:domino_envs|agents|training|configs|tests|docs)/[\w/.*<>-]*[\w/*>])")
 
 
@@ -522,9 +634,9 @@ def _check_domino_command(argv: list[str]) -> None:
         from domino_training.benchmark.suite import check_protocol, read_lock, read_suite_file
 
         suite = args.suite and Path(args.suite)
-        check_protocol(read_suite_file(suite), read_lock(args.lock and Path(args.lock)))  # a suite of one's own too
         load_suite(args.profile, suite, args.only, args.learners, args.seeds)
-        if args.action == "run":  # every learner --import registers is one this run trains (cli.main refuses others)
+        if args.action == "run":  # a suite of one's own is the locked protocol; it trains what --import registers
+            check_protocol(read_suite_file(suite), read_lock(args.lock and Path(args.lock)))
             imported = set(learner_registry.LEARNERS) - before
             runs = load_suite(args.profile, suite, args.only, args.learners, args.seeds).runs
             assert imported <= set(runs), f"domino {shlex.join(argv)}: --import registers {sorted(imported - set(runs))}, " \
