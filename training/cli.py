@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     module = COMMANDS[cmd][0]
     if module is None:
         if rest in (["--help"], ["-h"]):
-            print(f"usage: domino games\n\n{COMMANDS['games'][1]}, one name a line")
+            print(f"usage: domino games\n\n{COMMANDS['games'][1].capitalize()}, one name a line.")
             return 0
         if rest:
             print(f"domino games: error: takes no arguments, got {' '.join(rest)}", file=sys.stderr)

@@ -410,6 +410,118 @@ def test_python_m_commands_name_modules_that_run(path):
             assert importlib.util.find_spec(f"{module}.__main__"), f"{path.relative_to(ROOT)}: {module} has no __main__"
 
 
+# The maintainer scripts (training/scripts/, not in the wheel) run from a checkout. The convention: the
+# fenced block or prose paragraph that shows `python -m domino_training.scripts.X ...`, or the one just
+# before it, says "from a checkout" (a comment line in a block, a sentence before a block or a table).
+SCRIPT_COMMAND = re.compile(r"python -m (domino_training\.scripts\.\w+)(?![\w.<])")
+CHECKOUT_MARK = "from a checkout"
+PLACEHOLDERS = {"<env>": "draw_v0"}  # a page's placeholder, parsed as a real value
+
+
+def text_units(text: str) -> list[tuple[str, str]]:
+    """A Markdown text as (kind, text) units in order: each fenced block ("code") and each prose
+    paragraph or table ("prose", lines joined)."""
+    units = []
+    for part in re.split(r"(^```[^\n]*\n.*?^```)", text, flags=re.S | re.M):
+        if part.startswith("```"):
+            units.append(("code", part))
+        else:
+            units += [("prose", " ".join(p.split())) for p in re.split(r"\n[ \t]*\n", part) if p.strip()]
+    return units
+
+
+def script_commands(text: str) -> list[tuple[list[str], bool]]:
+    """(words from the module name on, marked) for every maintainer-script command of a text: a line of
+    a fenced block (continuations joined, comments dropped) or a code span of prose; `marked`: its unit,
+    or the prose paragraph just before it, says CHECKOUT_MARK."""
+    found = []
+    units = text_units(text)
+    for i, (kind, unit) in enumerate(units):
+        marked = CHECKOUT_MARK in unit or (i > 0 and units[i - 1][0] == "prose" and CHECKOUT_MARK in units[i - 1][1])
+        if kind == "code":
+            pieces = unit.replace("\\\n", " ").splitlines()[1:-1]
+        else:
+            pieces = [a or b for a, b in re.findall(r"``(.+?)``|`([^`]+)`", unit)]
+        for piece in pieces:
+            m = SCRIPT_COMMAND.search(piece)
+            if m:
+                for placeholder, value in PLACEHOLDERS.items():
+                    piece = piece.replace(placeholder, value)
+                found.append((shlex.split(piece[m.start():], comments=True)[2:], marked))
+    return found
+
+
+class _Parsed(BaseException):
+    """Raised with the namespace once a script's own parser has parsed its argv (nothing is run)."""
+
+
+def parse_script_command(words: list[str]):
+    """Parse `python -m MODULE ARGV...` with the script's own parser: its main(ARGV) runs only up to
+    its ArgumentParser.parse_args, whose result ends it. A bad flag or value is an AssertionError
+    naming the line; a main without arguments (params_tables) takes none."""
+    import argparse
+    import importlib
+
+    module, argv = importlib.import_module(words[0]), words[1:]
+    line = f"python -m {shlex.join(words)}"
+    if not inspect.signature(module.main).parameters:
+        assert argv == [], f"{line}: {words[0]} takes no arguments"
+        return None
+    real = argparse.ArgumentParser.parse_args
+
+    def parsed(self, args=None, namespace=None):
+        raise _Parsed(real(self, args, namespace))
+
+    with mock.patch.object(argparse.ArgumentParser, "parse_args", parsed), \
+            contextlib.redirect_stderr(io.StringIO()) as err, contextlib.redirect_stdout(io.StringIO()):
+        try:
+            module.main(argv)
+        except _Parsed as done:
+            return done.args[0]
+        except SystemExit:
+            raise AssertionError(f"{line}: {err.getvalue().strip()}") from None
+    raise AssertionError(f"{line}: its main returned without parsing its arguments")
+
+
+SCRIPT_PAGES = [p for p in MARKDOWN_FILES if SCRIPT_COMMAND.search(p.read_text())]
+
+
+@pytest.mark.parametrize("path", SCRIPT_PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_maintainer_script_commands_say_checkout_and_parse(path):
+    """Every `python -m domino_training.scripts.X ...` of the README and docs/ says it runs from a
+    checkout (the scripts are not in the wheel; SCRIPT_COMMAND's convention) and parses with the
+    script's own parser, so a renamed flag or a removed subcommand fails here."""
+    commands = script_commands(path.read_text())
+    assert commands, f"{path.relative_to(ROOT)}: the page names a maintainer script but no command was found"
+    for words, marked in commands:
+        assert marked, f"{path.relative_to(ROOT)}: python -m {shlex.join(words)} does not say {CHECKOUT_MARK!r}"
+        parse_script_command(words)
+
+
+def test_script_command_helpers_parse_as_intended():
+    text = ("Run it from a checkout:\n\n```bash\npython -m domino_training.scripts.ladder block_v0 \\\n"
+            "    --deals 3   # one\n```\n\nThen `python -m domino_training.scripts.ship <env>` and\n"
+            "`python -m domino_training.scripts.tuning\n--workers 2`, from a checkout.\n\n```bash\n"
+            "# from a checkout\npython -m domino_training.scripts.baselines --deals 5\n```\n\n"
+            "| `python -m domino_training.scripts.strength_timing --workers 2` |\n")
+    assert script_commands(text) == [
+        (["domino_training.scripts.ladder", "block_v0", "--deals", "3"], True),  # the sentence before the block
+        (["domino_training.scripts.ship", "draw_v0"], True),  # its own paragraph; <env> is a real env
+        (["domino_training.scripts.tuning", "--workers", "2"], True),
+        (["domino_training.scripts.baselines", "--deals", "5"], True),  # the block's comment
+        (["domino_training.scripts.strength_timing", "--workers", "2"], False)]  # a block's comment is not a sentence
+    assert parse_script_command(["domino_training.scripts.ladder", "block_v0", "--deals", "3"]).deals == 3
+    assert parse_script_command(["domino_training.scripts.exploit_pages", "learned", "--gather"]).gather
+    with pytest.raises(AssertionError, match="unrecognized arguments: --rounds"):
+        parse_script_command(["domino_training.scripts.ladder", "--deals", "3", "--rounds", "2"])
+    with pytest.raises(AssertionError, match="required: --deals"):
+        parse_script_command(["domino_training.scripts.ladder", "block_v0"])
+    with pytest.raises(AssertionError, match="without parsing"):  # exploit_pages has no such subcommand
+        parse_script_command(["domino_training.scripts.exploit_pages", "gather"])
+    with pytest.raises(AssertionError, match="takes no arguments"):
+        parse_script_command(["domino_training.scripts.params_tables", "--check"])
+
+
 REPO_PATH = re.compile(r"(?<![\w/.])((?:domino_envs|agents|training|configs|tests|docs)/[\w/.*<>-]*[\w/*>])")
 
 
@@ -459,7 +571,9 @@ def check_domino_command(argv: list[str]) -> None:
     COMMANDS), without running it, then check what the parser cannot: the games and agent specs it
     names exist, its game config builds, and a `train` line's run config loads. A file its --import
     names in the checkout is imported first (what it registers is forgotten after the check); a file
-    name the checkout lacks is the reader's own (``--import my_learner.py``)."""
+    name the checkout lacks is the reader's own (``--import my_learner.py``), the example of that name
+    in docs/examples/ when there is one. A `benchmark` line's suite matches the lock, and trains every
+    learner its --import registers."""
     from domino_agents import registry as agent_registry
 
     with mock.patch.dict(agent_registry.AGENTS), mock.patch.dict(learner_registry.LEARNERS):
@@ -486,9 +600,13 @@ def _check_domino_command(argv: list[str]) -> None:
         except SystemExit:
             raise AssertionError(f"domino {shlex.join(argv)}: {err.getvalue().strip()}") from None
     fields = vars(args)
+    before = set(learner_registry.LEARNERS)
     for item in fields.get("imports") or []:
+        example = DOCS / "examples" / Path(item).name  # `--import my_learner.py`: the reader's copy of the example
         if not item.endswith(".py") or Path(item).is_file():
             import_user_code(item)
+        elif example.is_file():
+            import_user_code(str(example))
     games = [fields[k] for k in ("game",) if fields.get(k)] + list(fields.get("games") or [])
     for game in games:
         assert game in domino_envs.game_names(), f"domino {command}: {game} is not a game"
@@ -513,8 +631,16 @@ def _check_domino_command(argv: list[str]) -> None:
             domino_envs.make_game(game, **config_from_pairs(pairs, "--set"))
     if command == "benchmark":  # its --only games and --learners are the suite's (ConfigError otherwise)
         from domino_training.benchmark import load_suite
+        from domino_training.benchmark.suite import check_protocol, read_lock, read_suite_file
 
-        load_suite(args.profile, args.suite and Path(args.suite), args.only, args.learners, args.seeds)
+        suite = args.suite and Path(args.suite)
+        load_suite(args.profile, suite, args.only, args.learners, args.seeds)
+        if args.action == "run":  # a suite of one's own is the locked protocol; it trains what --import registers
+            check_protocol(read_suite_file(suite), read_lock(args.lock and Path(args.lock)))
+            imported = set(learner_registry.LEARNERS) - before
+            runs = load_suite(args.profile, suite, args.only, args.learners, args.seeds).runs
+            assert imported <= set(runs), f"domino {shlex.join(argv)}: --import registers {sorted(imported - set(runs))}, " \
+                                          "which the run does not train (domino benchmark refuses it)"
 
 
 def shell_commands(text: str) -> list[list[str]]:
@@ -572,6 +698,9 @@ def test_command_check_rejects_bad_lines():
     example = str(ROOT / "docs" / "examples" / "my_agent.py")  # --import: its agent parses, and is forgotten after
     check_domino_command(["evaluate", "--import", example, "--game", "draw_v0", "--agents", "my_agent", "random"])
     check_domino_command(["play", "draw_v0", "--vs", "my_agent:epsilon=0.5", "--import", example])
+    with pytest.raises(AssertionError, match=r"registers \['my_learner'\], which the run does not train"):
+        check_domino_command(["benchmark", "--import", "my_learner.py", "--profile", "quick"])  # issue 55
+    check_domino_command(["benchmark", "--import", "my_learner.py", "--suite", "docs/examples/my_suite.yaml"])
     with pytest.raises(ValueError, match="unknown agent 'my_agent'"):
         check_domino_command(["evaluate", "--game", "draw_v0", "--agents", "my_agent", "random"])
 

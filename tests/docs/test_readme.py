@@ -18,11 +18,21 @@ TOOLS_PAGE = ROOT / "docs" / "tools.md"
 README_MAX_LINES = 200
 
 
+def usage_blocks() -> list[str]:
+    """The ```python blocks of the README's Usage section, in order (tests/project/test_install.py runs
+    them in a fresh install too)."""
+    section = README.read_text().split("\n## Usage\n", 1)[1].split("\n## ", 1)[0]
+    blocks = fenced_blocks(section)
+    assert blocks, "README's Usage section has no python example"
+    return blocks
+
+
 def test_readme_usage_example_runs():
-    blocks = fenced_blocks(README.read_text())
-    assert blocks, "README has no python example"
-    namespace = run_snippet(blocks[0], str(README))
+    first, *more = usage_blocks()
+    namespace = run_snippet(first, str(README))
     assert namespace["env"].agents == []  # every agent stepped out at the end
+    for code in more:
+        run_snippet(code, str(README))
 
 
 def test_deal_example_runs_on_all_six_envs():

@@ -95,3 +95,53 @@ def test_every_option_says_what_it_does_and_its_default(command):
         if not any(action.default is nothing for nothing in (None, False, argparse.SUPPRESS)) and action.default != []:
             text = formatter._get_help_string(action) % {"default": action.default}
             assert "default" in text or str(action.default) in text, f"domino {name}: default not shown: {text}"
+
+
+DANGLING = re.compile(r"(?:[,;:(\-]|\b(?:and|or|the|a|an|of|to|with|for|in|by|from|on|as|than|but|its|their))\s*$", re.I)
+
+
+def unfinished(text: str) -> str | None:
+    """Why `text` stops mid-sentence (a line cut from a longer docstring, say), or None: an open
+    parenthesis, bracket or code quote, or a last word that needs more after it."""
+    text = " ".join(text.split())
+    if text.count("(") != text.count(")") or text.count("[") != text.count("]"):
+        return "unbalanced brackets"
+    if text.count("`") % 2:
+        return "an open code quote"
+    if DANGLING.search(text):
+        return f"ends with {DANGLING.search(text)[0].strip()!r}"
+    return None
+
+
+def test_the_sentence_check_catches_cut_texts():
+    for cut in ("`domino benchmark`: the whole pipeline (check the protocol, train and evaluate, aggregate, rate,",
+                "Compile the games' kernels and", "the `suite", "every run of the", "a list [of runs"):
+        assert unfinished(cut), cut
+    for whole in ("Draw a mid-game position (PNG) or a replay (GIF).", "processes that play; the same ratings",
+                  "the report (default benchmark.md for quick)"):
+        assert unfinished(whole) is None, whole
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_help_text_is_whole_sentences(command):
+    """What `domino <command> --help` says the command does is whole sentences (a capital first, a full
+    stop last), and no option's help stops mid-sentence: a description taken as the first line of a
+    wrapped docstring, or a help string cut short, fails here."""
+    import argparse
+    import importlib
+
+    code, out, _ = run([command, "--help"])
+    assert code == 0
+    description = " ".join(out.split("\n\n")[1].split())  # the paragraph after the usage lines
+    assert description[:1].isupper() and description.endswith("."), f"domino {command} --help: {description!r}"
+    assert unfinished(description) is None, f"domino {command} --help: {unfinished(description)}: {description!r}"
+    module = COMMANDS[command][0]
+    if module is None:
+        return
+    parser = importlib.import_module(module).build_parser()
+    formatter = parser._get_formatter()
+    for words, action in _options(parser):
+        if action.help and action.help != argparse.SUPPRESS:
+            text = formatter._get_help_string(action) % {"default": action.default}
+            name = " ".join([command, *words, "/".join(action.option_strings) or action.dest])
+            assert unfinished(text) is None, f"domino {name}: {unfinished(text)}: {text!r}"

@@ -243,6 +243,16 @@ class ToyGame(Game, kernels=globals()):
         state[ENDS:ENDS + 2] = -1
         state[H_TURN] = first
 
+    def deal_of(self, state):
+        """The deal in play, as set_deal takes it (the benchmark suite's deal fingerprints read it):
+        each hand with the tiles its seat has placed, and the leader."""
+        held = [int(state[HANDS + k]) for k in range(2)]
+        for i in range(int(state[NPLAYED])):
+            held[int(state[BY + i])] |= 1 << (int(state[PLAYS + i]) // 2)
+        first = int(state[BY]) if state[NPLAYED] else int(state[H_TURN])
+        return {"hands": [[(int(TILE_A[t]), int(TILE_B[t])) for t in range(NT) if h >> t & 1] for h in held],
+                "first": first}
+
     def slot_ranges(self):
         return [("hands", HANDS, 2, 0, ALL), ("ends", ENDS, 2, -1, 2), ("placed", NPLAYED, 1, 0, NT),
                 ("plays", PLAYS, NT, 0, NA - 1), ("placed by", BY, NT, 0, 1)]
@@ -414,3 +424,43 @@ def test_an_unregistered_engine_has_no_vector_env():
     game = ToyGame(ToyConfig(), name="toy_v0")
     with pytest.raises(DominoError, match="engine of no registered game"):
         VectorEnv(game, 4)
+
+
+def test_the_benchmark_suite_takes_it_under_a_new_version(toy, tmp_path):
+    """Section 6 of the recipe: the game's line in (a copy of) the shipped suite is refused under the old
+    protocol version, `domino benchmark freeze` records the bumped version beside the old one, and the
+    profiles that name no games then run it."""
+    import shutil
+
+    import yaml
+
+    from domino_training.benchmark import cli
+    from domino_training.benchmark.suite import check_protocol, load_suite, read_lock, read_suite_file, suite_folder
+
+    state = toy.new_state()
+    toy.reset(state, 5)
+    toy.step(state, int(np.flatnonzero(toy.legal_mask(state))[0]))
+    again = toy.new_state()
+    toy.set_deal(again, toy.deal_of(state))  # deal_of reads the deal back after a move, in set_deal's format
+    assert toy.deal_of(again) == toy.deal_of(state) and sorted(sum(toy.deal_of(state)["hands"], [])) == sorted(
+        (int(TILE_A[t]), int(TILE_B[t])) for t in range(NT))
+
+    suite, lock = tmp_path / "suite.yaml", tmp_path / "lock.json"
+    shutil.copy(suite_folder() / "lock.json", lock)
+    data = yaml.safe_load((suite_folder() / "suite.yaml").read_text())
+    data["protocol"]["games"]["toy"] = {"env": "toy_v0"}
+    suite.write_text(yaml.safe_dump(data))
+    with pytest.raises(DominoError, match="bump `version`"):
+        check_protocol(read_suite_file(suite), read_lock(lock))
+    data["version"] += 1
+    suite.write_text(yaml.safe_dump(data))
+    with pytest.raises(DominoError, match="no fingerprint"):
+        check_protocol(read_suite_file(suite), read_lock(lock))
+    before = read_lock(lock)
+    assert cli.main(["freeze", "--suite", str(suite), "--lock", str(lock)]) == 0  # the recipe's command
+    after = read_lock(lock)
+    assert {k: v for k, v in after.items() if k in before} == before and set(after) == {*before, str(data["version"])}
+    assert "toy" in after[str(data["version"])]["deals"]
+    check_protocol(read_suite_file(suite), after)
+    assert "toy" in load_suite("quick", suite).runs["ppo"][1]  # quick names no games for ppo: all of them
+    assert load_suite("ci", suite).runs["ppo"][1] == ["block"]  # ci names its games

@@ -669,6 +669,28 @@ MUTATIONS = [
         "training/scripts/tuning.py",
         [("    except ValueError as err:  # a bad sweep or suite", "    except ConfigError as err:  # a bad sweep or suite")],
         ["tests/learners/test_tuning.py", "-k", "two_workers"]),
+    # issue 55: a fresh install, and every documented command as written
+    Mutation(
+        "doc_script_flag_renamed", "a maintainer-script line of the docs names a flag its parser does not have",
+        "docs/training.md",
+        [("python -m domino_training.scripts.ship --evaluate-only ", "python -m domino_training.scripts.ship --eval-only ")],
+        ["tests/docs/test_docs.py", "-k", "maintainer_script and training"]),
+    Mutation(
+        "script_flag_renamed", "a maintainer script renames a flag its docs still name",
+        "training/scripts/ship.py",
+        [('"--evaluate-only"', '"--reevaluate"')],
+        ["tests/docs/test_docs.py", "-k", "maintainer_script and training"]),
+    Mutation(
+        "doc_benchmark_import_unlisted", "the docs benchmark a learner of one's own with a suite that does not list it",
+        "docs/learners.md",
+        [("--import docs/examples/my_learner.py --suite docs/examples/my_suite.yaml --profile quick",
+          "--import docs/examples/my_learner.py --profile quick")],
+        ["tests/docs/test_docs.py", "-k", "commands_parse and learners"]),
+    Mutation(
+        "benchmark_help_cut", "domino benchmark --help describes it with the first line of a wrapped docstring",
+        "training/benchmark/cli.py",
+        [('prog="domino benchmark", description=DESCRIPTION)', 'prog="domino benchmark", description=__doc__.split("\\n")[0])')],
+        ["tests/fronts/test_command_help.py", "-k", "whole_sentences"]),
 ]
 
 

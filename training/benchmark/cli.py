@@ -70,6 +70,8 @@ def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None
     return everything
 
 
+DESCRIPTION = ("Benchmark learners on the frozen suite: check the protocol, train and evaluate every run (resuming), "
+               "aggregate, rate and write the report.")
 EXAMPLES = """examples:
   domino benchmark --profile ci --out /tmp/b --report /tmp/b/report.md   # seconds: the whole pipeline
   domino benchmark --profile quick --workers 2                          # every learner on every game
@@ -78,7 +80,7 @@ EXAMPLES = """examples:
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(epilog=EXAMPLES, formatter_class=HelpFormatter,
-        prog="domino benchmark", description=__doc__.split("\n")[0])
+        prog="domino benchmark", description=DESCRIPTION)
     ap.add_argument("action", nargs="?", default="run", choices=["run", "freeze"],
                     help="run the benchmark (default) or record the protocol's fingerprints in the --lock file")
     ap.add_argument("--profile", default="quick", choices=PROFILES,

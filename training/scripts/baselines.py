@@ -56,7 +56,7 @@ def page(blobs: dict[str, dict]) -> str:
     head = [
         "# Baselines",
         "",
-        f"Measured with `python -m domino_training.scripts.baselines --deals {deals} --seed {seed}` "
+        f"Measured from a checkout with `python -m domino_training.scripts.baselines --deals {deals} --seed {seed}` "
         "(each matchup: that many duplicate deals, the first agent in every seat in turn, copies of the "
         "second agent in the other seats; default game configs). Win rate shares ties; intervals are "
         "95% normal intervals over deals. *Holds* = the interval's lower end is above the fair share.",

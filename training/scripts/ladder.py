@@ -72,7 +72,7 @@ def section(env: str, entry: dict) -> str:
         f"{r.model}, random = 0; {r.deals} duplicate deals (seed {entry['seed']}), {r.hands} hands; 95% bootstrap "
         f"intervals over deals ({entry['bootstrap']} resamples). Time per decision: the agent's own moves in "
         f"{entry['cost_hands']} hands against random, in one process ({entry['hardware']}).", "",
-        f"Regenerate: `{entry['command']}`", "",
+        f"Regenerate: `{entry['command']}` (from a checkout)", "",
         r.markdown({a: f"`{a}`" for a in r.names}, entry["costs"], digits=0 if r.model.startswith("bradley") else 1),
         ""])
 
@@ -100,11 +100,13 @@ def page(entries: dict[str, dict]) -> str:
             "Every agent of the ladder against every other on the same duplicate deals (seats rotated), per env "
             "in its default config: two sides rated by Bradley-Terry on the Elo scale (100 points is about 64% "
             "wins), more players by openskill's Plackett-Luce on finishing orders (its mu), random at 0. The "
-            f"row-vs-column table is the row's win share (two sides) or how often it finished above the column. "
-            f"`pimc:n=K` plays its rollouts greedily (PIMC's default); the shipped policies are measured against "
-            f"`pimc:n=64,rollout=random` in [trained.md](trained.md) and [search.md](search.md). "
-            f"Regenerate every section: `{PROG} --deals N --workers W` (resumable; each section below names its "
-            f"own command).", ""]
+            "row-vs-column table is the row's win share (two sides) or how often it finished above the column. "
+            "`pimc:n=K` plays its rollouts greedily (PIMC's default); the shipped policies are measured against "
+            "`pimc:n=64,rollout=random` in [trained.md](trained.md) and [search.md](search.md). "
+            "Each section's Regenerate line reruns it with a maintainer script, from a checkout "
+            "(`domino_training.scripts` is not in the wheel; resumable, `--workers W` plays in W processes). With "
+            "the package alone, `domino rate --game ENV --deals N --seed S AGENT...` (a section's deals and seed) "
+            "rates agents of your choice the same way.", ""]
     return "\n".join(head + summary(order, entries) + [""] + [section(g, entries[g]) for g in order])
 
 
