@@ -20,7 +20,7 @@ from pathlib import Path
 from domino_envs.registry import game_names, title
 from domino_training.scripts import DOCS
 
-BEGIN = "<!-- generated from {data} by `python -m domino_training.scripts.pages`: edit the data, not this section -->"
+BEGIN = "<!-- generated from {data} by `python -m domino_training.scripts.pages` (from a checkout): edit the data, not this section -->"
 END = "<!-- end of the generated section -->"
 
 

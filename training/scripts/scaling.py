@@ -71,7 +71,7 @@ def section(data: dict) -> str:
               "costs next to nothing beyond the second process's start-up: the report, identical to the serial one, "
               "comes at the machine's own ceiling. With more cores the shards (about four per worker) spread the same "
               "way; no larger machine has been measured yet, nor a Ray cluster beyond one machine's local head node, "
-              f"nor a GPU. Measure again: `{PROG} --deals {m['deals']} --runs 3`."]
+              f"nor a GPU. Measure again, from a checkout: `{PROG} --deals {m['deals']} --runs 3`."]
     return "\n".join(lines) + "\n"
 
 

@@ -90,7 +90,7 @@ def page(data: dict) -> str:
         "(legal actions) rollouts of a decision advance in lockstep, one compiled step call and one numpy forward pass "
         "of the actor a step, with common random numbers per sample as in plain PIMC.", "",
         "This page is generated from [search.json](search.json) by "
-        f"`{PROG}` (training/scripts/search.py), which measured it.", "",
+        f"`{PROG}` (training/scripts/search.py, from a checkout), which measured it.", "",
         "## Against plain PIMC-64", "",
         f"The search with the shipped policy against a table of `{PIMC}` on duplicate deals (seats rotated), win share "
         "(ties shared) and reward per hand with their 95% intervals; the fair share is 0.5 with 2 players, 0.25 with 4. "
@@ -111,7 +111,7 @@ def page(data: dict) -> str:
         said.append(f"below it in {', '.join(below)}")
     lines += ["", "In bold, an interval above the fair share: the search is " + "; ".join(said) + ".", "",
               "```bash",
-              f"{PROG} draw_v0 --deals 2000 --seed {seeds[0]} --workers 2   # one row again (the others are kept)",
+              f"{PROG} draw_v0 --deals 2000 --seed {seeds[0]} --workers 2   # from a checkout: one row again",
               f"domino evaluate --game draw_v0 --agents {GUIDED} {PIMC} --pairs {GUIDED}@{PIMC} --deals 2000 "
               f"--seed {seeds[0]}",
               "```", ""]
@@ -135,13 +135,13 @@ def page(data: dict) -> str:
                          f"({r['seed']}) | {_interval(r['win'])} | {_interval(r['reward'], True)} |")
         lines.append("")
     if cost is None:
-        return "\n".join(lines + ["## What it costs", "", f"Not measured yet: `{PROG} --costs` on an idle machine.", ""])
+        return "\n".join(lines + ["## What it costs", "", f"Not measured yet: `{PROG} --costs` (from a checkout) on an idle machine.", ""])
     games = [g for g in game_names() if g in cost["games"]]
     ratio = [cost["games"][g][guided_spec(g)] / cost["games"][g][PIMC] for g in games]
     lines += ["## What it costs", "",
               f"Milliseconds a decision, measured as the [ladder](ladder.md) measures its agents: {cost['hands']} hands "
               "against random in one process after an untimed hand, the agent's own decisions timed "
-              f"(`{PROG} --costs`; {cost['hardware']}, {cost['load']}).", "",
+              f"(`{PROG} --costs`, from a checkout; {cost['hardware']}, {cost['load']}).", "",
               f"| game | `{PIMC}` | the guided search | `trained` |", "|---|---|---|---|"]
     for g in games:
         c = cost["games"][g]

@@ -97,12 +97,13 @@ def page(data: dict) -> str:
         "# Speed", "",
         "How fast the envs step, how fast the learners train, and what compiling the heuristics bought. Every number "
         "here was measured on a 2-core VM whose speed changes from day to day; read the ratios between columns of one "
-        f"table, not the absolute numbers. The page is generated from [speed.json](speed.json) by `{PROG}`.", "",
+        f"table, not the absolute numbers. The page is generated from [speed.json](speed.json) by `{PROG}` (from a "
+        "checkout).", "",
         "## The envs", "",
         "`make bench` (or `domino bench --seconds 2`, or `python -m domino_training.tools.envspeed`) measures every "
         "game in one run on one core and writes `bench_results.json` in the current folder (`--json` names another "
         "file); the peers (PettingZoo's `connect_four_v3`, OpenSpiel's `python_block_dominoes`) need the `bench` "
-        f"extra. `{PROG} --bench FILE` takes such a file into this page.", "",
+        f"extra. `{PROG} --bench FILE` (from a checkout) takes such a file into this page.", "",
         "```bash", "domino bench --seconds 0.5 --games draw_v0 magic7_v0", "```", "",
         *envs_section(data["envs"]),
         *data["envs_notes"],
