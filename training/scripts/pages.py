@@ -69,6 +69,7 @@ PAGES = [
       for page, data, profile in (("benchmark.md", "benchmark/quick.json", "quick"),
                                   ("benchmark_full.md", "benchmark_full/full.json", "full"),
                                   ("benchmark_rllib.md", "benchmark_rllib/quick.json", "quick --learners rllib"))),
+    Page("search.md", "search.json", f"{SCRIPTS}.search:page", f"python -m {SCRIPTS}.search GAME --deals 2000"),
     Page("speed.md", "speed.json", f"{SCRIPTS}.speed:page", f"domino bench, then python -m {SCRIPTS}.speed --bench FILE"),
     Page("scaling.md", "scaling.json", f"{SCRIPTS}.scaling:section", f"python -m {SCRIPTS}.scaling", section=True),
     Page("../README.md", ("baselines.json", "trained.json", "search.json", "ladder.json"), f"{SCRIPTS}.pages:readme_results",
@@ -113,8 +114,9 @@ def readme_results(data: dict) -> str:
         f"random, greedy and the heuristic {base} and PIMC-64 in {_games(above)} ([trained](docs/trained.md)"
         + (f"; what was tried in {_games(short)}, where they do not yet: "
            "[training results](docs/training_results.md#where-racehorse-and-seven-toed-pete-stop-short)" if short else "")
-        + f"), and PIMC playing its rollouts with them beats PIMC-64 in {_games(guided)} of the {len(rows)} games "
-        f"measured" + (f" (in {_games(tempered)} with the rollouts' softmax at a temperature)" if tempered else "")
+        + "), and PIMC playing its rollouts with them beats PIMC-64 "
+        + ("in every game" if sorted(guided) == sorted(game_names()) else f"in {_games(guided)}")
+        + (f" (in {_games(tempered)} with the rollouts' softmax at a temperature)" if tempered else "")
         + " ([search](docs/search.md)). Learner comparisons are on the [benchmark](docs/benchmark.md) pages, exact and "
         "learned exploitability on [exploitability](docs/exploitability.md).", ""]
     strongest: dict[str, list[str]] = {}
