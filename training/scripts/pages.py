@@ -69,6 +69,7 @@ PAGES = [
       for page, data, profile in (("benchmark.md", "benchmark/quick.json", "quick"),
                                   ("benchmark_full.md", "benchmark_full/full.json", "full"),
                                   ("benchmark_rllib.md", "benchmark_rllib/quick.json", "quick --learners rllib"))),
+    Page("benchmark_tuning.md", "benchmark_tuning.json", f"{SCRIPTS}.tuning:page", f"python -m {SCRIPTS}.tuning"),
     Page("search.md", "search.json", f"{SCRIPTS}.search:page", f"python -m {SCRIPTS}.search GAME --deals 2000"),
     Page("speed.md", "speed.json", f"{SCRIPTS}.speed:page", f"domino bench, then python -m {SCRIPTS}.speed --bench FILE"),
     Page("scaling.md", "scaling.json", f"{SCRIPTS}.scaling:section", f"python -m {SCRIPTS}.scaling", section=True),

@@ -172,6 +172,11 @@ def markdown(sweep: dict, rows: list[dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def page(data: dict) -> str:
+    """docs/benchmark_tuning.md from the JSON written beside it."""
+    return markdown(data["sweep"], data["rows"])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m domino_training.scripts.tuning", description=__doc__.splitlines()[0])
     ap.add_argument("--sweep", help="the sweep file (default configs/benchmark/tuning.yaml)")
@@ -193,8 +198,11 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as err:  # a bad sweep or suite, a setting that failed in its worker (JobError): one line
         print(f"{ap.prog}: error: {err}", file=sys.stderr)
         return 2
-    Path(args.report).write_text(markdown(sweep, rows))
-    print(f"wrote {args.report}")
+    report = Path(args.report)
+    data = {"sweep": sweep, "rows": rows}
+    report.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n")  # the page's data (scripts/pages.py)
+    report.write_text(page(data))
+    print(f"wrote {report} and its .json")
     return 0
 
 
