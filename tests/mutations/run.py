@@ -5,6 +5,7 @@
                                                        # reuse them; see "Where the copies go")
     .venv/bin/python -m tests.mutations.run pete_sample_hidden d5_last_winner   # some of them
     .venv/bin/python tests/mutations/run.py --list
+    .venv/bin/python tests/mutations/run.py --table tests/mutations/verdicts.md   # the committed table of a full run
 
 For each mutation: copy the repo (without .git, .venv, caches) to a folder of its own, apply its
 textual replacements (each anchored on a snippet that must occur exactly once: a missing or
