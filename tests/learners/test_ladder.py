@@ -203,3 +203,16 @@ def test_rate_command_keeps_its_units_in_out_and_reads_them_back(tmp_path, capsy
     assert capsys.readouterr().out == first
     assert cli_main([*argv, "--workers", "0"]) == 2
     assert "workers=0" in capsys.readouterr().err
+
+
+def test_a_rating_outside_its_interval_is_said_on_its_section():
+    """openskill's sequential fit can put an estimate outside its own bootstrap interval (Magic-7 on 4,000
+    table plays did): the section then says so, and says nothing where every rating is inside."""
+    from domino_training.scripts import DOCS, ladder
+
+    entry = json.loads((DOCS / "ladder.json").read_text())["magic7_v0"]
+    assert "with care" not in ladder.section("magic7_v0", entry)
+    trained = next(x for x in entry["ratings"]["ratings"] if x["agent"] == "trained")
+    trained["rating"] = trained["lo"] - 0.2
+    text = ladder.section("magic7_v0", entry)
+    assert "Read this section's order with care: the rating of `trained` lies outside" in text

@@ -65,8 +65,19 @@ def command(env: str, args, defaults: dict) -> str:
     return " ".join([PROG, *(shlex.quote(w) for w in words[1:])])
 
 
+def outside_interval(r: Ratings) -> list[str]:
+    """The agents whose rating lies outside its own bootstrap interval: openskill fits the hands one after
+    another, so the estimate on the deals in their order is not what a resample (a reordering) gives."""
+    return [n for n, x, lo, hi in zip(r.names, r.rating, r.lo, r.hi) if not lo <= x <= hi]
+
+
 def section(env: str, entry: dict) -> str:
     r = Ratings.from_json(entry["ratings"])
+    odd = outside_interval(r)
+    caveat = ([f"Read this section's order with care: the rating of {', '.join(f'`{n}`' for n in odd)} lies outside "
+               "its own 95% interval. Plackett-Luce is fitted here by openskill's updates, one hand after another, so "
+               "the estimate on the deals in their order is not what a resample of the deals (a reordering) gives; "
+               "an order-free fit is still to come.", ""] if odd else [])
     return "\n".join([
         f"## {env}", "",
         f"{r.model}, random = 0; {r.deals} duplicate deals (seed {entry['seed']}), {r.hands} hands; 95% bootstrap "
@@ -74,7 +85,7 @@ def section(env: str, entry: dict) -> str:
         f"{entry['cost_hands']} hands against random, in one process ({entry['hardware']}).", "",
         f"Regenerate: `{entry['command']}` (from a checkout)", "",
         r.markdown({a: f"`{a}`" for a in r.names}, entry["costs"], digits=0 if r.model.startswith("bradley") else 1),
-        ""])
+        "", *caveat])
 
 
 def summary(order: list[str], entries: dict[str, dict]) -> list[str]:
