@@ -146,7 +146,7 @@ def crossplay(suite: Suite, scores: ScoreFile, bootstrap: int, echo=print) -> di
         t0 = time.perf_counter()
         r = rate(game.env, specs, suite.crossplay_deals, suite.deal_seed, dict(game.config), bootstrap=bootstrap)
         labels = {spec: label for label, spec in finals.items()}
-        entry = {"ratings": r.to_json(), "labels": labels, "markdown": r.markdown(labels)}
+        entry = {"ratings": r.to_json(), "labels": labels}
         if getattr(make_game(game.env, **game.config).config, "teams", False):
             partners = {}
             for label, spec in finals.items():

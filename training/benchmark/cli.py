@@ -61,7 +61,7 @@ def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None
     minutes = (time.perf_counter() - t0) / 60
     everything = {"profile": profile, "version": suite.version, "protocol": suite.protocol,
                   "scores": list(scores.rows.values()), "aggregate": agg, "time_to_strength": strength_rows,
-                  "crossplay": {g: {k: v for k, v in e.items() if k != "markdown"} for g, e in cross.items()},
+                  "crossplay": cross,
                   "page": page_facts(only, learners, seeds, suite_path, not train, command, minutes, plots, report)}
     published = portable_json(everything, out, indent=1)  # specs relative to --out
     (folder / f"{profile}.json").write_text(published)

@@ -17,6 +17,7 @@ from domino_training.benchmark.aggregate import (
     score_of,
     summarize_strength,
 )
+from domino_training.benchmark.ratings import Ratings
 from domino_training.benchmark.runner import ScoreFile
 from domino_training.benchmark.suite import Suite, load_suite
 
@@ -208,7 +209,7 @@ def markdown(suite: Suite, agg: dict, strength: dict, cross: dict, plots: list[P
                   "deals; two sides: Bradley-Terry on the Elo scale; 3+ players: openskill Plackett-Luce mu on "
                   "finishing orders. random = 0, 95% bootstrap intervals over deals."]
         for g, e in cross.items():
-            lines += ["", f"### {g} ({e['ratings']['model']})", "", e["markdown"]]
+            lines += ["", f"### {g} ({e['ratings']['model']})", "", Ratings.from_json(e["ratings"]).markdown(e["labels"])]
             if e.get("partners"):
                 lines += ["", "Beside partners it never trained with (the pair's win share against two heuristics):", "",
                           "| policy | partner | win share | 95% CI |", "|---|---|---|---|"]
@@ -232,8 +233,6 @@ def page_facts(only: list[str] | None, learners: list[str] | None, seeds: int | 
 def page_from_data(data: dict) -> str:
     """The benchmark's page from the JSON `domino benchmark` writes beside it: the suite as the run named it,
     the scores, the aggregates and ratings it computed, and its `page_facts`."""
-    from domino_training.benchmark.ratings import Ratings
-
     facts = data["page"]
     suite = load_suite(data["profile"], facts["suite"] and Path(facts["suite"]), facts["only"], facts["learners"],
                        facts["seeds"])
@@ -242,10 +241,8 @@ def page_from_data(data: dict) -> str:
     coverage = coverage_line(suite, done, facts["command"])
     if facts["report_only"]:  # the page holds the runs whose seeds are all finished (run_benchmark's train=False)
         suite = finished_only(suite, done)
-    cross = {g: {**e, "markdown": Ratings.from_json(e["ratings"]).markdown(e["labels"])}
-             for g, e in data["crossplay"].items()}
     where = Path(facts["report"])  # its folder's name and its own: what the page's links need
-    return markdown(suite, data["aggregate"], summarize_strength(data["time_to_strength"], suite), cross,
+    return markdown(suite, data["aggregate"], summarize_strength(data["time_to_strength"], suite), data["crossplay"],
                     [where.parent / p for p in facts["plots"]], where, facts["hardware"], facts["minutes"], done,
                     coverage, facts["command"], per_game_finals(suite, scores))
 
