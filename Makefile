@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q "torch==2.13.0"
-	$(PY) -m pip install -q -e ".[train,dev,render,openspiel]"
+	$(PY) -m pip install -q -e ".[train,dev,render,openspiel,web,llm,mcp]"
 	touch $(STAMP)
 
 install: $(STAMP)
