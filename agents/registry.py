@@ -5,7 +5,9 @@ every training run exports; ``ppo:`` is its old name, kept as an alias), ``dmc:c
 (a DMC Q-network, greedy over the legal Q-values) and ``trained``
 (the policy shipped for the game); ``sb3:model=PATH`` for a saved MaskablePPO model;
 ``rllib:checkpoint=DIR`` for a policy trained by Ray RLlib (training/learners/rllib.py);
-``tabular:path=FILE`` for a tabular policy (CFR+ on a small config, domino_training.exploit).
+``tabular:path=FILE`` for a tabular policy (CFR+ on a small config, domino_training.exploit);
+``llm:model=M,base_url=URL,api_key_env=VAR,...`` for a language model (agents/llm.py, docs/llm.md; a spec
+carrying a key is refused here, before any message could echo it).
 
 A spec is ``name`` or ``name:key=value,key=value``; values are parsed as int, float, bool
 (true/false) or left as strings, and passed to the agent's constructor as keyword arguments, so
@@ -58,6 +60,7 @@ AGENTS = {
     "sb3": lambda game: SB3Agent,                    # sb3:model=PATH[,sample=true]: a MaskablePPO zip saved by domino_training.learners.sb3
     "rllib": _lazy("rllib_agent", "RLlibAgent"),     # rllib:checkpoint=DIR[,sample=true]: domino_training.learners.rllib --out
     "tabular": _lazy("tabular", "TabularAgent"),     # tabular:path=FILE: a CFR+ policy file of a small config (domino_training.exploit)
+    "llm": _lazy("llm", "llm_agent"),                # llm:model=M,base_url=URL,api_key_env=VAR,...: a language model (agents/llm.py)
 }
 # old name -> its name now: the same entry, so older commands and run files still load; parse_spec gives the new
 ALIASES = {"ppo": "mlp"}
@@ -104,6 +107,10 @@ def parse_spec(spec: str) -> tuple[str, dict]:
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"agent spec {spec!r} is empty; use NAME or NAME:key=value,... with NAME in {agent_names()}")
     name, _, rest = spec.strip().partition(":")
+    if name == "llm":  # a key in an llm: spec is refused before any message could echo the spec
+        from .llm import refuse_keys, spec_items
+
+        refuse_keys(spec_items(spec))
     if name not in AGENTS:
         raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {agent_names()}")
     params = {}

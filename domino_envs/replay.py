@@ -19,7 +19,10 @@ per line, so an evaluation can append thousands of games to one file. Each line 
                    moves of the deal can score; 0s mostly)
     steps          [{"seat", "action", "name", "rewards"}, ...]: every decision in order - the seat
                    that acted, its action id, ``describe_action(action)`` (for reading only) and
-                   every seat's reward from that step (floats, as the fronts give them)
+                   every seat's reward from that step (floats, as the fronts give them); optionally
+                   "info", an object the agent gave about its decision (a language model's tokens,
+                   tries and cost: agents/llm.py), read back as is and never checked; written only
+                   where there is one, so older lines and readers are unchanged
     returns        each seat's return: start_rewards plus every step's rewards
     hands          match mode: [{"hand": h, "step": i, "deal": {...}}, ...] the deal of every later
                    hand that has a decision (the engine deals it from the row's stream; seed +
@@ -74,9 +77,13 @@ class Step:
     action: int
     name: str
     rewards: list[float]
+    info: dict | None = None  # what the agent said of its decision (agents/llm.py); not checked
 
     def to_json(self) -> dict:
-        return {"seat": self.seat, "action": self.action, "name": self.name, "rewards": self.rewards}
+        out = {"seat": self.seat, "action": self.action, "name": self.name, "rewards": self.rewards}
+        if self.info is not None:
+            out["info"] = self.info
+        return out
 
 
 @dataclass
@@ -144,7 +151,11 @@ class Replay:
             if not (_is_int(st["seat"]) and _is_int(st["action"]) and _numbers(st["rewards"])):
                 raise bad("steps", f"step {i}: seat and action must be integers and rewards a list of "
                                    f"numbers; got {st!r:.120}")
-            steps.append(Step(st["seat"], st["action"], str(st.get("name", "")), [float(r) for r in st["rewards"]]))
+            info = st.get("info")
+            if info is not None and not isinstance(info, dict):
+                raise bad("steps", f"step {i}: info must be an object; got {info!r:.80}")
+            steps.append(Step(st["seat"], st["action"], str(st.get("name", "")), [float(r) for r in st["rewards"]],
+                              info))
         if not _numbers(obj["returns"]):
             raise bad("returns", f"must be a list of numbers; got {obj['returns']!r:.80}")
         start = obj.get("start_rewards")
@@ -263,7 +274,7 @@ class Recorder:
 
         rec = Recorder(game, agents=specs)       # once
         rec.start(row, seed)                     # after game.reset(row, seed) [+ set_deal(row, deal)]
-        rec.step(seat, action, row)              # after each game.step(row, action)
+        rec.step(seat, action, row[, info])      # after each game.step(row, action)
         replay = rec.finish(row)                 # once the row is over
 
     `start` reads the deal (``game.deal_of``) and the rewards already in the row; a hand-set deal
@@ -292,11 +303,13 @@ class Recorder:
         if self._seed is None:
             raise DominoError(f"{self.game.name}: Recorder.{what}() before Recorder.start(row, seed)")
 
-    def step(self, seat: int, action: int, row: np.ndarray) -> None:
+    def step(self, seat: int, action: int, row: np.ndarray, info: dict | None = None) -> None:
+        """Record a step taken; `info`: what the agent said of its decision (kept in the step's "info")."""
         if self._seed is None:
             self._check_started("step")
         g = self.game
-        self._steps.append(Step(int(seat), int(action), g.describe_action(int(action)), g.rewards(row).tolist()))
+        self._steps.append(Step(int(seat), int(action), g.describe_action(int(action)), g.rewards(row).tolist(),
+                                info))
         if row[H_HAND] != self._hand:
             self._hand = int(row[H_HAND])
             if not row[H_DONE]:

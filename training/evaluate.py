@@ -49,6 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
+from domino_agents.llm import CATEGORIES, BudgetExhausted, CallMeter
 from domino_agents.registry import agent_names, make_agent, parse_spec
 from domino_envs.core import H_DONE, H_TURN
 from domino_envs.outcome import win_shares
@@ -65,9 +66,11 @@ _AGENT_STREAM = 0x5EED_A6E7
 
 
 # ------------------------------------------------------------------------------ one hand
-def play_hand(game, state, agents, engine_seed: int, agent_seeds, recorder=None) -> np.ndarray:
+def play_hand(game, state, agents, engine_seed: int, agent_seeds, recorder=None, infos: list | None = None) -> np.ndarray:
     """Play one episode from `engine_seed` with agents[k] in seat k; return each seat's return.
-    With a `recorder` (domino_envs.replay.Recorder) the hand is recorded as it is played."""
+    With a `recorder` (domino_envs.replay.Recorder) the hand is recorded as it is played. An agent with a
+    `step_info()` method (a language model's costs: agents/llm.py) has what it returns after each decision
+    kept in the replay's step and, with `infos` (a list), appended there as (seat, info)."""
     n = game.num_players
     game.reset(state, engine_seed)
     if recorder is not None:
@@ -92,11 +95,46 @@ def play_hand(game, state, agents, engine_seed: int, agent_seeds, recorder=None)
             raise RuntimeError(f"{game.name}: agent {getattr(agent, 'name', agent)!r} in seat {seat} chose "
                                f"illegal action {action!r} ({game.describe_action(int(action))}); "
                                f"legal: {np.flatnonzero(mask).tolist()}")
+        info = agent.step_info() if hasattr(agent, "step_info") else None
         game.step(state, int(action))
         totals += game.rewards(state)
         if recorder is not None:
-            recorder.step(seat, int(action), state)
+            recorder.step(seat, int(action), state, info)
+        if infos is not None and info is not None:
+            infos.append((seat, info))
     return totals
+
+
+def scored_shares(totals: np.ndarray, forfeit: list[int]) -> np.ndarray:
+    """Each seat's win share of a hand: `win_shares` of its returns, except that a seat that gave the hand up
+    (a language model's on_fail=forfeit) scores a loss: the win goes to the others (shared as usual)."""
+    if not forfeit or len(forfeit) == totals.size:
+        return win_shares(totals)
+    kept = totals.astype(np.float64).copy()
+    kept[forfeit] = -np.inf
+    return win_shares(kept)
+
+
+# ------------------------------------------------------------------------------ language-model counts
+LLM_SUMS = ("hands", "decisions", "replies", "failed", *CATEGORIES, "random", "forfeit", "tokens_in", "tokens_out",
+            "tokens_reasoning", "seconds", "cost")
+
+
+def _llm_sums(infos: list[dict]) -> np.ndarray:
+    """One seat's decisions of one hand (their step infos) summed in the order of LLM_SUMS (hands: 0 here)."""
+    out = dict.fromkeys(LLM_SUMS, 0.0)
+    for info in infos:
+        d = info["llm"]
+        out["decisions"] += 1
+        out["replies"] += len(d["replies"])
+        out["failed"] += sum(c != "ok" for c in d["replies"])
+        for c in d["replies"]:
+            out[c] += 1
+        if d["fallback"]:
+            out[d["fallback"]] += 1
+        for k in ("tokens_in", "tokens_out", "tokens_reasoning", "seconds", "cost"):
+            out[k] += d[k]
+    return np.array([out[k] for k in LLM_SUMS])
 
 
 @dataclass
@@ -108,14 +146,39 @@ class Matchup:
     win: np.ndarray
     reward: np.ndarray
     seconds: float = 0.0
+    # the focal agent's language-model sums per deal (LLM_SUMS -> one value a deal), None where it made no call
+    llm: dict | None = None
+    stopped: str | None = None  # why the run stopped before the last deal (--max-calls, --budget)
 
     @property
     def win_stat(self) -> Stat:
         return Stat.of(self.win, (0.0, 1.0))
 
+    def llm_json(self) -> dict | None:
+        """The language-model counts and rates of the focal agent (see `llm_summary`)."""
+        return None if self.llm is None else llm_summary(self.llm)
+
     @property
     def reward_stat(self) -> Stat:
         return Stat.of(self.reward)
+
+
+def llm_summary(sums: dict) -> dict:
+    """Counts, rates and costs of a language-model agent from its per-deal sums (LLM_SUMS): replies by
+    category, fallbacks, the failed-reply rate (replies not ok over replies) with its 95% interval over the
+    deals that had replies, tokens per decision, seconds per decision, cost per hand and in all."""
+    tot = {k: float(np.sum(v)) for k, v in sums.items()}
+    asked = sums["replies"] > 0
+    rate = Stat.of(sums["failed"][asked] / sums["replies"][asked], (0.0, 1.0))
+    per = max(tot["decisions"], 1.0)
+    return {"decisions": int(tot["decisions"]), "replies": int(tot["replies"]),
+            "categories": {c: int(tot[c]) for c in CATEGORIES},
+            "fallbacks": {"random": int(tot["random"]), "forfeit": int(tot["forfeit"])},
+            "illegal_reply_rate": rate.as_dict(),
+            "tokens_per_decision": {"in": tot["tokens_in"] / per, "out": tot["tokens_out"] / per,
+                                    "reasoning": tot["tokens_reasoning"] / per},
+            "seconds_per_decision": tot["seconds"] / per,
+            "cost": tot["cost"], "cost_per_hand": tot["cost"] / max(tot["hands"], 1.0)}
 
 
 @dataclass
@@ -130,6 +193,9 @@ class Report:
     # where each shard ran, in shard order (training/parallel.py): empty where this process played every
     # deal; not part of the report's JSON, which is the same for every number of workers
     shard_workers: list[WorkerInfo] = field(default_factory=list)
+    stopped: str | None = None  # why a language model's --max-calls / --budget stopped the run early
+    calls: int = 0  # language-model calls made (not counting replies from the cache)
+    cached: int = 0  # replies read from the cache
 
     @property
     def fair_share(self) -> float:
@@ -148,7 +214,7 @@ class Report:
 
     # ---------------------------------------------------------------- output
     def to_json(self) -> dict:
-        return {
+        out = {
             "game": self.game, "config": self.config, "num_players": self.num_players,
             "deals": self.deals, "seed": self.seed, "agents": self.agents,
             "fair_share": self.fair_share,
@@ -157,9 +223,15 @@ class Report:
                             "deals": s["deals"], "opponents": s["opponents"]}
                         for a, s in self.summary().items()},
             "matchups": [{"agent": m.focal, "opponent": m.opponent, "deals": int(m.win.size),
-                          "win_rate": m.win_stat.as_dict(), "reward": m.reward_stat.as_dict()}
+                          "win_rate": m.win_stat.as_dict(), "reward": m.reward_stat.as_dict(),
+                          **({"llm": m.llm_json()} if m.llm is not None else {})}
                          for m in self.matchups.values()],
         }
+        if any(m.llm is not None for m in self.matchups.values()):
+            out["llm_calls"] = {"made": self.calls, "from_cache": self.cached}
+        if self.stopped:
+            out["stopped"] = self.stopped
+        return out
 
     def _rows(self):
         rows = []
@@ -189,7 +261,31 @@ class Report:
         matrix = self.matrix_lines(markdown=False)
         if matrix:
             lines += ["", "head-to-head win rate (row agent vs a table of column agents):"] + matrix
+        lines += self.llm_lines()
         return "\n".join(lines)
+
+    def llm_lines(self) -> list[str]:
+        """The language-model section of the table: replies by category, fallbacks, the failed-reply rate
+        with its interval over deals, tokens and cost (see llm_summary); [] where no agent made a call."""
+        rows = [(m.focal, m.opponent, m.llm_json()) for m in self.matchups.values() if m.llm is not None]
+        if not rows:
+            return []
+        nw = max([14] + [len(f) + 1 for f, _, _ in rows] + [len(o) + 1 for _, o, _ in rows])
+        cols = ("decisions", "replies", *CATEGORIES, "random", "forfeit")
+        fmt = f"{{:<{nw}}} {{:<{nw}}}" + " {:>9}" * len(cols) + " {:>7} {:>15} {:>10} {:>11}"
+        lines = ["", "language-model agents (replies by category; failed = replies not ok over replies, "
+                     "95% CI over deals; tokens in+out a decision; cost a hand):",
+                 fmt.format("agent", "opponent", *cols, "failed", "95% CI", "tok/dec", "cost/hand")]
+        for f, o, j in rows:
+            r = j["illegal_reply_rate"]
+            t = j["tokens_per_decision"]
+            counts = [j["decisions"], j["replies"], *j["categories"].values(), *j["fallbacks"].values()]
+            lines.append(fmt.format(f, o, *counts, f"{r['mean']:.3f}", f"[{r['lo']:.3f}, {r['hi']:.3f}]",
+                                    f"{t['in'] + t['out']:.0f}", f"{j['cost_per_hand']:.5f}"))
+        lines.append(f"calls made {self.calls}, replies from the cache {self.cached}")
+        if self.stopped:
+            lines.append(f"stopped early: {self.stopped}")
+        return lines
 
     def matrix_lines(self, markdown: bool) -> list[str]:
         return matrix_lines(self.to_json(), markdown)
@@ -238,57 +334,137 @@ def report_markdown(report: dict) -> str:
 
 
 # ------------------------------------------------------------------------------ runs
+@dataclass
+class _Deal:
+    """What one deal's n hands gave: the focal agent's (and with 2 players the opponent's) win share and return
+    averaged over the rotations, their language-model sums (LLM_SUMS) and the hands' replay lines."""
+
+    win: float = 0.0
+    reward: float = 0.0
+    owin: float = 0.0
+    oreward: float = 0.0
+    llm: np.ndarray = field(default_factory=lambda: np.zeros(len(LLM_SUMS)))
+    ollm: np.ndarray = field(default_factory=lambda: np.zeros(len(LLM_SUMS)))
+    lines: list[str] = field(default_factory=list)
+
+
+def _build(spec: str, game, n: int, meter: CallMeter | None) -> list:
+    agents = [make_agent(spec, game) for _ in range(n)]
+    for a in agents:
+        if meter is not None and hasattr(a, "meter"):
+            a.meter = meter  # a language model's calls counted against --max-calls / --budget
+    return agents
+
+
+def _play_deal(game, state, focal, opp, focal_spec: str, opp_spec: str, d: int, deals: int, seed: int,
+               matchup_index: int, keep_replays: bool, progress=None) -> _Deal:
+    n = game.num_players
+    out = _Deal()
+    engine_seed = mix_seed(seed, d)
+    for k in range(n):
+        seats = [focal[j] if j == k else opp[j] for j in range(n)]
+        base = ((matchup_index * deals + d) * n + k) * n
+        agent_seeds = [mix_seed(seed ^ _AGENT_STREAM, base + j) for j in range(n)]
+        recorder = None
+        if keep_replays:
+            specs = [focal_spec if j == k else opp_spec for j in range(n)]
+            where = {"evaluation": {"seed": seed, "deal": d, "focal_seat": k}}
+            recorder = Recorder(game, agents=specs, extra=where)
+        infos: list = []
+        totals = play_hand(game, state, seats, engine_seed, agent_seeds, recorder=recorder, infos=infos)
+        forfeit = [j for j, a in enumerate(seats) if getattr(a, "forfeited", False)]
+        if recorder is not None:
+            if forfeit:
+                recorder.extra["forfeit"] = forfeit  # scored as a loss for these seats (scored_shares)
+            out.lines.append(recorder.finish(state).to_line() + "\n")
+        shares = scored_shares(totals, forfeit)
+        out.win += shares[k] / n
+        out.reward += totals[k] / n
+        if infos:
+            out.llm += _llm_sums([i for j, i in infos if j == k])
+            if n == 2:
+                out.ollm += _llm_sums([i for j, i in infos if j != k])
+        out.llm[0] += 1  # hands the focal agent played
+        out.ollm[0] += 1 if n == 2 else 0
+        if n == 2:
+            out.owin += shares[1 - k] / n
+            out.oreward += totals[1 - k] / n
+        if progress is not None:
+            progress.update(1)
+    return out
+
+
 def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, matchup_index: int,
-                progress=None, replay_file=None, first: int = 0, stop: int | None = None
-                ) -> tuple[Matchup, Matchup | None]:
+                progress=None, replay_file=None, first: int = 0, stop: int | None = None,
+                concurrency: int = 1, meter: CallMeter | None = None) -> tuple[Matchup, Matchup | None]:
     """Duplicate-deal matchup focal vs copies of opp. With 2 players also returns opp's view.
     With `replay_file` (an open text file) every hand is appended to it as a replay line, with the
     agent spec of each seat, the deal index and the evaluation seed. `first`/`stop` play only deals
     first..stop-1 of the `deals` (a shard: every deal and agent seed depends on the deal's own index,
-    so the shards of a matchup together give exactly the whole)."""
+    so the shards of a matchup together give exactly the whole).
+
+    concurrency: deals played at once in threads (a language model is waited on, not computed), each deal
+    with agents of its own; the results and replay lines are those of one deal at a time, in deal order.
+    meter: counts language-model calls; when it stops the run (BudgetExhausted) the matchup keeps the deals
+    finished before the first unfinished one and says so in its `stopped`."""
     n = game.num_players
     stop = deals if stop is None else stop
-    focal = [make_agent(focal_spec, game) for _ in range(n)]
-    opp = [make_agent(opp_spec, game) for _ in range(n)]
-    state = game.new_state()
-    win = np.zeros(stop - first)
-    rew = np.zeros(stop - first)
-    owin = np.zeros(stop - first)
-    orew = np.zeros(stop - first)
+    keep = replay_file is not None
     t0 = time.perf_counter()
-    for d in range(first, stop):
-        i = d - first
-        engine_seed = mix_seed(seed, d)
-        for k in range(n):
-            seats = [focal[j] if j == k else opp[j] for j in range(n)]
-            base = ((matchup_index * deals + d) * n + k) * n
-            agent_seeds = [mix_seed(seed ^ _AGENT_STREAM, base + j) for j in range(n)]
-            recorder = None
-            if replay_file is not None:
-                specs = [focal_spec if j == k else opp_spec for j in range(n)]
-                where = {"evaluation": {"seed": seed, "deal": d, "focal_seat": k}}
-                recorder = Recorder(game, agents=specs, extra=where)
-            totals = play_hand(game, state, seats, engine_seed, agent_seeds, recorder=recorder)
-            if recorder is not None:
-                replay_file.write(recorder.finish(state).to_line() + "\n")
-            shares = win_shares(totals)
-            win[i] += shares[k] / n
-            rew[i] += totals[k] / n
-            if n == 2:
-                owin[i] += shares[1 - k] / n
-                orew[i] += totals[1 - k] / n
-            if progress is not None:
-                progress.update(1)
+    results: list[_Deal] = []
+    stopped = None
+    if concurrency <= 1:
+        focal, opp = _build(focal_spec, game, n, meter), _build(opp_spec, game, n, meter)
+        state = game.new_state()
+        for d in range(first, stop):
+            try:
+                results.append(_play_deal(game, state, focal, opp, focal_spec, opp_spec, d, deals, seed,
+                                          matchup_index, keep, progress))
+            except BudgetExhausted as why:
+                stopped = str(why)
+                break
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        def one(d: int) -> _Deal:
+            return _play_deal(game, game.new_state(), _build(focal_spec, game, n, meter), _build(opp_spec, game, n, meter),
+                              focal_spec, opp_spec, d, deals, seed, matchup_index, keep, progress)
+
+        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="deal") as pool:
+            futures = [pool.submit(one, d) for d in range(first, stop)]
+            for fut in futures:
+                if stopped is not None:
+                    fut.cancel()
+                    continue
+                try:
+                    results.append(fut.result())
+                except BudgetExhausted as why:
+                    stopped = str(why)
+    if replay_file is not None:
+        for r in results:
+            replay_file.writelines(r.lines)
     secs = time.perf_counter() - t0
-    mine = Matchup(focal_spec, opp_spec, win, rew, secs)
-    theirs = Matchup(opp_spec, focal_spec, owin, orew, secs) if n == 2 else None
+
+    def arrays(rows: list[np.ndarray]) -> dict | None:
+        if not rows:
+            return None
+        m = np.array(rows)
+        return None if not m[:, 1].any() else {k: m[:, i] for i, k in enumerate(LLM_SUMS)}
+
+    mine = Matchup(focal_spec, opp_spec, np.array([r.win for r in results]), np.array([r.reward for r in results]),
+                   secs, arrays([r.llm for r in results]), stopped)
+    theirs = None
+    if n == 2:
+        theirs = Matchup(opp_spec, focal_spec, np.array([r.owin for r in results]),
+                         np.array([r.oreward for r in results]), secs, arrays([r.ollm for r in results]), stopped)
     return mine, theirs
 
 
 def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, config: dict | None = None,
              pairs: list[tuple[str, str]] | None = None, progress: bool | None = None,
              replay_path: str | None = None, workers: int = 1, address: str | None = None,
-             imports: list[str] | None = None) -> Report:
+             imports: list[str] | None = None, concurrency: int = 1, max_calls: int | None = None,
+             budget: float | None = None) -> Report:
     """Run duplicate-deal matchups and return a Report (see module doc).
 
     replay_path: append every hand played to this file as a replay line (domino_envs/replay.py).
@@ -307,6 +483,14 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
 
     imports: modules or .py files (`domino evaluate --import`) that register agents: each worker
     imports them before building its agents; this process must have imported them already.
+
+    concurrency: deals of a matchup played at once in threads (for language models, which are waited on);
+    the report and replays are those of concurrency 1.
+
+    max_calls / budget: stop before the language-model call past `max_calls` calls or `budget` spent (in the
+    agents' price units); the report keeps every deal finished before that (`stopped` says why), the replay
+    file those deals' hands. Run the same command again with an agent's cache=FILE to go on: the calls
+    already made come from the cache at no cost, and a larger limit plays further.
     """
     config = dict(config or {})
     if game_name not in game_names():
@@ -315,6 +499,16 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
         raise ValueError(f"deals={deals!r} must be a positive integer")
     check_workers(workers)
     check_address(address)
+    if isinstance(concurrency, bool) or not isinstance(concurrency, (int, np.integer)) or concurrency < 1:
+        raise ValueError(f"concurrency={concurrency!r} must be a positive integer")
+    if max_calls is not None and (isinstance(max_calls, bool) or not isinstance(max_calls, (int, np.integer))
+                                  or max_calls < 0):
+        raise ValueError(f"max_calls={max_calls!r} must be a whole number >= 0")
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, (int, float)) or not budget >= 0):
+        raise ValueError(f"budget={budget!r} must be a number >= 0 (in the agents' price units)")
+    if (max_calls is not None or budget is not None) and (workers > 1 or address is not None):
+        raise ValueError("--max-calls and --budget count the calls of this process: use them without --workers "
+                         "or --address (--concurrency plays deals at once in threads)")
     if len(agents) != len(set(agents)):
         raise ValueError(f"agents {agents} name the same spec twice; give each agent spec once")
     game = make_game(game_name, **config)
@@ -344,16 +538,23 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
     if replay_path is not None:
         Path(replay_path).parent.mkdir(parents=True, exist_ok=True)
     replay_file = None if replay_path is None else open(replay_path, "a", encoding="utf-8")
+    meter = CallMeter(max_calls, budget)
     try:
         if workers > 1 or address is not None:
             _run_sharded(report, game_name, config, pairs, workers, bar, replay_file, address, imports)
         for i, (f, o) in enumerate(pairs):
             if (f, o) in report.matchups:
                 continue
-            mine, theirs = run_matchup(game, f, o, deals, seed, i, bar, replay_file)
+            mine, theirs = run_matchup(game, f, o, deals, seed, i, bar, replay_file, concurrency=concurrency,
+                                       meter=meter)
             report.matchups[(f, o)] = mine
             if theirs is not None and (o, f) not in report.matchups:
                 report.matchups[(o, f)] = theirs
+            if mine.stopped:
+                report.stopped = (f"{mine.stopped}: {f} vs {o} kept {mine.win.size} of {deals} deals; the matchups "
+                                  f"after it were not played")
+                break
+        report.calls, report.cached = meter.calls, meter.cached
     finally:
         if bar is not None:
             bar.close()
@@ -433,8 +634,12 @@ def _run_sharded(report: Report, game_name: str, config: dict, pairs: list[tuple
 
 def _joined(parts: list[Matchup]) -> Matchup:
     """A matchup from its shards, in deal order (seconds: the sum of the shards' playing time)."""
+    llm = None
+    if any(m.llm is not None for m in parts):
+        llm = {k: np.concatenate([m.llm[k] if m.llm else np.zeros(m.win.size) for m in parts])
+               for k in LLM_SUMS}
     return Matchup(parts[0].focal, parts[0].opponent, np.concatenate([m.win for m in parts]),
-                   np.concatenate([m.reward for m in parts]), float(sum(m.seconds for m in parts)))
+                   np.concatenate([m.reward for m in parts]), float(sum(m.seconds for m in parts)), llm)
 
 
 # ------------------------------------------------------------------------------ CLI
@@ -482,6 +687,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="play the shards as Ray tasks on this cluster (the `ray` extra), --workers x 4 shards a matchup")
     p.add_argument("--save-replays", default=None, metavar="FILE",
                    help="append every hand played to FILE as a replay line (see `domino replay`)")
+    p.add_argument("--concurrency", type=int, default=1, metavar="N",
+                   help="deals played at once in threads (language models are waited on); the report is the same")
+    p.add_argument("--max-calls", type=int, default=None, metavar="N",
+                   help="stop before the language-model call past N, keeping the deals finished (rerun to go on)")
+    p.add_argument("--budget", type=float, default=None, metavar="COST",
+                   help="stop once the language models' cost (their price_in/price_out) reaches COST")
     p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
                    help="import a module or .py file first, here and in every worker (an agent of your own: its "
                         "register_agent call); repeatable")
@@ -515,7 +726,8 @@ def main(argv: list[str] | None = None) -> Report:
         pairs = None if args.pairs is None else [_parse_pair(t, args.agents) for t in args.pairs]
         report = evaluate(args.game, args.agents, args.deals, args.seed, config, pairs,
                           progress=False if args.no_progress else None, replay_path=args.save_replays,
-                          workers=args.workers, address=args.address, imports=args.imports)
+                          workers=args.workers, address=args.address, imports=args.imports,
+                          concurrency=args.concurrency, max_calls=args.max_calls, budget=args.budget)
     except (ValueError, OSError) as err:
         _fail(str(err))
     except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; an evaluation keeps no partial table to resume
@@ -525,6 +737,9 @@ def main(argv: list[str] | None = None) -> Report:
               file=sys.stderr)
         raise SystemExit(130) from None
     print(report.table())
+    if report.stopped:
+        print(f"domino evaluate: stopped early: {report.stopped}; the table and files keep the deals finished; "
+              f"run again with a larger limit (and the agent's cache=FILE) to go on", file=sys.stderr)
     if report.shard_workers:  # where the shards ran, so a run says it was parallel (tests read it)
         print(f"domino evaluate: {ran_in(report.shard_workers, 'shards')}", file=sys.stderr)
     for out in (args.markdown, args.json):
