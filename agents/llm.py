@@ -82,7 +82,7 @@ class BudgetExhausted(Exception):
 @dataclass
 class Reply:
     """What a model answered: its text plus what the endpoint says of it (usage, finish reason, fingerprint).
-    `seconds` is the call's own time (kept in the cache, so a rerun records the same)."""
+    `seconds` is the call's own time (kept in the cache, so a rerun records the same, as `network_errors`)."""
 
     text: str
     prompt_tokens: int = 0
@@ -91,6 +91,7 @@ class Reply:
     finish_reason: str | None = None
     fingerprint: str | None = None
     seconds: float = 0.0
+    network_errors: int = 0  # failed attempts (429, 5xx, timeouts) before this reply came
 
     @classmethod
     def of(cls, value) -> Reply:
@@ -195,7 +196,9 @@ class ChatClient:
                     raise LLMCallError(f"llm: {url} answered HTTP {r.status_code} for model {self.model!r}: "
                                        f"{r.text[:200]!r}")
                 else:
-                    return _reply_of(r.json(), time.perf_counter() - t0)
+                    reply = _reply_of(r.json(), time.perf_counter() - t0)
+                    reply.network_errors = errors
+                    return reply
             errors += 1
             if attempt < self.network_retries:
                 time.sleep(wait)
@@ -439,7 +442,7 @@ class LLMAgent:
         try:
             return "ok", int(self._text.parse_move(self.game, token, legal)), ""
         except DominoError as err:
-            return "illegal", None, f"{token!r} is not a legal move ({err})"
+            return "illegal", None, f"{token!r} names no legal move ({getattr(err, 'problem', err)})"
 
     def _ask(self, messages: list[dict]) -> Reply:
         """One reply: from the cache where it holds this request, else from `complete` (counted by the meter)."""
@@ -480,6 +483,7 @@ class LLMAgent:
         info["tokens_reasoning"] += reply.reasoning_tokens
         info["seconds"] += reply.seconds
         info["cost"] += self._price(reply)
+        info["network_errors"] += reply.network_errors
         if reply.fingerprint:
             info["fingerprint"] = reply.fingerprint
 
