@@ -580,6 +580,9 @@ class _Lines:
     def write(self, text: str) -> None:
         self.lines.append(text)
 
+    def writelines(self, lines) -> None:
+        self.lines.extend(lines)
+
 
 def _play_shard(game_name: str, config: dict, f: str, o: str, deals: int, seed: int, index: int, first: int,
                 stop: int, keep_replays: bool) -> tuple:

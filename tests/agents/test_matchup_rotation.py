@@ -25,9 +25,9 @@ def test_run_matchup_plays_each_rotation_on_the_same_deal(monkeypatch):
     seats_of_focal = []
     real_play = E.play_hand
 
-    def recording_play(g, state, agents, engine_seed, agent_seeds, recorder=None):
+    def recording_play(g, state, agents, engine_seed, agent_seeds, recorder=None, **kw):
         seats_of_focal.append([getattr(a, "name", "") for a in agents].index("greedy"))
-        return real_play(g, state, agents, engine_seed, agent_seeds, recorder)
+        return real_play(g, state, agents, engine_seed, agent_seeds, recorder, **kw)
 
     monkeypatch.setattr(E, "play_hand", recording_play)
     deals, n = 4, 3

@@ -68,8 +68,8 @@ MUTATIONS = [
     Mutation(
         "matchup_rotation_deal", "run_matchup plays a different deal in each seat rotation",
         "training/evaluate.py",
-        [("totals = play_hand(game, state, seats, engine_seed, agent_seeds, recorder=recorder)",
-          "totals = play_hand(game, state, seats, mix_seed(engine_seed, k), agent_seeds, recorder=recorder)")],
+        [("totals = play_hand(game, state, seats, engine_seed, agent_seeds, recorder=recorder, infos=infos)",
+          "totals = play_hand(game, state, seats, mix_seed(engine_seed, k), agent_seeds, recorder=recorder, infos=infos)")],
         ["tests/agents/test_matchup_rotation.py", "tests/agents/test_evaluate.py", "-k", "matchup or rotation or evaluate or deal"]),
     Mutation(
         "d5_last_winner", "D-5 read as 'the last hand's winner leads'",
@@ -692,6 +692,33 @@ MUTATIONS = [
         "training/benchmark/cli.py",
         [('prog="domino benchmark", description=DESCRIPTION)', 'prog="domino benchmark", description=__doc__.split("\\n")[0])')],
         ["tests/fronts/test_command_help.py", "-k", "whole_sentences"]),
+    # issue 56/57: language-model agents
+    Mutation(
+        "llm_first_move", "the reply contract reads the first {\"move\": N} object instead of the last",
+        "agents/llm.py",
+        [('            found = obj["move"]\n', '            found = obj["move"] if found is None else found\n')],
+        ["tests/agents/test_llm.py", "-k", "contract"]),
+    Mutation(
+        "llm_single_move_calls", "a single legal move still asks the model",
+        "agents/llm.py",
+        [("        if len(legal) == 1:\n            return int(legal[0])\n", "")],
+        ["tests/agents/test_llm.py", "-k", "single_legal"]),
+    Mutation(
+        "llm_cache_key_without_messages", "the reply cache's key leaves the messages out",
+        "agents/llm.py",
+        [('blob = json.dumps({"model": model, "endpoint": endpoint, "messages": messages, "params": params,',
+          'blob = json.dumps({"model": model, "endpoint": endpoint, "params": params,')],
+        ["tests/agents/test_llm.py", "-k", "cache"]),
+    Mutation(
+        "llm_key_in_spec_echoed", "a key in an llm: spec is not refused up front, so the unknown-parameter error echoes it",
+        "agents/registry.py",
+        [("        refuse_keys(spec_items(spec))\n", "")],
+        ["tests/agents/test_llm.py", "-k", "bad_specs"]),
+    Mutation(
+        "llm_forfeit_not_a_loss", "a hand given up by on_fail=forfeit is scored on its returns as played",
+        "training/evaluate.py",
+        [("    if not forfeit or len(forfeit) == totals.size:\n", "    if True:\n")],
+        ["tests/agents/test_llm.py", "-k", "forfeit"]),
 ]
 
 
