@@ -156,14 +156,14 @@ class ChatClient:
         self.model, self.base_url = model, _check_url(base_url)
         self.temperature, self.max_tokens = temperature, max_tokens
         self.network_retries, self.backoff = network_retries, backoff
-        headers = {}
+        self._headers = {}
         if api_key_env:
             key = os.environ.get(api_key_env)
             if not key:
                 raise LLMConfigError(f"llm: the environment variable {api_key_env} (api_key_env) is not set; "
                                      f"export {api_key_env}=... first, or leave api_key_env out for a local server")
-            headers["Authorization"] = f"Bearer {key}"
-        self._http = httpx.Client(headers=headers, timeout=timeout)
+            self._headers["Authorization"] = f"Bearer {key}"
+        self._http = _shared_client(float(timeout))
         self._httpx = httpx
 
     def params(self) -> dict:
@@ -181,7 +181,7 @@ class ChatClient:
             wait = self.backoff * 2 ** attempt
             t0 = time.perf_counter()
             try:
-                r = self._http.post(url, json=body)
+                r = self._http.post(url, json=body, headers=self._headers)
             except self._httpx.TimeoutException:
                 reason = "timed out"
             except self._httpx.TransportError as err:
@@ -204,8 +204,22 @@ class ChatClient:
                 time.sleep(wait)
         raise NetworkFailure(f"{url}: {reason} ({errors} attempts)", errors)
 
-    def close(self) -> None:
-        self._http.close()
+
+
+_CLIENTS: dict[float, object] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+def _shared_client(timeout: float):
+    """One httpx.Client per timeout for the process (thread-safe, pooled connections): building one costs
+    tens of milliseconds (its TLS context), too much for every agent of a concurrent evaluation. It holds
+    no key: the Authorization header goes with each request."""
+    import httpx
+
+    with _CLIENTS_LOCK:
+        if timeout not in _CLIENTS:
+            _CLIENTS[timeout] = httpx.Client(timeout=timeout, limits=httpx.Limits(max_connections=256))
+        return _CLIENTS[timeout]
 
 
 def _reply_of(data: dict, seconds: float) -> Reply:

@@ -335,17 +335,15 @@ def report_markdown(report: dict) -> str:
 
 # ------------------------------------------------------------------------------ runs
 @dataclass
-class _Deal:
-    """What one deal's n hands gave: the focal agent's (and with 2 players the opponent's) win share and return
-    averaged over the rotations, their language-model sums (LLM_SUMS) and the hands' replay lines."""
+class _Hand:
+    """What one hand (deal d, focal agent in seat k) gave: every seat's win share and return, the language-model
+    sums (LLM_SUMS) of the focal seat and of the others, and its replay line."""
 
-    win: float = 0.0
-    reward: float = 0.0
-    owin: float = 0.0
-    oreward: float = 0.0
-    llm: np.ndarray = field(default_factory=lambda: np.zeros(len(LLM_SUMS)))
-    ollm: np.ndarray = field(default_factory=lambda: np.zeros(len(LLM_SUMS)))
-    lines: list[str] = field(default_factory=list)
+    shares: np.ndarray
+    totals: np.ndarray
+    llm: np.ndarray
+    ollm: np.ndarray
+    line: str | None
 
 
 def _build(spec: str, game, n: int, meter: CallMeter | None) -> list:
@@ -356,42 +354,33 @@ def _build(spec: str, game, n: int, meter: CallMeter | None) -> list:
     return agents
 
 
-def _play_deal(game, state, focal, opp, focal_spec: str, opp_spec: str, d: int, deals: int, seed: int,
-               matchup_index: int, keep_replays: bool, progress=None) -> _Deal:
+def _play_rotation(game, state, focal, opp, focal_spec: str, opp_spec: str, d: int, k: int, deals: int, seed: int,
+                   matchup_index: int, keep_replays: bool) -> _Hand:
+    """Deal d with the focal agent in seat k and copies of the opponent elsewhere."""
     n = game.num_players
-    out = _Deal()
+    seats = [focal[j] if j == k else opp[j] for j in range(n)]
+    base = ((matchup_index * deals + d) * n + k) * n
+    agent_seeds = [mix_seed(seed ^ _AGENT_STREAM, base + j) for j in range(n)]
+    recorder = None
+    if keep_replays:
+        specs = [focal_spec if j == k else opp_spec for j in range(n)]
+        where = {"evaluation": {"seed": seed, "deal": d, "focal_seat": k}}
+        recorder = Recorder(game, agents=specs, extra=where)
+    infos: list = []
     engine_seed = mix_seed(seed, d)
-    for k in range(n):
-        seats = [focal[j] if j == k else opp[j] for j in range(n)]
-        base = ((matchup_index * deals + d) * n + k) * n
-        agent_seeds = [mix_seed(seed ^ _AGENT_STREAM, base + j) for j in range(n)]
-        recorder = None
-        if keep_replays:
-            specs = [focal_spec if j == k else opp_spec for j in range(n)]
-            where = {"evaluation": {"seed": seed, "deal": d, "focal_seat": k}}
-            recorder = Recorder(game, agents=specs, extra=where)
-        infos: list = []
-        totals = play_hand(game, state, seats, engine_seed, agent_seeds, recorder=recorder, infos=infos)
-        forfeit = [j for j, a in enumerate(seats) if getattr(a, "forfeited", False)]
-        if recorder is not None:
-            if forfeit:
-                recorder.extra["forfeit"] = forfeit  # scored as a loss for these seats (scored_shares)
-            out.lines.append(recorder.finish(state).to_line() + "\n")
-        shares = scored_shares(totals, forfeit)
-        out.win += shares[k] / n
-        out.reward += totals[k] / n
-        if infos:
-            out.llm += _llm_sums([i for j, i in infos if j == k])
-            if n == 2:
-                out.ollm += _llm_sums([i for j, i in infos if j != k])
-        out.llm[0] += 1  # hands the focal agent played
-        out.ollm[0] += 1 if n == 2 else 0
-        if n == 2:
-            out.owin += shares[1 - k] / n
-            out.oreward += totals[1 - k] / n
-        if progress is not None:
-            progress.update(1)
-    return out
+    totals = play_hand(game, state, seats, engine_seed, agent_seeds, recorder=recorder, infos=infos)
+    forfeit = [j for j, a in enumerate(seats) if getattr(a, "forfeited", False)]
+    line = None
+    if recorder is not None:
+        if forfeit:
+            recorder.extra["forfeit"] = forfeit  # scored as a loss for these seats (scored_shares)
+        line = recorder.finish(state).to_line() + "\n"
+    mine, others = np.zeros(len(LLM_SUMS)), np.zeros(len(LLM_SUMS))
+    if infos:
+        mine += _llm_sums([i for j, i in infos if j == k])
+        others += _llm_sums([i for j, i in infos if j != k])
+    mine[0] = others[0] = 1  # a hand played by each side
+    return _Hand(scored_shares(totals, forfeit), totals, mine, others, line)
 
 
 def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, matchup_index: int,
@@ -403,60 +392,78 @@ def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, mat
     first..stop-1 of the `deals` (a shard: every deal and agent seed depends on the deal's own index,
     so the shards of a matchup together give exactly the whole).
 
-    concurrency: deals played at once in threads (a language model is waited on, not computed), each deal
-    with agents of its own; the results and replay lines are those of one deal at a time, in deal order.
-    meter: counts language-model calls; when it stops the run (BudgetExhausted) the matchup keeps the deals
-    finished before the first unfinished one and says so in its `stopped`."""
+    concurrency: hands played at once in threads (a language model is waited on, not computed): the n
+    rotations of a deal are independent hands, so N deals at once are N x n hands; each thread keeps agents
+    of its own (every agent is reseeded before every hand). The results and replay lines are those of one
+    hand at a time, in order. meter: counts language-model calls; when it stops the run (BudgetExhausted)
+    the matchup keeps the deals finished before the first unfinished one and says so in its `stopped`."""
     n = game.num_players
     stop = deals if stop is None else stop
     keep = replay_file is not None
     t0 = time.perf_counter()
-    results: list[_Deal] = []
+    jobs = [(d, k) for d in range(first, stop) for k in range(n)]
+    hands: list[_Hand] = []
     stopped = None
     if concurrency <= 1:
         focal, opp = _build(focal_spec, game, n, meter), _build(opp_spec, game, n, meter)
         state = game.new_state()
-        for d in range(first, stop):
+        for d, k in jobs:
             try:
-                results.append(_play_deal(game, state, focal, opp, focal_spec, opp_spec, d, deals, seed,
-                                          matchup_index, keep, progress))
+                hands.append(_play_rotation(game, state, focal, opp, focal_spec, opp_spec, d, k, deals, seed,
+                                            matchup_index, keep))
             except BudgetExhausted as why:
                 stopped = str(why)
                 break
+            if progress is not None:
+                progress.update(1)
     else:
+        import threading
         from concurrent.futures import ThreadPoolExecutor
 
-        def one(d: int) -> _Deal:
-            return _play_deal(game, game.new_state(), _build(focal_spec, game, n, meter), _build(opp_spec, game, n, meter),
-                              focal_spec, opp_spec, d, deals, seed, matchup_index, keep, progress)
+        local = threading.local()
 
-        with ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="deal") as pool:
-            futures = [pool.submit(one, d) for d in range(first, stop)]
+        def one(d: int, k: int) -> _Hand:
+            if not hasattr(local, "focal"):
+                local.focal, local.opp = _build(focal_spec, game, n, meter), _build(opp_spec, game, n, meter)
+                local.state = game.new_state()
+            hand = _play_rotation(game, local.state, local.focal, local.opp, focal_spec, opp_spec, d, k, deals, seed,
+                                  matchup_index, keep)
+            if progress is not None:
+                progress.update(1)
+            return hand
+
+        with ThreadPoolExecutor(max_workers=concurrency * n, thread_name_prefix="hand") as pool:
+            futures = [pool.submit(one, d, k) for d, k in jobs]
             for fut in futures:
                 if stopped is not None:
                     fut.cancel()
                     continue
                 try:
-                    results.append(fut.result())
+                    hands.append(fut.result())
                 except BudgetExhausted as why:
                     stopped = str(why)
+    kept = len(hands) // n  # whole deals only
+    hands = hands[:kept * n]
     if replay_file is not None:
-        for r in results:
-            replay_file.writelines(r.lines)
+        replay_file.writelines(h.line for h in hands)
     secs = time.perf_counter() - t0
 
-    def arrays(rows: list[np.ndarray]) -> dict | None:
-        if not rows:
-            return None
-        m = np.array(rows)
-        return None if not m[:, 1].any() else {k: m[:, i] for i, k in enumerate(LLM_SUMS)}
+    def side(seat_of_hand, llm_of) -> tuple[np.ndarray, np.ndarray, dict | None]:
+        win, rew, llm = np.zeros(kept), np.zeros(kept), np.zeros((kept, len(LLM_SUMS)))
+        for i, h in enumerate(hands):
+            d, k = divmod(i, n)
+            win[d] += h.shares[seat_of_hand(k)] / n
+            rew[d] += h.totals[seat_of_hand(k)] / n
+            llm[d] += llm_of(h)
+        sums = {key: llm[:, j] for j, key in enumerate(LLM_SUMS)} if llm[:, 1].any() else None
+        return win, rew, sums
 
-    mine = Matchup(focal_spec, opp_spec, np.array([r.win for r in results]), np.array([r.reward for r in results]),
-                   secs, arrays([r.llm for r in results]), stopped)
+    w, r, sums = side(lambda k: k, lambda h: h.llm)
+    mine = Matchup(focal_spec, opp_spec, w, r, secs, sums, stopped)
     theirs = None
     if n == 2:
-        theirs = Matchup(opp_spec, focal_spec, np.array([r.owin for r in results]),
-                         np.array([r.oreward for r in results]), secs, arrays([r.ollm for r in results]), stopped)
+        w, r, sums = side(lambda k: 1 - k, lambda h: h.ollm)
+        theirs = Matchup(opp_spec, focal_spec, w, r, secs, sums, stopped)
     return mine, theirs
 
 
