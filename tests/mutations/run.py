@@ -692,6 +692,24 @@ MUTATIONS = [
         "training/benchmark/cli.py",
         [('prog="domino benchmark", description=DESCRIPTION)', 'prog="domino benchmark", description=__doc__.split("\\n")[0])')],
         ["tests/fronts/test_command_help.py", "-k", "whole_sentences"]),
+    # issue 56/57: text
+    Mutation(
+        "text_moves_numbered_from_zero", "the text parser reads a move's number 0-based while the view numbers 1..k",
+        "domino_envs/text.py",
+        [("        if not 1 <= k <= count:\n", "        if not 0 <= k < count:\n"),
+         ("        return legal[k - 1]\n", "        return legal[k]\n")],
+        ["tests/engine/test_text.py", "-k", "round_trips"]),
+    Mutation(
+        "text_seat_rows_mirrored", "the text view maps an observation's row r to seat me - r, not me + r",
+        "domino_envs/text.py",
+        [("    return r if me is None else (me + r) % n\n", "    return r if me is None else (me - r) % n\n")],
+        ["tests/engine/test_text.py", "-k", "seat_that_acted"]),
+    Mutation(
+        "text_hand_as_a_count", "the seat's text gives its hand as a count, not its tiles",
+        "domino_envs/text.py",
+        [('    lines.append(f"your hand ({int((hand > 0).sum())}): {_tiles(name, hand)}")\n',
+          '    lines.append(f"your hand: {int((hand > 0).sum())} tiles")\n')],
+        ["tests/engine/test_text.py", "-k", "own_hand"]),
 ]
 
 
