@@ -146,6 +146,7 @@ class LiveGame:
 
         menu = MENU if menu is None else menu
         self.game = make_config(game_name, rules or {})
+        self.rules = {str(k): str(v) for k, v in (rules or {}).items() if str(v).strip() != ""}  # as given
         g = self.game
         n = g.num_players
         if not isinstance(seats, (list, tuple)) or len(seats) != n:
