@@ -468,8 +468,7 @@ def create_app(settings: Settings | None = None):
         n = make_config(name, rules).num_players
         seats = []
         for k in range(n):
-            seat = form.get(f"seat{k}")
-            if seat is None:
+            if not form.get(f"seat{k}"):
                 raise BadField(f"field 'seat{k}' is missing: {n} seats, each {HUMAN!r} or a menu id")
             seats.append(_choice(form, f"seat{k}", [HUMAN, *settings.menu]))
         seed = _int(form, "seed", 0, SEED_MAX)
@@ -652,6 +651,8 @@ def _load_replays(settings: Settings, name: str):
         reps = load(path)
     except UnicodeDecodeError:
         raise ReplayError(f"replay {name!r} is not UTF-8 text") from None
+    except ReplayError as err:  # named by its id, not by the server's path
+        raise ReplayError(str(err).replace(str(path), name)) from None
     for rep in reps:  # the message names the file by its id, not the server's path
         rep.where = rep.where.replace(str(path), name)
     return reps
