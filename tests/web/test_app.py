@@ -185,3 +185,15 @@ def test_the_new_game_form_lists_the_rules_and_seats_of_its_config(c):
     html = c.get("/new?game=draw_v0&rule.num_players=3").text
     assert html.count('<select id="seat') == 3 and 'name="rule.num_players" value="3"' in html
     assert json.dumps("pimc64")[1:-1] in html and "pimc:n=64,rollout=policy,policy=trained" in html
+
+
+def test_a_small_load_test_keeps_every_game_intact():
+    """training/scripts/webload.py at a small size (4 games at once against pimc:n=16 under uvicorn on
+    127.0.0.1): every request answered, every game's row what its recorded moves give, every finished
+    game's replay verified. The figures for 20 games against pimc:n=64 are in docs/web.md."""
+    from domino_training.scripts.webload import run
+
+    result = run(games=4, moves=3, agent="pimc16")
+    assert result["errors"] == [] and result["games_broken"] == []
+    assert result["requests"] == 12 and result["games_checked"] >= 4
+    assert result["human_move_ms"]["p95"] < 2000, "a human's move waited on something else (the agents?)"
