@@ -20,6 +20,10 @@ What a game's picture shows is the engine's own description (`Game.describe_tabl
 the plain data of table.py), so this module draws every game without a branch on which one it is:
 a line of dominoes, Magic-7's suit rows (its seats' tiles then drawn as cards), or an empty felt.
 
+One layout, two painters: `scene` lays a described table out once as plain shapes (rounded
+rectangles, lines, discs, polygons, texts, grouped per piece with its seat and tile id), with no
+Pillow; `draw_table` paints them with Pillow and domino_envs/svg.py writes them as SVG.
+
 Pillow is imported only inside the drawing functions (never by ``import domino_envs``, the vector
 env or training); without it a drawing call raises `PillowMissingError`. The ``domino render``
 command, which plays agents to a position first, is domino_training/tools/render.py.
@@ -27,7 +31,7 @@ command, which plays agents to a position first, is domino_training/tools/render
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -35,6 +39,7 @@ from .core import H_DONE, H_TURN
 from .errors import ConfigError, PillowMissingError
 from .registry import title
 from .table import LinePlay, RowsPlay, Seat, Table  # noqa: F401 - what describe returns, importable from here too
+from .tiles import tile_id
 
 WIDTH, HEIGHT = 1024, 720  # every picture has this size (pixels)
 _SS = 2  # drawn at twice the size, then downsampled: smooth pips and edges
@@ -327,7 +332,59 @@ def _layout_line(play: LinePlay, box):
         return tiles, _end_marks(play, tiles, arms), u, (ox, oy)
 
 
-# ------------------------------------------------------------------------------ drawing primitives
+# ------------------------------------------------------------------------------ the scene: what is drawn where
+# The table is laid out once as a list of plain shapes in pixels at _SS x the final size (no Pillow);
+# the Pillow painter below (`draw_table`) and the SVG painter (domino_envs/svg.py) draw the same list.
+@dataclass
+class RRect:
+    """A rounded rectangle (x0, y0, x1, y1); the outline, if any, `width` pixels wide inside the edge."""
+    rect: tuple
+    radius: float
+    fill: tuple | None = None
+    outline: tuple | None = None
+    width: int = 1
+
+
+@dataclass
+class Line:
+    xy: tuple  # x0, y0, x1, y1
+    fill: tuple
+    width: int
+
+
+@dataclass
+class Ellipse:
+    box: tuple  # x0, y0, x1, y1
+    fill: tuple
+
+
+@dataclass
+class Polygon:
+    points: list
+    fill: tuple
+
+
+@dataclass
+class Text:
+    """`size` is the font size at 1x; `anchor` as Pillow's: l/m/r then a (top), m (middle) or d (bottom)."""
+    xy: tuple
+    text: str
+    size: float
+    fill: tuple
+    anchor: str = "la"
+
+
+@dataclass
+class Group:
+    """A piece made of shapes: `kind` names it ("seat", "hand", "back", "line", "card", ...), `attrs` are
+    its hooks (seat, tile id), `label` its accessible name, `rect` the piece's box."""
+    kind: str
+    items: list
+    attrs: dict = field(default_factory=dict)
+    label: str | None = None
+    rect: tuple | None = None
+
+
 _PIP_SPOTS = {
     0: [], 1: [(1, 1)], 2: [(0, 0), (2, 2)], 3: [(0, 0), (1, 1), (2, 2)],
     4: [(0, 0), (2, 0), (0, 2), (2, 2)], 5: [(0, 0), (2, 0), (1, 1), (0, 2), (2, 2)],
@@ -336,155 +393,136 @@ _PIP_SPOTS = {
     8: [(0, 0), (0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1), (2, 2)],
     9: [(x, y) for x in range(3) for y in range(3)],
 }
+_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 
 
-class _Painter:
-    """Drawing helpers over one Pillow image at _SS x the final size."""
+def card_name(card: int) -> str:
+    """'7H', '10C', 'JK' for a Magic-7 card id (52: a joker)."""
+    return "JK" if card >= 52 else _RANKS[card % 13] + "CDHS"[card // 13]
 
-    def __init__(self):
-        Image, ImageDraw, ImageFont = _pil()
-        self.Image, self.ImageFont = Image, ImageFont
-        self.img = Image.new("RGB", (WIDTH * _SS, HEIGHT * _SS), _BG)
-        self.d = ImageDraw.Draw(self.img)
-        self._fonts: dict[int, object] = {}
 
-    def font(self, size: int):
-        size = int(size * _SS)
-        if size not in self._fonts:
-            try:
-                self._fonts[size] = self.ImageFont.load_default(size=size)
-            except TypeError as err:  # Pillow < 10.1 has no scalable default font
-                raise PillowMissingError("pictures need Pillow >= 10.1: pip install -U pillow "
-                                         "(or pip install 'domino-envs[render]')") from err
-        return self._fonts[size]
+def _approx_width(text: str, size: float) -> float:
+    """A text's width without a font (the SVG scene): about 0.56 em a character."""
+    return len(text) * size * _SS * 0.56
 
-    def text(self, xy, text, size=14, fill=_TEXT, anchor="la"):
-        self.d.text((xy[0], xy[1]), text, font=self.font(size), fill=fill, anchor=anchor)
 
-    def text_width(self, text, size=14) -> float:
-        return self.d.textlength(text, font=self.font(size))
+def _cross(rect) -> list:
+    x0, y0, x1, y1 = rect
+    w = max(2, int(min(x1 - x0, y1 - y0) * 0.12))
+    return [Line((x0 + 2, y0 + 2, x1 - 2, y1 - 2), _RED, w), Line((x0 + 2, y1 - 2, x1 - 2, y0 + 2), _RED, w)]
 
-    def domino(self, rect, pips, face_up=True, frame=None, crossed=False):
-        x0, y0, x1, y1 = rect
-        w, h = x1 - x0, y1 - y0
-        short = min(w, h)
-        rad = max(1, short * 0.14)
-        sh = max(1, short * 0.06)
-        self.d.rounded_rectangle((x0 + sh, y0 + sh, x1 + sh, y1 + sh), rad, fill=_SHADOW)
-        if not face_up:
-            self.d.rounded_rectangle(rect, rad, fill=_BACK, outline=(90, 110, 150), width=max(1, int(short * 0.06)))
-            if crossed:
-                self._cross(rect)
-            return
-        self.d.rounded_rectangle(rect, rad, fill=_IVORY, outline=_IVORY_EDGE, width=max(1, int(short * 0.05)))
-        lw = max(1, int(short * 0.05))
-        vertical = h > w
-        if vertical:
-            ym = (y0 + y1) / 2
-            self.d.line((x0 + short * 0.15, ym, x1 - short * 0.15, ym), fill=_IVORY_EDGE, width=lw)
-            halves = [(x0, y0, x1, ym), (x0, ym, x1, y1)]
-        else:
-            xm = (x0 + x1) / 2
-            self.d.line((xm, y0 + short * 0.15, xm, y1 - short * 0.15), fill=_IVORY_EDGE, width=lw)
-            halves = [(x0, y0, xm, y1), (xm, y0, x1, y1)]
-        for (hx0, hy0, hx1, hy1), p in zip(halves, pips):
-            side = min(hx1 - hx0, hy1 - hy0)
-            r = side * (0.085 if p <= 6 else 0.075)
-            step = side * 0.27
-            cx, cy = (hx0 + hx1) / 2, (hy0 + hy1) / 2
-            for gx, gy in _PIP_SPOTS[int(p)]:
-                px, py = cx + (gx - 1) * step, cy + (gy - 1) * step
-                if not vertical and p in (6,):  # a six lies in rows along a horizontal tile
-                    px, py = cx + (gy - 1) * step, cy + (gx - 1) * step
-                self.d.ellipse((px - r, py - r, px + r, py + r), fill=_PIP)
-        self._frame_and_cross(rect, rad, frame, max(2, int(short * 0.12)), crossed)
 
-    def _frame_and_cross(self, rect, rad, frame, fw, crossed):
-        """A piece's marks on top: a coloured frame of width fw around it, a red cross (killed)."""
-        x0, y0, x1, y1 = rect
-        if frame is not None:
-            self.d.rounded_rectangle((x0 - fw / 2, y0 - fw / 2, x1 + fw / 2, y1 + fw / 2), rad + fw / 2,
-                                     outline=frame, width=fw)
+def _frame_and_cross(rect, rad, frame, fw, crossed) -> list:
+    """A piece's marks on top: a coloured frame of width fw around it, a red cross (killed)."""
+    x0, y0, x1, y1 = rect
+    out = []
+    if frame is not None:
+        out.append(RRect((x0 - fw / 2, y0 - fw / 2, x1 + fw / 2, y1 + fw / 2), rad + fw / 2, outline=frame, width=fw))
+    if crossed:
+        out += _cross(rect)
+    return out
+
+
+def _domino(rect, pips, face_up=True, frame=None, crossed=False) -> list:
+    x0, y0, x1, y1 = rect
+    w, h = x1 - x0, y1 - y0
+    short = min(w, h)
+    rad = max(1, short * 0.14)
+    sh = max(1, short * 0.06)
+    out: list = [RRect((x0 + sh, y0 + sh, x1 + sh, y1 + sh), rad, fill=_SHADOW)]
+    if not face_up:
+        out.append(RRect(rect, rad, fill=_BACK, outline=(90, 110, 150), width=max(1, int(short * 0.06))))
         if crossed:
-            self._cross(rect)
+            out += _cross(rect)
+        return out
+    out.append(RRect(rect, rad, fill=_IVORY, outline=_IVORY_EDGE, width=max(1, int(short * 0.05))))
+    lw = max(1, int(short * 0.05))
+    vertical = h > w
+    if vertical:
+        ym = (y0 + y1) / 2
+        out.append(Line((x0 + short * 0.15, ym, x1 - short * 0.15, ym), _IVORY_EDGE, lw))
+        halves = [(x0, y0, x1, ym), (x0, ym, x1, y1)]
+    else:
+        xm = (x0 + x1) / 2
+        out.append(Line((xm, y0 + short * 0.15, xm, y1 - short * 0.15), _IVORY_EDGE, lw))
+        halves = [(x0, y0, xm, y1), (xm, y0, x1, y1)]
+    for (hx0, hy0, hx1, hy1), p in zip(halves, pips):
+        side = min(hx1 - hx0, hy1 - hy0)
+        r = side * (0.085 if p <= 6 else 0.075)
+        step = side * 0.27
+        cx, cy = (hx0 + hx1) / 2, (hy0 + hy1) / 2
+        for gx, gy in _PIP_SPOTS[int(p)]:
+            px, py = cx + (gx - 1) * step, cy + (gy - 1) * step
+            if not vertical and p in (6,):  # a six lies in rows along a horizontal tile
+                px, py = cx + (gy - 1) * step, cy + (gx - 1) * step
+            out.append(Ellipse((px - r, py - r, px + r, py + r), _PIP))
+    return out + _frame_and_cross(rect, rad, frame, max(2, int(short * 0.12)), crossed)
 
-    def _cross(self, rect):
-        x0, y0, x1, y1 = rect
-        w = max(2, int(min(x1 - x0, y1 - y0) * 0.12))
-        self.d.line((x0 + 2, y0 + 2, x1 - 2, y1 - 2), fill=_RED, width=w)
-        self.d.line((x0 + 2, y1 - 2, x1 - 2, y0 + 2), fill=_RED, width=w)
 
-    def suit(self, cx, cy, size, suit: int):
-        """A suit sign drawn with shapes (fonts may lack the glyphs): 0 clubs, 1 diamonds, 2 hearts, 3 spades."""
-        s = size / 2
+def _suit(cx, cy, size, suit: int) -> list:
+    """A suit sign drawn with shapes (fonts may lack the glyphs): 0 clubs, 1 diamonds, 2 hearts, 3 spades."""
+    s = size / 2
+    col = _RED if suit in (1, 2) else _PIP
+    if suit == 1:
+        return [Polygon([(cx, cy - s), (cx + s * 0.72, cy), (cx, cy + s), (cx - s * 0.72, cy)], col)]
+    if suit == 2:
+        r = s * 0.5
+        return [Ellipse((cx - 2 * r, cy - s * 0.75, cx, cy - s * 0.75 + 2 * r), col),
+                Ellipse((cx, cy - s * 0.75, cx + 2 * r, cy - s * 0.75 + 2 * r), col),
+                Polygon([(cx - 2 * r + r * 0.06, cy - s * 0.75 + r * 1.3), (cx + 2 * r - r * 0.06, cy - s * 0.75 + r * 1.3),
+                         (cx, cy + s)], col)]
+    if suit == 3:
+        r = s * 0.5
+        return [Ellipse((cx - 2 * r, cy + s * 0.5 - 2 * r, cx, cy + s * 0.5), col),
+                Ellipse((cx, cy + s * 0.5 - 2 * r, cx + 2 * r, cy + s * 0.5), col),
+                Polygon([(cx - 2 * r + r * 0.06, cy + s * 0.5 - r * 1.3), (cx + 2 * r - r * 0.06, cy + s * 0.5 - r * 1.3),
+                         (cx, cy - s)], col),
+                Polygon([(cx, cy + s * 0.2), (cx - s * 0.35, cy + s), (cx + s * 0.35, cy + s)], col)]
+    r = s * 0.42
+    out: list = [Ellipse((cx + ox - r, cy + oy - r, cx + ox + r, cy + oy + r), col)
+                 for ox, oy in ((0, -s * 0.45), (-s * 0.48, s * 0.12), (s * 0.48, s * 0.12))]
+    return out + [Polygon([(cx, cy), (cx - s * 0.35, cy + s), (cx + s * 0.35, cy + s)], col)]
+
+
+def _star(cx, cy, r, col) -> Polygon:
+    pts = []
+    for i in range(10):
+        ang = -math.pi / 2 + i * math.pi / 5
+        rr = r if i % 2 == 0 else r * 0.45
+        pts.append((cx + rr * math.cos(ang), cy + rr * math.sin(ang)))
+    return Polygon(pts, col)
+
+
+def _card(rect, card: int, frame=None, joker_corner=False, crossed=False, note=None) -> list:
+    """A Magic-7 tile: rank over suit, or a joker (card >= 52)."""
+    x0, y0, x1, y1 = rect
+    w, h = x1 - x0, y1 - y0
+    rad = max(1, w * 0.14)
+    sh = max(1, w * 0.06)
+    out: list = [RRect((x0 + sh, y0 + sh, x1 + sh, y1 + sh), rad, fill=_SHADOW)]
+    if card >= 52:
+        out += [RRect(rect, rad, fill=(236, 226, 248), outline=_JOKER, width=max(1, int(w * 0.08))),
+                _star((x0 + x1) / 2, y0 + h * 0.38, w * 0.3, _JOKER),
+                Text(((x0 + x1) / 2, y0 + h * 0.8), "JK", h / _SS * 0.26, _JOKER, "mm")]
+    else:
+        out.append(RRect(rect, rad, fill=_IVORY, outline=_IVORY_EDGE, width=max(1, int(w * 0.05))))
+        suit, rank = divmod(card, 13)
         col = _RED if suit in (1, 2) else _PIP
-        d = self.d
-        if suit == 1:
-            d.polygon([(cx, cy - s), (cx + s * 0.72, cy), (cx, cy + s), (cx - s * 0.72, cy)], fill=col)
-        elif suit == 2:
-            r = s * 0.5
-            d.ellipse((cx - 2 * r, cy - s * 0.75, cx, cy - s * 0.75 + 2 * r), fill=col)
-            d.ellipse((cx, cy - s * 0.75, cx + 2 * r, cy - s * 0.75 + 2 * r), fill=col)
-            d.polygon([(cx - 2 * r + r * 0.06, cy - s * 0.75 + r * 1.3), (cx + 2 * r - r * 0.06, cy - s * 0.75 + r * 1.3),
-                       (cx, cy + s)], fill=col)
-        elif suit == 3:
-            r = s * 0.5
-            d.ellipse((cx - 2 * r, cy + s * 0.5 - 2 * r, cx, cy + s * 0.5), fill=col)
-            d.ellipse((cx, cy + s * 0.5 - 2 * r, cx + 2 * r, cy + s * 0.5), fill=col)
-            d.polygon([(cx - 2 * r + r * 0.06, cy + s * 0.5 - r * 1.3), (cx + 2 * r - r * 0.06, cy + s * 0.5 - r * 1.3),
-                       (cx, cy - s)], fill=col)
-            d.polygon([(cx, cy + s * 0.2), (cx - s * 0.35, cy + s), (cx + s * 0.35, cy + s)], fill=col)
-        else:
-            r = s * 0.42
-            for ox, oy in ((0, -s * 0.45), (-s * 0.48, s * 0.12), (s * 0.48, s * 0.12)):
-                d.ellipse((cx + ox - r, cy + oy - r, cx + ox + r, cy + oy + r), fill=col)
-            d.polygon([(cx, cy), (cx - s * 0.35, cy + s), (cx + s * 0.35, cy + s)], fill=col)
-
-    def card(self, rect, card: int, frame=None, joker_corner=False, crossed=False, note=None):
-        """A Magic-7 tile: rank over suit, or a joker (card >= 52)."""
-        x0, y0, x1, y1 = rect
-        w, h = x1 - x0, y1 - y0
-        rad = max(1, w * 0.14)
-        sh = max(1, w * 0.06)
-        self.d.rounded_rectangle((x0 + sh, y0 + sh, x1 + sh, y1 + sh), rad, fill=_SHADOW)
-        if card >= 52:
-            self.d.rounded_rectangle(rect, rad, fill=(236, 226, 248), outline=_JOKER, width=max(1, int(w * 0.08)))
-            self._star((x0 + x1) / 2, y0 + h * 0.38, w * 0.3, _JOKER)
-            self.d.text(((x0 + x1) / 2, y0 + h * 0.8), "JK", font=self.font(h / _SS * 0.26), fill=_JOKER,
-                        anchor="mm")
-        else:
-            self.d.rounded_rectangle(rect, rad, fill=_IVORY, outline=_IVORY_EDGE, width=max(1, int(w * 0.05)))
-            suit, rank = divmod(card, 13)
-            label = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")[rank]
-            col = _RED if suit in (1, 2) else _PIP
-            self.d.text(((x0 + x1) / 2, y0 + h * 0.3), label, font=self.font(h / _SS * 0.34), fill=col, anchor="mm")
-            self.suit((x0 + x1) / 2, y0 + h * 0.7, min(w, h) * 0.42, suit)
-            if joker_corner:
-                k = w * 0.5
-                self.d.polygon([(x1 - k, y0), (x1, y0), (x1, y0 + k)], fill=_JOKER)
-                self._star(x1 - k * 0.3, y0 + k * 0.3, k * 0.22, (255, 255, 255))
-        if note:
-            self.d.text(((x0 + x1) / 2, y1 + h * 0.04), note, font=self.font(h / _SS * 0.22), fill=_GOLD,
-                        anchor="ma")
-        self._frame_and_cross(rect, rad, frame, max(2, int(w * 0.08)), crossed)
-
-    def _star(self, cx, cy, r, col):
-        pts = []
-        for i in range(10):
-            ang = -math.pi / 2 + i * math.pi / 5
-            rr = r if i % 2 == 0 else r * 0.45
-            pts.append((cx + rr * math.cos(ang), cy + rr * math.sin(ang)))
-        self.d.polygon(pts, fill=col)
-
-    def triangle(self, x, y, size, col):
-        self.d.polygon([(x, y - size / 2), (x + size * 0.85, y), (x, y + size / 2)], fill=col)
-
-    def result(self) -> np.ndarray:
-        small = self.img.resize((WIDTH, HEIGHT), self.Image.LANCZOS)
-        return np.asarray(small, dtype=np.uint8).copy()
+        out.append(Text(((x0 + x1) / 2, y0 + h * 0.3), _RANKS[rank], h / _SS * 0.34, col, "mm"))
+        out += _suit((x0 + x1) / 2, y0 + h * 0.7, min(w, h) * 0.42, suit)
+        if joker_corner:
+            k = w * 0.5
+            out += [Polygon([(x1 - k, y0), (x1, y0), (x1, y0 + k)], _JOKER),
+                    _star(x1 - k * 0.3, y0 + k * 0.3, k * 0.22, (255, 255, 255))]
+    if note:
+        out.append(Text(((x0 + x1) / 2, y1 + h * 0.04), note, h / _SS * 0.22, _GOLD, "ma"))
+    return out + _frame_and_cross(rect, rad, frame, max(2, int(w * 0.08)), crossed)
 
 
-# ------------------------------------------------------------------------------ the table
+def _triangle(x, y, size, col) -> Polygon:
+    return Polygon([(x, y - size / 2), (x + size * 0.85, y), (x, y + size / 2)], col)
+
+
 _SLOTS = {  # seat panel boxes (pixels at 1x)
     "bottom": (232, 598, 792, 700), "top": (232, 62, 792, 150),
     "top_left": (150, 62, 500, 150), "top_right": (524, 62, 874, 150),
@@ -512,29 +550,37 @@ def _flow(n_items, box_w, box_h, item_w, item_h, gap=0.15):
     return scale, max(1, int((box_w + gap * item_w * scale) // (item_w * scale * (1 + gap))))
 
 
-def _draw_seat(p: _Painter, seat: Seat, box, magic7: bool):
+def _tile_hook(t, magic7: bool) -> tuple[int, str]:
+    """(id, name) of a face-up tile: the engine's tile id and 'a-b' for a domino, the card id and '7H' for Magic-7."""
+    if magic7:
+        return int(t), card_name(int(t))
+    a, b = (int(v) for v in t)
+    return tile_id(a, b), f"{a}-{b}"
+
+
+def _seat(seat: Seat, k: int, box, magic7: bool, measure) -> Group:
     S = _SS
     x0, y0, x1, y1 = (v * S for v in box)
     border = _GOLD if seat.to_act else _PANEL_LINE
-    p.d.rounded_rectangle((x0, y0, x1, y1), 12 * S, fill=_PANEL, outline=border, width=(3 if seat.to_act else 1) * S)
+    out: list = [RRect((x0, y0, x1, y1), 12 * S, fill=_PANEL, outline=border, width=(3 if seat.to_act else 1) * S)]
     pad = 8 * S
     name = seat.label + ("  (you)" if seat.viewer else "")
-    p.text((x0 + pad, y0 + pad), name, 15, _TEXT)
+    out.append(Text((x0 + pad, y0 + pad), name, 15, _TEXT))
     if seat.to_act:
         label = "to play"
-        tw = p.text_width(label, 13)
-        lx = x0 + pad + p.text_width(name, 15) + 22 * S if x1 - x0 > 300 * S else x1 - pad - tw
-        p.triangle(lx - 14 * S, y0 + pad + 8 * S, 10 * S, _GOLD)
-        p.text((lx, y0 + pad + 1 * S), label, 13, _GOLD)
+        tw = measure(label, 13)
+        lx = x0 + pad + measure(name, 15) + 22 * S if x1 - x0 > 300 * S else x1 - pad - tw
+        out += [_triangle(lx - 14 * S, y0 + pad + 8 * S, 10 * S, _GOLD), Text((lx, y0 + pad + 1 * S), label, 13, _GOLD)]
     count = f"{seat.count} tile" + ("" if seat.count == 1 else "s")
     if magic7:
         count = f"{seat.count} live" + (f", {seat.killed} killed" if seat.killed else "")
     facts = "  ".join([count] + seat.lines)
     if x1 - x0 > 300 * S:
         for i, line in enumerate([count] + seat.lines):
-            p.text((x0 + pad, y0 + pad + (22 + 16 * i) * S), line, 12, _MUTED)
+            out.append(Text((x0 + pad, y0 + pad + (22 + 16 * i) * S), line, 12, _MUTED))
     else:
-        p.text((x0 + pad, y0 + pad + 20 * S), facts, 12, _MUTED)
+        out.append(Text((x0 + pad, y0 + pad + 20 * S), facts, 12, _MUTED))
+    group = Group("seat", out, {"seat": k}, name, (x0, y0, x1, y1))
     # the tiles: face up (viewer / full table) or backs; beside the text in a wide panel, below it in a narrow one
     if x1 - x0 > 300 * S:
         tx0, ty0, tx1, ty1 = x0 + 170 * S, y0 + pad, x1 - pad, y1 - pad
@@ -546,7 +592,7 @@ def _draw_seat(p: _Painter, seat: Seat, box, magic7: bool):
     else:
         items = [("back", None)] * seat.count + [("deadback", None)] * seat.killed
     if not items:
-        return
+        return group
     iw, ih = (34 * S, 46 * S) if magic7 else (30 * S, 60 * S)
     scale, cols = _flow(len(items), tx1 - tx0, ty1 - ty0, iw, ih)
     w, h = iw * scale, ih * scale
@@ -555,14 +601,18 @@ def _draw_seat(p: _Painter, seat: Seat, box, magic7: bool):
         rx, ry = tx0 + c * w * 1.15, ty0 + r * h * 1.15
         rect = (rx, ry, rx + w, ry + h)
         if kind in ("back", "deadback"):
-            p.domino(rect, (0, 0), face_up=False, crossed=kind == "deadback")
-        elif magic7:
-            p.card(rect, int(t), crossed=kind == "dead")
+            piece = Group("back", _domino(rect, (0, 0), face_up=False, crossed=kind == "deadback"), {"seat": k},
+                          "a killed tile, face down" if kind == "deadback" else "a tile, face down", rect)
         else:
-            p.domino(rect, t)
+            tid, tname = _tile_hook(t, magic7)
+            shapes = _card(rect, int(t), crossed=kind == "dead") if magic7 else _domino(rect, t)
+            piece = Group("hand" if kind == "up" else "killed", shapes, {"seat": k, "tile": tid},
+                          tname if kind == "up" else tname + " (killed)", rect)
+        group.items.append(piece)
+    return group
 
 
-def _draw_rows(p: _Painter, play: RowsPlay, box):
+def _rows(play: RowsPlay, box) -> list:
     S = _SS
     x0, y0, x1, y1 = (v * S for v in box)
     cols = 14  # the suit sign, then A..K
@@ -571,9 +621,10 @@ def _draw_rows(p: _Painter, play: RowsPlay, box):
     rpitch = pitch * 1.55
     gx = (x0 + x1) / 2 - cols * pitch / 2
     gy = (y0 + y1) / 2 - 4 * rpitch / 2
+    out: list = []
     for su in range(4):
         ry = gy + su * rpitch + (rpitch - ch) / 2
-        p.suit(gx + pitch / 2, ry + ch / 2, pitch * 0.55, su)
+        out += _suit(gx + pitch / 2, ry + ch / 2, pitch * 0.55, su)
         lo, hi = play.rows[su]
         for rank in range(1, 14):
             cx = gx + rank * pitch + (pitch - cw) / 2
@@ -581,72 +632,138 @@ def _draw_rows(p: _Painter, play: RowsPlay, box):
             card = su * 13 + rank - 1
             if lo and lo <= rank <= hi:
                 on_joker = card in play.on_joker
-                p.card(rect, card, frame=_JOKER if on_joker else None, joker_corner=on_joker)
+                out.append(Group("card", _card(rect, card, frame=_JOKER if on_joker else None, joker_corner=on_joker),
+                                 {"tile": card}, card_name(card) + (" on a joker" if on_joker else ""), rect))
                 continue
             end = 0 if lo and rank == lo - 1 else 1 if lo and rank == hi + 1 else None
             if end is not None and (su, end) in play.waiting:
                 target = play.waiting[(su, end)]
-                p.card(rect, 52, note="for " + ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q",
-                                                 "K")[target % 13] + "CDHS"[target // 13])
+                out.append(Group("card", _card(rect, 52, note="for " + card_name(target)), {"tile": 52},
+                                 "joker waiting for " + card_name(target), rect))
                 continue
             outline = _PANEL_LINE if rank != 7 else _MUTED
-            p.d.rounded_rectangle(rect, cw * 0.14, outline=outline, width=max(1, S))
+            out.append(RRect(rect, cw * 0.14, outline=outline, width=max(1, S)))
             if rank == 7:
-                p.text(((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2), "7", ch / S * 0.3, _MUTED, "mm")
+                out.append(Text(((rect[0] + rect[2]) / 2, (rect[1] + rect[3]) / 2), "7", ch / S * 0.3, _MUTED, "mm"))
+    return out
 
 
-def _draw_line(p: _Painter, play: LinePlay, box):
+def _line(play: LinePlay, box) -> list:
     S = _SS
     tiles, marks, u, (ox, oy) = _layout_line(play, tuple(v * S for v in box))
 
     def px(r):
         return (ox + r[0] * u, oy + r[1] * u, ox + r[2] * u, oy + r[3] * u)
 
+    out: list = []
     for t in tiles:
-        p.domino(px(t.rect), t.pips)
+        a, b = t.pips
+        out.append(Group("line", _domino(px(t.rect), t.pips), {"tile": tile_id(a, b)}, f"{a}-{b}", px(t.rect)))
     for r, colour in marks:
         q = px(r)
-        p.d.rounded_rectangle(q, u * 0.14, outline=colour, width=max(2, int(u * 0.13)))
+        out.append(RRect(q, u * 0.14, outline=colour, width=max(2, int(u * 0.13))))
     for t in tiles:  # the spinner's frame goes round the open-end marks on it
         if t.spinner:
             x0, y0, x1, y1 = px(t.rect)
             e = u * 0.12
-            p.d.rounded_rectangle((x0 - e, y0 - e, x1 + e, y1 + e), u * 0.2, outline=_RED, width=max(2, int(u * 0.1)))
+            out.append(RRect((x0 - e, y0 - e, x1 + e, y1 + e), u * 0.2, outline=_RED, width=max(2, int(u * 0.1))))
+    return out
 
 
-def draw_table(table: Table) -> np.ndarray:
-    """The picture of a described table (`describe`), uint8 HEIGHT x WIDTH x 3."""
-    p = _Painter()
+def scene(table: Table, measure=None) -> list:
+    """The shapes of a described table's picture, in drawing order, in pixels at _SS x (WIDTH, HEIGHT).
+    `measure(text, size)` is a text's width in those pixels (the Pillow painter passes its font's;
+    default an estimate), used only to place the "to play" mark after a seat's name."""
+    measure = measure or _approx_width
     S = _SS
     magic7 = isinstance(table.play, RowsPlay)  # Magic-7's tiles are cards, its felt the suit rows
     # wood rim and felt
-    p.d.rounded_rectangle((6 * S, 6 * S, (WIDTH - 6) * S, (HEIGHT - 6) * S), 30 * S, fill=_WOOD)
-    p.d.rounded_rectangle((16 * S, 52 * S, (WIDTH - 16) * S, (HEIGHT - 14) * S), 24 * S, fill=_FELT,
-                          outline=_FELT_DARK, width=3 * S)
-    p.text((26 * S, 16 * S), table.title, 22, _TEXT)
-    p.text(((WIDTH - 26) * S, 20 * S), "   ".join(table.info), 15, (240, 222, 190), "ra")
+    out: list = [RRect((6 * S, 6 * S, (WIDTH - 6) * S, (HEIGHT - 6) * S), 30 * S, fill=_WOOD),
+                 RRect((16 * S, 52 * S, (WIDTH - 16) * S, (HEIGHT - 14) * S), 24 * S, fill=_FELT, outline=_FELT_DARK,
+                       width=3 * S),
+                 Text((26 * S, 16 * S), table.title, 22, _TEXT),
+                 Text(((WIDTH - 26) * S, 20 * S), "   ".join(table.info), 15, (240, 222, 190), "ra")]
     n = len(table.seats)
     slots = _SEATING[n]
     for r in range(n):
         k = (table.bottom + r) % n
-        _draw_seat(p, table.seats[k], _SLOTS[slots[r]], magic7)
+        out.append(_seat(table.seats[k], k, _SLOTS[slots[r]], magic7, measure))
     sides = any(s.startswith(("left", "right")) for s in slots)
     box = (186 if sides else 36, 158, WIDTH - (186 if sides else 36), 590)
     legend = ("purple: card lying on a joker    JK for X: joker waiting for X    crossed out: killed" if magic7
               else "gold: open end    red frame: spinner" if isinstance(table.play, LinePlay) and table.play.branches
               else "gold: open end    red: end closed by a trap" if isinstance(table.play, LinePlay)
               and table.play.closed_arms else "gold: open end")
-    p.text((WIDTH / 2 * S, (box[3] - 2) * S), legend, 12, _MUTED, "md")
+    out.append(Text((WIDTH / 2 * S, (box[3] - 2) * S), legend, 12, _MUTED, "md"))
     box = (box[0], box[1], box[2], box[3] - 20)
     if table.footer:
-        p.text((WIDTH / 2 * S, (box[3] - 2) * S), table.footer, 13, _GOLD, "md")
+        out.append(Text((WIDTH / 2 * S, (box[3] - 2) * S), table.footer, 13, _GOLD, "md"))
         box = (box[0], box[1], box[2], box[3] - 22)
     if table.play is None:
-        p.text((WIDTH / 2 * S, (box[1] + box[3]) / 2 * S), "no tile played yet", 18, _MUTED, "mm")
+        out.append(Text((WIDTH / 2 * S, (box[1] + box[3]) / 2 * S), "no tile played yet", 18, _MUTED, "mm"))
     elif isinstance(table.play, RowsPlay):
-        _draw_rows(p, table.play, box)
+        out.append(Group("rows", _rows(table.play, box)))
     else:
-        _draw_line(p, table.play, box)
+        out.append(Group("play", _line(table.play, box)))
+    return out
+
+
+def shapes(items: list):
+    """Every shape of a scene (groups opened), in drawing order."""
+    for item in items:
+        if isinstance(item, Group):
+            yield from shapes(item.items)
+        else:
+            yield item
+
+
+# ------------------------------------------------------------------------------ the Pillow painter
+class _Painter:
+    """Draws scene shapes on one Pillow image at _SS x the final size."""
+
+    def __init__(self):
+        Image, ImageDraw, ImageFont = _pil()
+        self.Image, self.ImageFont = Image, ImageFont
+        self.img = Image.new("RGB", (WIDTH * _SS, HEIGHT * _SS), _BG)
+        self.d = ImageDraw.Draw(self.img)
+        self._fonts: dict[int, object] = {}
+
+    def font(self, size: float):
+        size = int(size * _SS)
+        if size not in self._fonts:
+            try:
+                self._fonts[size] = self.ImageFont.load_default(size=size)
+            except TypeError as err:  # Pillow < 10.1 has no scalable default font
+                raise PillowMissingError("pictures need Pillow >= 10.1: pip install -U pillow "
+                                         "(or pip install 'domino-envs[render]')") from err
+        return self._fonts[size]
+
+    def text_width(self, text, size=14) -> float:
+        return self.d.textlength(text, font=self.font(size))
+
+    def draw(self, shape) -> None:
+        d = self.d
+        if isinstance(shape, RRect):
+            d.rounded_rectangle(shape.rect, shape.radius, fill=shape.fill, outline=shape.outline, width=shape.width)
+        elif isinstance(shape, Ellipse):
+            d.ellipse(shape.box, fill=shape.fill)
+        elif isinstance(shape, Polygon):
+            d.polygon(shape.points, fill=shape.fill)
+        elif isinstance(shape, Line):
+            d.line(shape.xy, fill=shape.fill, width=shape.width)
+        else:
+            d.text(shape.xy, shape.text, font=self.font(shape.size), fill=shape.fill, anchor=shape.anchor)
+
+    def result(self) -> np.ndarray:
+        small = self.img.resize((WIDTH, HEIGHT), self.Image.LANCZOS)
+        return np.asarray(small, dtype=np.uint8).copy()
+
+
+def draw_table(table: Table) -> np.ndarray:
+    """The picture of a described table (`describe`), uint8 HEIGHT x WIDTH x 3: its scene painted with Pillow."""
+    p = _Painter()
+    for shape in shapes(scene(table, p.text_width)):
+        p.draw(shape)
     return p.result()
 
 
