@@ -415,7 +415,7 @@ class LLMAgent:
             return int(legal[0])
         if self._forfeited:
             return int(legal[self._rng.integers(len(legal))])
-        view = self._text.seat_text(self.game, observation, action_mask, list(self._lines))
+        view = self._text.seat_text(self.game, observation, action_mask, list(self._lines), seat=self.seat)
         messages = [{"role": "system", "content": self._system}, {"role": "user", "content": view}]
         info = {"replies": [], "fallback": None, "tokens_in": 0, "tokens_out": 0, "tokens_reasoning": 0,
                 "seconds": 0.0, "cost": 0.0, "network_errors": 0, "fingerprint": None}
