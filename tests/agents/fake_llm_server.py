@@ -93,3 +93,20 @@ class FakeLLMServer:
     def __exit__(self, *exc) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m tests.agents.fake_llm_server --latency 0.05`: serve in a process of its own (the benchmark's
+    server, off the client's GIL) until killed; the first line on stdout is the base URL."""
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m tests.agents.fake_llm_server")
+    p.add_argument("--latency", type=float, default=0.0)
+    args = p.parse_args(argv)
+    with FakeLLMServer(latency=args.latency) as server:
+        print(server.base_url, flush=True)
+        threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()

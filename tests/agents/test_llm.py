@@ -250,3 +250,15 @@ def test_a_callable_may_return_a_reply_or_a_string():
         agent = LLMAgent(game, lambda m, a=answer: a, seed=0)
         action, mask = decide(agent, game, row)
         assert action == int(np.flatnonzero(mask)[0]) and agent.step_info()["llm"]["replies"] == ["ok"]
+
+
+def test_the_benchmark_script_times_both_arms_on_the_same_results():
+    from domino_training.scripts import llmbench
+
+    m = llmbench.measure_concurrency(1, 2, 0.0, repeats=1)
+    assert m["serial_calls"] == m["concurrent_calls"] > 0 and m["serial_win"] == m["concurrent_win"]
+    assert m["serial_s"] > 0 and m["concurrent_s"] > 0
+    data = {"date": "2030-01-01", "machine": "a test", "command": "x", "concurrency": [m], "fake_deals": 1,
+            "fakes": llmbench.fake_table(1)[:2]}
+    text = llmbench.section(data)
+    assert "| 1 | " in text and "`fake:heuristic`" in text
