@@ -169,6 +169,17 @@ class ChatClient:
     def params(self) -> dict:
         return {"temperature": self.temperature, "max_tokens": self.max_tokens}
 
+    def _scrub(self, text: str) -> str:
+        """An endpoint's error text without the key: hosted APIs quote a wrong key back (masked or not)."""
+        key = self._headers.get("Authorization", "").removeprefix("Bearer ")
+
+        def masked(m: re.Match) -> str:
+            word = m[0]
+            quoted = "**" in word or (key and (key[:8] in word or key[-4:] in word))
+            return "[key]" if quoted or _KEYLIKE.search(word) else word
+
+        return re.sub(r"[A-Za-z0-9_\-*.]{6,}", masked, text.replace(key, "[key]") if key else text)
+
     def __call__(self, messages: list[dict], seed: int | None = None) -> Reply:
         body = {"model": self.model, "messages": messages, "temperature": self.temperature}
         if self.max_tokens is not None:
@@ -193,8 +204,8 @@ class ChatClient:
                     if after.replace(".", "", 1).isdigit():
                         wait = min(float(after), 30.0)
                 elif r.status_code >= 400:
-                    raise LLMCallError(f"llm: {url} answered HTTP {r.status_code} for model {self.model!r}: "
-                                       f"{r.text[:200]!r}")
+                    said = self._scrub(r.text[:300])
+                    raise LLMCallError(f"llm: {url} answered HTTP {r.status_code} for model {self.model!r}: {said!r}")
                 else:
                     reply = _reply_of(r.json(), time.perf_counter() - t0)
                     reply.network_errors = errors

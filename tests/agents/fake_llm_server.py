@@ -5,6 +5,7 @@ thread; ``server.base_url`` is what an ``llm:`` spec's base_url takes. Each requ
 of ``server.script`` (a list, consumed from the front) or, when it is empty, ``server.default``:
 
     "429", "500", "401"        answer with that HTTP status
+    ("status", code, message)  answer with that status and error message
     ("sleep", s)               wait s seconds before answering (a client timeout below s sees a timeout)
     ("reply", text)            a completion with that text (usage and system_fingerprint "fp_fake")
     ("length", text)           a completion cut off: finish_reason "length"
@@ -55,6 +56,8 @@ class FakeLLMServer:
                     step = outer.default
                 if isinstance(step, str) and step.isdigit():
                     return self._send(int(step), {"error": {"message": f"fake {step}"}})
+                if isinstance(step, tuple) and step[0] == "status":
+                    return self._send(step[1], {"error": {"message": step[2]}})
                 finish, text = "stop", None
                 if isinstance(step, tuple):
                     finish = "length" if step[0] == "length" else "stop"

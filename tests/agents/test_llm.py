@@ -262,3 +262,36 @@ def test_the_benchmark_script_times_both_arms_on_the_same_results():
             "fakes": llmbench.fake_table(1)[:2]}
     text = llmbench.section(data)
     assert "| 1 | " in text and "`fake:heuristic`" in text
+
+
+def test_a_refused_key_is_one_line_without_the_key(fresh, monkeypatch, tmp_path):
+    """Hosted APIs quote a wrong key back in their 401: the error line carries neither it nor a masked form."""
+    monkeypatch.setenv("FAKE_LLM_KEY", SECRET)
+    fresh.script.append(("status", 401, f"Incorrect API key provided: {SECRET}. Or {SECRET[:8]}****{SECRET[-4:]}"))
+    s = spec(fresh, api_key_env="FAKE_LLM_KEY")
+    done = subprocess.run([sys.executable, "-m", "domino_training.cli", "evaluate", "--game", "block_v0", "--agents", s,
+                           "heuristic", "--deals", "1", "--no-progress"], capture_output=True, text=True)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and "HTTP 401" in lines[0], done.stderr
+    assert SECRET not in done.stderr and SECRET[-4:] not in done.stderr
+
+
+def test_the_prompt_is_the_same_whatever_the_hidden_tiles(fresh):
+    """The agent reads only its seat from observe_state: a resampled row gives the same messages."""
+    from domino_envs.core import H_TURN
+
+    for game_name in game_names():
+        game = make_game(game_name)
+        row = game.new_state()
+        game.reset(row, 8)
+        for _ in range(6):
+            if game.legal_mask(row).sum() >= 2:
+                break
+            game.step(row, int(np.flatnonzero(game.legal_mask(row))[0]))
+        seat = int(row[H_TURN])
+        seen = []
+        for state in (row, game.sample_hidden(row, seat, np.random.default_rng(1))):
+            agent = LLMAgent(game, lambda m: seen.append(m) or '{"move": 1}', seed=0)
+            agent.observe_state(state, seat)
+            agent.act(game.observe(row, seat), game.legal_mask(row))
+        assert seen[0] == seen[1], game_name
