@@ -291,7 +291,20 @@ def test_the_prompt_is_the_same_whatever_the_hidden_tiles(fresh):
         seat = int(row[H_TURN])
         seen = []
         for state in (row, game.sample_hidden(row, seat, np.random.default_rng(1))):
-            agent = LLMAgent(game, lambda m: seen.append(m) or '{"move": 1}', seed=0)
+            agent = LLMAgent(game, lambda m, seen=seen: seen.append(m) or '{"move": 1}', seed=0)
             agent.observe_state(state, seat)
             agent.act(game.observe(row, seat), game.legal_mask(row))
         assert seen[0] == seen[1], game_name
+
+
+def test_a_budget_stops_the_run_and_the_command_says_so(tmp_path):
+    s = "llm:model=fake:random,price_in=10,price_out=10"
+    done = subprocess.run([sys.executable, "-m", "domino_training.cli", "evaluate", "--game", "draw_v0", "--agents", s,
+                           "greedy", "--deals", "6", "--budget", "0.25", "--no-progress", "--json", str(tmp_path / "r.json"),
+                           "--save-replays", str(tmp_path / "r.jsonl")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "r.json").read_text())
+    kept = report["matchups"][0]["deals"]
+    assert "--budget 0.25 reached" in report["stopped"] and 0 < kept < 6
+    assert len(load(tmp_path / "r.jsonl")) == 2 * kept and "stopped early" in done.stderr
+    assert 0 < report["matchups"][0]["llm"]["cost"] < 0.25  # the deals kept; the unfinished one's calls are not
