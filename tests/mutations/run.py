@@ -768,6 +768,11 @@ MUTATIONS = [
         "training/evaluate.py",
         [("    if not forfeit or len(forfeit) == totals.size:\n", "    if True:\n")],
         ["tests/agents/test_llm.py", "-k", "forfeit"]),
+    Mutation(
+        "llm_refusal_echoes_key", "an endpoint's 401 that quotes the key back is put in the error line as it came",
+        "agents/llm.py",
+        [("                    said = self._scrub(r.text[:300])\n", "                    said = r.text[:300]\n")],
+        ["tests/agents/test_llm.py", "-k", "refused_key"]),
 ]
 
 
