@@ -474,7 +474,8 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
              budget: float | None = None) -> Report:
     """Run duplicate-deal matchups and return a Report (see module doc).
 
-    replay_path: append every hand played to this file as a replay line (domino_envs/replay.py).
+    replay_path: append every hand played to this file as a replay line (domino_envs/replay.py), but for the
+    hands of this evaluation the file holds already (a rerun of a stopped run adds only what it lacks).
 
     workers: processes that play the deals (1: this process). With more, each matchup's deals are
     cut into shards played in worker processes (one torch and one BLAS thread each); agents travel
@@ -544,7 +545,7 @@ def evaluate(game_name: str, agents: list[str], deals: int, seed: int = 0, confi
         bar = tqdm(total=total, unit="hand", desc=f"{game_name}", file=sys.stderr, leave=False)
     if replay_path is not None:
         Path(replay_path).parent.mkdir(parents=True, exist_ok=True)
-    replay_file = None if replay_path is None else open(replay_path, "a", encoding="utf-8")
+    replay_file = None if replay_path is None else _NewHands(replay_path)
     meter = CallMeter(max_calls, budget)
     try:
         if workers > 1 or address is not None:
@@ -576,6 +577,48 @@ def shard_bounds(deals: int, workers: int) -> list[tuple[int, int]]:
     pieces = min(deals, 4 * workers)
     edges = [deals * j // pieces for j in range(pieces + 1)]
     return [(a, b) for a, b in zip(edges, edges[1:]) if b > a]
+
+
+def _hand_key(obj: dict) -> tuple | None:
+    """What names an evaluation's hand in a replay line: game, config, agents, evaluation seed, deal, focal seat
+    (None for a line no evaluation wrote)."""
+    where = obj.get("evaluation")
+    if not isinstance(where, dict):
+        return None
+    return (obj.get("game"), json.dumps(obj.get("config"), sort_keys=True), tuple(obj.get("agents") or ()),
+            where.get("seed"), where.get("deal"), where.get("focal_seat"))
+
+
+class _NewHands:
+    """The --save-replays file, appended to with the hands it does not hold yet: a rerun of a stopped run
+    (--max-calls, --budget, Ctrl-C) adds the hands it lacks instead of writing the kept ones twice."""
+
+    def __init__(self, path):
+        self._seen = set()
+        if Path(path).is_file():
+            with open(path, encoding="utf-8") as fh:
+                for text in fh:
+                    try:
+                        key = _hand_key(json.loads(text))
+                    except (json.JSONDecodeError, AttributeError):
+                        continue
+                    if key is not None:
+                        self._seen.add(key)
+        self._fh = open(path, "a", encoding="utf-8")
+
+    def write(self, text: str) -> None:
+        key = _hand_key(json.loads(text))
+        if key is None or key not in self._seen:
+            self._fh.write(text)
+            if key is not None:
+                self._seen.add(key)
+
+    def writelines(self, lines) -> None:
+        for text in lines:
+            self.write(text)
+
+    def close(self) -> None:
+        self._fh.close()
 
 
 class _Lines:
@@ -696,7 +739,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--address", default=None, metavar="auto|HOST:PORT",
                    help="play the shards as Ray tasks on this cluster (the `ray` extra), --workers x 4 shards a matchup")
     p.add_argument("--save-replays", default=None, metavar="FILE",
-                   help="append every hand played to FILE as a replay line (see `domino replay`)")
+                   help="append every hand played to FILE as a replay line (see `domino replay`); hands of this "
+                        "evaluation FILE holds already are not written again, so a rerun of a stopped run completes it")
     p.add_argument("--concurrency", type=int, default=1, metavar="N",
                    help="deals played at once in threads (language models are waited on); the report is the same")
     p.add_argument("--max-calls", type=int, default=None, metavar="N",
@@ -741,7 +785,7 @@ def main(argv: list[str] | None = None) -> Report:
     except (ValueError, OSError) as err:
         _fail(str(err))
     except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; an evaluation keeps no partial table to resume
-        kept = (f"; {args.save_replays} keeps the hands played so far, and a rerun appends to it"
+        kept = (f"; {args.save_replays} keeps the hands played so far, and a rerun adds the hands it lacks"
                 if args.save_replays and Path(args.save_replays).is_file() else "")
         print(f"domino evaluate: interrupted: no table written, nothing to resume (run the command again){kept}",
               file=sys.stderr)

@@ -176,7 +176,8 @@ def test_a_rerun_from_the_cache_calls_nothing_and_writes_the_same_replay(fresh, 
 
 def test_max_calls_stops_cleanly_and_a_rerun_goes_on_from_the_cache(fresh, tmp_path):
     s = spec(fresh, cache=tmp_path / "c.sqlite")
-    full = evaluate("block_v0", [spec(fresh), "heuristic"], deals=4, seed=2, progress=False)
+    full = evaluate("block_v0", [spec(fresh), "heuristic"], deals=4, seed=2, progress=False,
+                    replay_path=str(tmp_path / "full.jsonl"))
     total = fresh.calls
     fresh.requests.clear()
     part = evaluate("block_v0", [s, "heuristic"], deals=4, seed=2, progress=False, max_calls=total // 2,
@@ -185,10 +186,12 @@ def test_max_calls_stops_cleanly_and_a_rerun_goes_on_from_the_cache(fresh, tmp_p
     kept = part.matchups[(s, "heuristic")].win.size
     assert 0 < kept < 4 and len(load(tmp_path / "p.jsonl")) == 2 * kept
     assert "stopped" in part.to_json() and "stopped early" in part.table()
-    rest = evaluate("block_v0", [s, "heuristic"], deals=4, seed=2, progress=False)
+    rest = evaluate("block_v0", [s, "heuristic"], deals=4, seed=2, progress=False, replay_path=str(tmp_path / "p.jsonl"))
     assert part.calls + rest.calls == total and rest.stopped is None
     a, b = full.to_json()["matchups"][0], rest.to_json()["matchups"][0]
     assert a["win_rate"] == b["win_rate"] and a["llm"]["categories"] == b["llm"]["categories"]
+    moves = [[[(st.seat, st.action) for st in r.steps] for r in load(tmp_path / name)] for name in ("full.jsonl", "p.jsonl")]
+    assert moves[0] == moves[1]  # the resumed file holds every hand once, in order
 
 
 def test_concurrent_deals_give_the_serial_results(fresh, tmp_path):
