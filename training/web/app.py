@@ -214,7 +214,7 @@ def tile_key(game, tile) -> int:
 
 def table_context(game, table, viewer) -> dict:
     """Plain data for the table's HTML (beside the SVG): seats, facts and the play as text."""
-    from domino_training.tools.play import tile_namer
+    from domino_envs.text import tile_namer
 
     name_of = tile_namer(game)
     seats = []
@@ -228,7 +228,7 @@ def table_context(game, table, viewer) -> dict:
 
 def hand_buttons(live: LiveGame, seat: int, table) -> list[dict]:
     """The viewer's hand as buttons: each tile, its name and the legal actions that play it."""
-    from domino_training.tools.play import tile_namer
+    from domino_envs.text import tile_namer
 
     g = live.game
     name_of = tile_namer(g)
@@ -274,7 +274,7 @@ def game_page(live: LiveGame, view, which: list[int] | None = None, hints: list[
         table=table_context(g, table, viewer), seats=seat_names(live, viewer),
         hand=hand_buttons(live, human, table) if human is not None else [],
         legal=legal, which=[(a, names[a]) for a in which or [] if a in names], hints=hints, hint_kind=hint_kind,
-        log=live.log(viewer), returns=returns, message=message, autoplay=autoplay, rotate=rotate,
+        log=live.log(viewer), text=live.text(human) if human is not None else "", returns=returns, message=message, autoplay=autoplay, rotate=rotate,
         views=(["full", "none"] + list(range(g.num_players))) if live.watch_only else [],
         agent_turn=not live.over and live.agents[live.turn] is not None)
 
@@ -289,8 +289,10 @@ def parse_view(live: LiveGame, fields) -> int | str | None:
     raw = fields.get("view", fields.get("seat"))
     if raw is None or raw == "":
         return live.humans[0] if live.humans else "full"
-    if raw == "none":
-        return None
+    if raw in ("none", "full"):
+        if not live.watch_only:
+            raise BadField(f"view={raw} is for games of agents only")
+        return None if raw == "none" else "full"
     if raw == "full":
         if not live.watch_only:
             raise BadField("view=full (every hand open) is for games of agents only")
