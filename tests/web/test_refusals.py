@@ -325,3 +325,14 @@ def test_any_query_fields_get_a_status(c, view, hint, step, name):
         r = c.get(url, params=params)
         assert r.status_code in (200, 400, 404, 422), (url, r.status_code, r.text[-300:])
         assert "Traceback" not in r.text
+
+
+@pytest.mark.parametrize("argv, word", [(["--port", "99999"], "--port"), (["--agent", "nosuch"], "nosuch"),
+                                        (["--max-games", "0"], "--max-games"), (["--bogus"], "--bogus"),
+                                        (["--token", "short"], "--token")])
+def test_domino_serve_refuses_a_bad_flag_in_one_line(capsys, argv, word):
+    from domino_training.cli import main
+
+    assert main(["serve", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("domino serve: error: ") and word in err
