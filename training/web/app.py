@@ -274,7 +274,8 @@ def game_page(live: LiveGame, view, which: list[int] | None = None, hints: list[
         table=table_context(g, table, viewer), seats=seat_names(live, viewer),
         hand=hand_buttons(live, human, table) if human is not None else [],
         legal=legal, which=[(a, names[a]) for a in which or [] if a in names], hints=hints, hint_kind=hint_kind,
-        log=live.log(viewer), text=live.text(human) if human is not None else "", returns=returns, message=message, autoplay=autoplay, rotate=rotate,
+        log=live.log(viewer), text=live.text(human) if human is not None else "",
+        returns=returns, message=message, autoplay=autoplay, rotate=rotate,
         views=(["full", "none"] + list(range(g.num_players))) if live.watch_only else [],
         agent_turn=not live.over and live.agents[live.turn] is not None)
 
