@@ -116,6 +116,9 @@ def test_every_response_carries_the_csp_and_no_cors_header(c, game):
         assert r.headers["content-security-policy"] == CSP, r.url
         assert not [h for h in r.headers if h.lower().startswith("access-control-")], r.headers
     assert "<script>" not in c.get(path).text and " style=" not in c.get(path).text, "no inline script or style"
+    # no-referrer would make Chromium send "Origin: null" with the pages' own forms, which the Origin check refuses
+    assert c.get("/").headers["referrer-policy"] == "same-origin"
+    assert c.get("/static/favicon.svg").status_code == 200, "a browser asks for the icon: no 404 in its console"
 
 
 # ------------------------------------------------------------------------------ agents, replays by id only

@@ -64,7 +64,7 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 WILDCARD = ("0.0.0.0", "::")
 CSP = "default-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 SECURITY_HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
-                    (b"referrer-policy", b"no-referrer"), (b"x-frame-options", b"DENY")]
+                    (b"referrer-policy", b"same-origin"), (b"x-frame-options", b"DENY")]
 REPLAY_CAP = 8 * 2**20  # bytes: a bigger replay file is refused
 REPLAY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,100}")
 TOKEN_COOKIE = "domino_token"
