@@ -549,6 +549,9 @@ def create_app(settings: Settings | None = None):
         form = await request.form()
         view = parse_view(live, form)
         autoplay = _choice(form, "autoplay", ["0", "1"], default="0")
+        version = _int(form, "version", 0, 2**31)
+        if version is not None and version != live.version:
+            raise StaleMove(f"stale step: the position is at version {live.version}, the page at {version}; reload")
         if live.over:
             raise NotYourTurn("the game is over")
         if live.agents[live.turn] is None:
