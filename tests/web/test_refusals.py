@@ -118,7 +118,8 @@ def test_every_response_carries_the_csp_and_no_cors_header(c, game):
     assert "<script>" not in c.get(path).text and " style=" not in c.get(path).text, "no inline script or style"
     # no-referrer would make Chromium send "Origin: null" with the pages' own forms, which the Origin check refuses
     assert c.get("/").headers["referrer-policy"] == "same-origin"
-    assert c.get("/static/favicon.svg").status_code == 200, "a browser asks for the icon: no 404 in its console"
+    for icon in ("/static/favicon.svg", "/favicon.ico"):
+        assert c.get(icon).status_code == 200, "a browser asks for the icon: no 404 in its console"
 
 
 # ------------------------------------------------------------------------------ agents, replays by id only

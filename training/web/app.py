@@ -424,7 +424,7 @@ def create_app(settings: Settings | None = None):
     import anyio
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
-    from starlette.responses import HTMLResponse, RedirectResponse
+    from starlette.responses import FileResponse, HTMLResponse, RedirectResponse
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
@@ -612,6 +612,8 @@ def create_app(settings: Settings | None = None):
         Route("/replays", replays),
         Route("/replays/{name}/{index}", replay_file),
         Route("/results", results_page),
+        Route("/favicon.ico", lambda request: FileResponse(str(HERE / "static" / "favicon.svg"),
+                                                           media_type="image/svg+xml")),
         Mount("/static", app=StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={Exception: on_error, HTTPException: on_http})
