@@ -325,10 +325,17 @@ def test_any_query_fields_get_a_status(c, view, hint, step, name):
     params = {k: v for k, v in (("view", view), ("hint", hint), ("step", step)) if v is not None}
     from urllib.parse import quote
 
-    for url in ("/", "/new", "/results", "/replays", f"/replays/{quote(name, safe='')}/0"):
+    if not hasattr(c, "_watched"):
+        c._watched = new_game(c, "block_v0", ["greedy", "random"], seed=6)
+        c._played = new_game(c, "block_v0", ["human", "greedy"], seed=6)
+    watched, played = game_of(c, c._watched), game_of(c, c._played)
+    before = [snapshot(watched), snapshot(played)]
+    for url in ("/", "/new", "/results", "/replays", f"/replays/{quote(name, safe='')}/0", c._watched, c._played,
+                c._watched + "/replay", c._played + "/replay", f"/games/{quote(name, safe='')}"):
         r = c.get(url, params=params)
-        assert r.status_code in (200, 400, 404, 422), (url, r.status_code, r.text[-300:])
+        assert r.status_code in (200, 400, 404, 405, 409, 422), (url, r.status_code, r.text[-300:])
         assert "Traceback" not in r.text
+    assert unchanged(watched, before[0]) and unchanged(played, before[1]), "a GET moves nothing"
 
 
 @pytest.mark.parametrize("argv, word", [(["--port", "99999"], "--port"), (["--agent", "nosuch"], "nosuch"),
