@@ -720,7 +720,7 @@ MUTATIONS = [
     Mutation(
         "live_log_full_names", "the log tells another seat's move by its full name (Magic-7's killed tile)",
         "training/tools/live.py",
-        [('        return [e["full"] if viewer == "full" or viewer == e["seat"] else e["public"] for e in self.events]',
+        [('        return [e["full"] if viewer == e["seat"] else e["public"][viewer] for e in self.events]',
           '        return [e["full"] for e in self.events]')],
         ["tests/web/test_no_leak.py", "-k", "kill"]),
 ]
