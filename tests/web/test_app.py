@@ -152,7 +152,12 @@ def test_replay_files_by_id(c):
     (folder / "mine.jsonl").write_text(game_of(c, path).replay().to_line() + "\n")
     assert 'href="/replays/mine/0"' in c.get("/replays").text
     html = c.get("/replays/mine/0?step=1&view=1").text
-    assert "Step 1 of" in html and "mine game 0" in html
+    assert "Step 1 of" in html and "mine game 0" in html and "<td>greedy</td>" in html
+    line = json.loads(game_of(c, path).replay().to_line())
+    del line["agents"]  # optional in the format
+    (folder / "anonymous.jsonl").write_text(json.dumps(line) + "\n")
+    r = c.get("/replays/anonymous/0")
+    assert r.status_code == 200 and "(not recorded)" in r.text
 
 
 def test_results_give_the_win_share_with_an_interval_over_deals_rotated(c, data_dir):

@@ -148,6 +148,19 @@ def test_a_bad_or_oversized_replay_file_is_shown_as_text(c, replays):
     refused(c.get("/replays/big/0"), 422, "bytes")
     (replays / "binary.jsonl").write_bytes(b"\xff\xfe\x00")
     refused(c.get("/replays/binary/0"), 422, "UTF-8")
+    path = new_game(c, "draw_v0", ["human", "greedy"], seed=1)
+    live = game_of(c, path)
+    while not live.over:
+        live.play(0, live.legal(0)[0][0], live.version)
+        live.advance()
+    line = json.loads(live.replay().to_line())
+    line["steps"][0]["action"] = (line["steps"][0]["action"] + 1) % live.game.num_actions
+    line["config"]["num_players"] = 2
+    (replays / "tampered.jsonl").write_text(json.dumps(line) + "\n")
+    refused(c.get("/replays/tampered/0?step=3"), 422, "step 0")
+    line["config"]["num_players"] = 7
+    (replays / "badconfig.jsonl").write_text(json.dumps(line) + "\n")
+    refused(c.get("/replays/badconfig/0"), 422, "num_players")
 
 
 def test_untrusted_text_is_escaped(c, replays):

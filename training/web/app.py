@@ -318,8 +318,9 @@ def replay_page(rep, step: int | None, view, where: str, base_url: str) -> str:
     state = positions[step]
     table = describe(g, state, view)
     log = [f"{i + 1}. seat {s.seat}: {s.name or g.describe_action(s.action)}" for i, s in enumerate(rep.steps)]
+    agents = rep.agents if rep.agents and len(rep.agents) == n else ["(not recorded)"] * n
     return render("replay.html", where=where, game=g, step=step, last=last, view=_view_arg(view),
-                  table=table_context(g, table, view), log=log, agents=rep.agents or [],
+                  table=table_context(g, table, view), log=log, agents=agents,
                   returns=rep.returns if step == last else None, base_url=base_url,
                   views=["full", "none"] + list(range(n)))
 
