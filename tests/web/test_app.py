@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pytest
 
+from domino_agents.trained import shipped_agent
 from domino_envs.outcome import win_shares
 from domino_envs.registry import game_names, make_game
 from domino_envs.replay import load
@@ -109,7 +110,9 @@ def test_hints_give_the_policys_probabilities_and_the_searchs_values(c):
     section = re.search(r'<section id="hints".*?</section>', html, re.S).group(0)
     rows = re.findall(r"<tr><td>(.*?)</td><td>(\d+)%</td>", section)
     assert [name for name, _ in rows] == [name for _, name in legal]
-    assert abs(sum(int(p) for _, p in rows) - 100) <= len(rows)
+    g = live.game
+    probs = shipped_agent(g, sample=True).action_probs(g.observe(live.state, 0), g.legal_mask(live.state))
+    assert [int(p) for _, p in rows] == [round(100 * probs[a]) for a, _ in legal], "the policy's own probabilities"
     html = c.get(path + "?seat=0&hint=search").text
     section = re.search(r'<section id="hints".*?</section>', html, re.S).group(0)
     assert section.count("%</td>") == 2 * len(legal) and "win share" in section

@@ -360,3 +360,30 @@ def test_domino_serve_refuses_a_bad_flag_in_one_line(capsys, argv, word):
     assert main(["serve", *argv]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("domino serve: error: ") and word in err
+
+
+def test_the_same_move_posted_twice_at_once_is_played_once(c):
+    """A double click that reaches the server twice at the same moment: one goes through, the other
+    finds the version moved on (409, checked under the game's lock with the move); the row holds one move."""
+    import threading
+
+    for seed in range(5):
+        path = new_game(c, "draw_v0", ["human", "pimc16"], seed=30 + seed)
+        live = game_of(c, path)
+        html = c.get(path).text
+        fields = {"seat": "0", "version": version(html), "action": moves(html)[0]}
+        v = live.version
+        codes = []
+        go = threading.Barrier(2)
+
+        def post(go, codes, path, fields):
+            go.wait()
+            codes.append(c.post(path + "/move", data=fields, headers=ORIGIN, follow_redirects=False).status_code)
+
+        threads = [threading.Thread(target=post, args=(go, codes, path, fields)) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(codes) == [303, 409], codes
+        assert [e["seat"] for e in live.events[v:]].count(0) == 1, "the human's move was applied once"
