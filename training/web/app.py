@@ -694,7 +694,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def warm(game_names: list[str]) -> None:
-    """Compile what the menu's agents run, for every game, before the first request (a tiny evaluation)."""
+    """Compile what the menu's agents run, for every game, before the first request (a tiny evaluation).
+    Not `domino warm`'s warm_game: that also compiles the learners, which a server never runs."""
     from domino_training.evaluate import evaluate
 
     for name in game_names:
