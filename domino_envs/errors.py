@@ -54,3 +54,17 @@ class PillowMissingError(ConfigError):
 class ProtocolError(ConfigError):
     """A benchmark protocol (or its frozen deals) that no longer matches the fingerprint recorded
     for its version: bump the version rather than change what published numbers meant."""
+
+
+class MoveEntryError(DominoError):
+    """A move as typed or replied that names no legal move (empty, out of range, not an action id,
+    unknown, illegal, ambiguous). `problem` is the one line saying what is wrong; the message adds
+    the legal moves, numbered as the text view numbers them."""
+
+    def __init__(self, problem: str, kind: str, legal: list[int], names: list[str]):
+        moves = "; ".join(f"{i}. {nm}" for i, nm in enumerate(names, 1))
+        super().__init__(f"{problem} (legal moves: {moves})" if names else problem)
+        self.problem = problem
+        self.kind = kind  # empty, range, id, unknown, illegal, ambiguous
+        self.legal = list(legal)
+        self.names = list(names)

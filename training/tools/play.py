@@ -26,19 +26,18 @@ is drawn from OS entropy and printed, so the session can be played again.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 
 import numpy as np
 
 from domino_envs.core import H_DONE, H_HAND, H_TURN
-from domino_envs.errors import DominoError
+from domino_envs.errors import DominoError, MoveEntryError
 from domino_envs.fronts import deal_to_decision
 from domino_envs.outcome import win_shares
 from domino_envs.replay import Recorder, append
 from domino_envs.rng import check_seed, entropy_seed, mix_seed
-from domino_envs.tiles import tile_name
+from domino_envs.text import forced_moves, move_names, parse_move, tile_namer
 from domino_training.commands import HelpFormatter
 from domino_training.tools import OneLineParser
 
@@ -46,45 +45,6 @@ _AGENT_STREAM = 0x9A7E_5EED
 HELP = ("Type the number of a move from the list; or a move by name, or a word of its name that fits\n"
         "one legal move (a tile like 6-4, a card like QH); or #ID for an action id. "
         "'?' or 'h': this help and the moves again, 'q': quit.")
-
-
-_TILE = re.compile(r"\b(\d+)\s*[-|]\s*(\d+)\b")  # a tile as typed: 4-6, 6-4, 4|6
-
-
-def tile_namer(game):
-    """The game's own tile names (Magic-7 has its own module's `tile_name`), else the line games'."""
-    return getattr(sys.modules[type(game).__module__], "tile_name", tile_name)
-
-
-def forced_moves(game, names: list[str], observer: int, before: dict, after: dict, seat: int,
-                 action: int) -> list[str]:
-    """What the engine played by itself in a step (only moves, draws), one 'forced:' line per seat in
-    turn order from the seat that acted, read from `observer`'s decoded observation before and after
-    it (so only public facts): tiles new in ``played_by`` other than the one the named action placed,
-    and ``drawn`` counts that grew. The order within a seat's line is not kept. `names` are the
-    actions' names. Shared by `domino play` and `domino replay`."""
-    n = game.num_players
-    name_of_tile = tile_namer(game)
-    name = names[action].split()
-    drew = [0] * n
-    played: list[list[str]] = [[] for _ in range(n)]
-    if "drawn" in after:
-        for r in range(n):
-            drew[(observer + r) % n] = max(0, int(round(float(after["drawn"][r] - before["drawn"][r]))))
-    own_move_seen = False
-    for r, t in np.argwhere((after["played_by"] > 0) & (before["played_by"] == 0)):
-        k = (observer + int(r)) % n
-        tile = name_of_tile(int(t))
-        if k == seat and not own_move_seen and tile in name:
-            own_move_seen = True
-            continue
-        played[k].append(tile)
-    lines = []
-    for k in [(seat + d) % n for d in range(n)]:
-        parts = ([f"drew {drew[k]}"] if drew[k] else []) + ([f"played {', '.join(played[k])}"] if played[k] else [])
-        if parts:
-            lines.append(f"  forced: seat {k} {' and '.join(parts)}")
-    return lines
 
 
 class Quit(Exception):
@@ -110,7 +70,7 @@ class Session:
         self.agents = [None if k == self.seat else make_agent(vs, game) for k in range(n)]
         self.specs = ["human" if k == self.seat else vs for k in range(n)]
         self.episode = 0
-        self.names = [game.describe_action(a) for a in range(game.num_actions)]
+        self.names = move_names(game)
         self.tile_name = tile_namer(game)
 
     # ------------------------------------------------------------------ i/o
@@ -134,37 +94,13 @@ class Session:
             self.say(f"  {i:>2}. {self.names[a]}")
 
     def parse(self, text: str, legal: list[int]) -> tuple[int | None, str]:
-        """(action, "") for an entry that names one legal move, else (None, the one-line message).
-        A tile may be typed in either order and as the hand shows it: 6-4, 4-6, 4|6 and 6|4 are one tile."""
-        low = _TILE.sub(lambda m: "-".join(sorted((m[1], m[2]), key=int)), text.lower())
-        count = len(legal)
-        if not low:
-            return None, f"empty entry: type a move number 1..{count} ('?' for help, 'q' to quit)"
-        if low.lstrip("+-").isdigit():
-            k = int(low)
-            if not 1 <= k <= count:
-                return None, f"{k} is out of range: choose a move 1..{count}"
-            return legal[k - 1], ""
-        if low.startswith("#"):
-            ident = low[1:]
-            if not ident.isdigit() or not 0 <= int(ident) < self.game.num_actions:
-                return None, (f"{text!r} is not an action id: action ids are #0..#{self.game.num_actions - 1}; "
-                              f"or type a move number 1..{count}")
-            a = int(ident)
-            if a not in legal:
-                return None, f"illegal move: {self.names[a]} is not allowed now; choose a move 1..{count}"
-            return a, ""
-        exact = [a for a in range(self.game.num_actions) if self.names[a].lower() == low]
-        fits = exact or [a for a in range(self.game.num_actions) if low in self.names[a].lower().split()]
-        if not fits:
-            return None, f"{text!r} is not a number or a move: type a move number 1..{count} ('?' for help)"
-        ok = [a for a in fits if a in legal]
-        if not ok:
-            return None, f"illegal move: {self.names[fits[0]]} is not allowed now; choose a move 1..{count}"
-        if len(ok) > 1:
-            nums = ", ".join(str(legal.index(a) + 1) for a in ok)
-            return None, f"{text!r} fits several legal moves ({nums}): type the number"
-        return ok[0], ""
+        """(action, "") for an entry that names one legal move, else (None, the one-line message):
+        `domino_envs.text.parse_move`, which the web page and the language-model agent use too."""
+        try:
+            return parse_move(self.game, text, legal), ""
+        except MoveEntryError as err:
+            hint = " ('?' for help, 'q' to quit)" if err.kind in ("empty", "unknown") else ""
+            return None, err.problem + hint
 
     def engine_moves(self, before: dict, after: dict, seat: int, action: int) -> list[str]:
         """What the engine played by itself in a step, as 'forced:' lines (`forced_moves`), seen from

@@ -8,9 +8,9 @@ import sys
 
 from domino_envs.errors import DominoError, ReplayError
 from domino_envs.replay import Replay, load
+from domino_envs.text import forced_moves, move_names
 from domino_training.commands import HelpFormatter
 from domino_training.tools import OneLineParser
-from domino_training.tools.play import forced_moves
 
 
 def print_replay(replay: Replay, seat="all", table: bool = True, file=None) -> None:
@@ -23,7 +23,7 @@ def print_replay(replay: Replay, seat="all", table: bool = True, file=None) -> N
     print(f"{replay.game}  config {replay.config}  seed {replay.seed}{agents}  "
           f"(domino-envs {replay.package})", file=out)
     game = replay.make_game()
-    names = [game.describe_action(a) for a in range(game.num_actions)]
+    names = move_names(game)
     rows = replay.positions()
     row = next(rows)
     for i, st in enumerate(replay.steps):
