@@ -692,6 +692,37 @@ MUTATIONS = [
         "training/benchmark/cli.py",
         [('prog="domino benchmark", description=DESCRIPTION)', 'prog="domino benchmark", description=__doc__.split("\\n")[0])')],
         ["tests/fronts/test_command_help.py", "-k", "whole_sentences"]),
+    # issue 56/57: the web app (domino serve) and its live game
+    Mutation(
+        "web_origin_unchecked", "domino serve takes a POST whatever its Origin (a page elsewhere can play here)",
+        "training/web/app.py",
+        [('        if scope["method"] not in ("GET", "HEAD"):\n', '        if False:\n')],
+        ["tests/web/test_refusals.py", "-k", "origin"]),
+    Mutation(
+        "web_host_unchecked", "domino serve answers any Host header (DNS rebinding)",
+        "training/web/app.py",
+        [("        if not host or (allowed is not None and name.lower() not in allowed):",
+          "        if not host:")],
+        ["tests/web/test_refusals.py", "-k", "host"]),
+    Mutation(
+        "live_refusal_bumps_version", "a refused move still counts as a move (the version moves on)",
+        "training/tools/live.py",
+        [('        g = self.game\n        if self.over:\n            raise NotYourTurn("the game is over")',
+          '        g = self.game\n        self.version += seat == self.turn\n        if self.over:\n'
+          '            raise NotYourTurn("the game is over")')],
+        ["tests/web/test_refusals.py", "-k", "illegal or not_your_turn or bad_move_field"]),
+    Mutation(
+        "web_table_every_hand", "the game page draws every hand face up (the opponents' tiles on the human's page)",
+        "training/tools/live.py",
+        [("        return describe(self.game, self.state, self.viewer(seat))",
+          '        return describe(self.game, self.state, "full" if seat is not None else None)')],
+        ["tests/web/test_no_leak.py", "-k", "whatever_the_hidden"]),
+    Mutation(
+        "live_log_full_names", "the log tells another seat's move by its full name (Magic-7's killed tile)",
+        "training/tools/live.py",
+        [('        return [e["full"] if viewer == "full" or viewer == e["seat"] else e["public"] for e in self.events]',
+          '        return [e["full"] for e in self.events]')],
+        ["tests/web/test_no_leak.py", "-k", "kill"]),
 ]
 
 

@@ -8,7 +8,7 @@ never reaches counts as much as one at the top of a file.
 
 Inside domino_training the layers are `TRAINING_LAYERS` (lower first): the statistics and the config
 loader, then the evaluation harness, the learners, the benchmark and exploitability side by side, the
-user tools and the `domino` command; the maintainer scripts (domino_training.scripts) may import any of
+user tools, the web app and the `domino` command; the maintainer scripts (domino_training.scripts) may import any of
 them, and nothing imports the scripts.
 """
 from __future__ import annotations
@@ -120,7 +120,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 # domino_training's subpackages and top modules, lower layers first; names on one line sit side by side
 # and do not import each other
 TRAINING_LAYERS = [("settings",), ("stats", "configs", "parallel", "commands", "user_code"),
-                   ("evaluate",), ("learners",), ("benchmark", "exploit"), ("tools",), ("cli",)]
+                   ("evaluate",), ("learners",), ("benchmark", "exploit"), ("tools",), ("web",), ("cli",)]
 SCRIPTS = "domino_training.scripts"
 
 
