@@ -123,8 +123,11 @@ def test_watching_agents_steps_one_move_and_opens_every_hand(c):
     assert html.count('<span class="muted">hidden</span>') == 0, "watching shows every hand by default"
     assert c.get(path + "?view=none").text.count('<span class="muted">hidden</span>') == 2
     assert 'id="autoplay"' in html and 'id="step"' in html
-    r = c.post(path + "/step", data={"view": "full", "autoplay": "1"}, headers=ORIGIN, follow_redirects=False)
+    r = c.post(path + "/step", data={"view": "full", "autoplay": "1", "version": "0"}, headers=ORIGIN,
+               follow_redirects=False)
     assert r.status_code == 303 and "autoplay=1" in r.headers["location"] and live.version == 1
+    again = c.post(path + "/step", data={"view": "full", "version": "0"}, headers=ORIGIN, follow_redirects=False)
+    assert again.status_code == 409 and live.version == 1, "a double click steps once"
     assert 'id="autoplay-on"' in c.get(r.headers["location"]).text
     while not live.over:
         assert c.post(path + "/step", data={"view": "0"}, headers=ORIGIN, follow_redirects=False).status_code == 303

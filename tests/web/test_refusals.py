@@ -116,6 +116,10 @@ def test_every_response_carries_the_csp_and_no_cors_header(c, game):
         assert r.headers["content-security-policy"] == CSP, r.url
         assert not [h for h in r.headers if h.lower().startswith("access-control-")], r.headers
     assert "<script>" not in c.get(path).text and " style=" not in c.get(path).text, "no inline script or style"
+    # no-referrer would make Chromium send "Origin: null" with the pages' own forms, which the Origin check refuses
+    assert c.get("/").headers["referrer-policy"] == "same-origin"
+    for icon in ("/static/favicon.svg", "/favicon.ico"):
+        assert c.get(icon).status_code == 200, "a browser asks for the icon: no 404 in its console"
 
 
 # ------------------------------------------------------------------------------ agents, replays by id only
@@ -325,3 +329,14 @@ def test_any_query_fields_get_a_status(c, view, hint, step, name):
         r = c.get(url, params=params)
         assert r.status_code in (200, 400, 404, 422), (url, r.status_code, r.text[-300:])
         assert "Traceback" not in r.text
+
+
+@pytest.mark.parametrize("argv, word", [(["--port", "99999"], "--port"), (["--agent", "nosuch"], "nosuch"),
+                                        (["--max-games", "0"], "--max-games"), (["--bogus"], "--bogus"),
+                                        (["--token", "short"], "--token")])
+def test_domino_serve_refuses_a_bad_flag_in_one_line(capsys, argv, word):
+    from domino_training.cli import main
+
+    assert main(["serve", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("domino serve: error: ") and word in err

@@ -64,7 +64,7 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 WILDCARD = ("0.0.0.0", "::")
 CSP = "default-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 SECURITY_HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
-                    (b"referrer-policy", b"no-referrer"), (b"x-frame-options", b"DENY")]
+                    (b"referrer-policy", b"same-origin"), (b"x-frame-options", b"DENY")]
 REPLAY_CAP = 8 * 2**20  # bytes: a bigger replay file is refused
 REPLAY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,100}")
 TOKEN_COOKIE = "domino_token"
@@ -274,7 +274,8 @@ def game_page(live: LiveGame, view, which: list[int] | None = None, hints: list[
         table=table_context(g, table, viewer), seats=seat_names(live, viewer),
         hand=hand_buttons(live, human, table) if human is not None else [],
         legal=legal, which=[(a, names[a]) for a in which or [] if a in names], hints=hints, hint_kind=hint_kind,
-        log=live.log(viewer), text=live.text(human) if human is not None else "", returns=returns, message=message, autoplay=autoplay, rotate=rotate,
+        log=live.log(viewer), text=live.text(human) if human is not None else "",
+        returns=returns, message=message, autoplay=autoplay, rotate=rotate,
         views=(["full", "none"] + list(range(g.num_players))) if live.watch_only else [],
         agent_turn=not live.over and live.agents[live.turn] is not None)
 
@@ -423,7 +424,7 @@ def create_app(settings: Settings | None = None):
     import anyio
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
-    from starlette.responses import HTMLResponse, RedirectResponse
+    from starlette.responses import FileResponse, HTMLResponse, RedirectResponse
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
@@ -548,6 +549,9 @@ def create_app(settings: Settings | None = None):
         form = await request.form()
         view = parse_view(live, form)
         autoplay = _choice(form, "autoplay", ["0", "1"], default="0")
+        version = _int(form, "version", 0, 2**31)
+        if version is not None and version != live.version:
+            raise StaleMove(f"stale step: the position is at version {live.version}, the page at {version}; reload")
         if live.over:
             raise NotYourTurn("the game is over")
         if live.agents[live.turn] is None:
@@ -608,6 +612,8 @@ def create_app(settings: Settings | None = None):
         Route("/replays", replays),
         Route("/replays/{name}/{index}", replay_file),
         Route("/results", results_page),
+        Route("/favicon.ico", lambda request: FileResponse(str(HERE / "static" / "favicon.svg"),
+                                                           media_type="image/svg+xml")),
         Mount("/static", app=StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={Exception: on_error, HTTPException: on_http})
