@@ -7,8 +7,8 @@ The app runs under uvicorn in a thread on 127.0.0.1 (a free port, a scratch data
 game Chromium (Debian's ``chromium``, driven by playwright with ``executable_path``) fills the new-game
 form as a person does (the rules of the docs' picture of that game, you in seat 0, the heuristic in
 the others, its seed), plays the first playable tile (which end: the first; else the first legal
-move) for its share of the docs' number of decisions, and saves the top of the page (heading,
-status, table) as a PNG quantized to 256 colours (the docs load six).
+move) for its share of the docs' number of decisions (stopping before the hand's end), and saves
+the top of the page (heading, status, table) as a PNG quantized to 256 colours (the docs load six).
 """
 from __future__ import annotations
 
@@ -60,12 +60,12 @@ def shoot(page, base: str, name: str, path: Path) -> None:
     query = "&".join([f"game={name}"] + [f"rule.{k}={v}" for k, v in config.items()])
     page.goto(f"{base}/new?{query}")
     page.select_option("#seat0", "human")
+    page.fill("#seed", str(seed))
     page.click("#start")
     page.wait_for_selector("#status")
     players = make_game(name, **config).num_players
+    shot = page.screenshot()
     for _ in range(max(1, moves // players)):  # the agents move in between: about the docs' picture's position
-        if page.locator("#result").count():
-            break
         tiles = page.locator("#hand button.tile.playable")
         if tiles.count():
             tiles.first.click()
@@ -74,7 +74,10 @@ def shoot(page, base: str, name: str, path: Path) -> None:
         else:
             page.locator("#moves button.move").first.click()
         page.wait_for_selector("#status")
-    img = Image.open(io.BytesIO(page.screenshot()))
+        if page.locator("#result").count():
+            break  # the hand ended (the engine plays only moves itself): keep the position before
+        shot = page.screenshot()
+    img = Image.open(io.BytesIO(shot))
     img.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE, dither=0).save(path, optimize=True)
 
 
