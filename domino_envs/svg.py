@@ -28,14 +28,16 @@ import re
 from .pictures import _BG, _SS, HEIGHT, WIDTH, Ellipse, Group, Line, Polygon, RRect, Table, Text, describe, scene
 
 _NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_SPACES = str.maketrans("\t\n\r", "   ")
 _ANCHOR_X = {"l": "start", "m": "middle", "r": "end"}
 _ANCHOR_Y = {"a": "hanging", "m": "central", "d": "text-after-edge"}
 
 
 def escape(text) -> str:
     """`text` safe inside an XML element or a quoted attribute: markup escaped, characters XML 1.0
-    cannot hold (control characters, lone surrogates) dropped."""
-    return html.escape(_NOT_XML.sub("", str(text)), quote=True)
+    cannot hold (control characters, lone surrogates) dropped, line breaks and tabs made spaces (a
+    label is one line; XML would turn a carriage return into a line feed anyway)."""
+    return html.escape(_NOT_XML.sub("", str(text)).translate(_SPACES), quote=True)
 
 
 def _num(v: float) -> str:
@@ -85,7 +87,8 @@ def table_svg(table: Table) -> str:
     stands alone as a file or inline in a page."""
     body = "".join(_shape(s) for s in scene(table))
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH * _SS} {HEIGHT * _SS}" width="{WIDTH}" '
-            f'height="{HEIGHT}" role="img" xml:space="preserve" font-family="Liberation Sans, Arial, Helvetica, sans-serif" class="domino-table">'
+            f'height="{HEIGHT}" role="img" xml:space="preserve" class="domino-table" '
+            f'font-family="Liberation Sans, Arial, Helvetica, sans-serif">'
             f'<title>{escape(table.title)}</title><rect width="100%" height="100%" fill="{_colour(_BG)}"/>{body}</svg>')
 
 

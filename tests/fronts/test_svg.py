@@ -126,8 +126,8 @@ def test_any_label_gives_well_formed_svg_that_shows_it(label):
     table = describe(game, state, 0)
     table.seats[1].label = label
     root = _parse(table_svg(table))
-    shown = "".join(ch for ch in label if ch in "\t\n\r" or " " <= ch <= "\ud7ff" or "\ue000" <= ch <= "\ufffd"
-                    or ch >= "\U00010000")
+    shown = "".join(" " if ch in "\t\n\r" else ch for ch in label
+                    if ch in "\t\n\r" or " " <= ch <= "\ud7ff" or "\ue000" <= ch <= "\ufffd" or ch >= "\U00010000")
     assert shown in _texts(root)
 
 

@@ -777,7 +777,8 @@ MUTATIONS = [
     Mutation(
         "svg_label_unescaped", "the SVG painter drops bad characters but leaves a label's markup unescaped",
         "domino_envs/svg.py",
-        [('    return html.escape(_NOT_XML.sub("", str(text)), quote=True)', '    return _NOT_XML.sub("", str(text))')],
+        [('    return html.escape(_NOT_XML.sub("", str(text)).translate(_SPACES), quote=True)',
+          '    return _NOT_XML.sub("", str(text)).translate(_SPACES)')],
         ["tests/fronts/test_svg.py", "-k", "hostile or any_label"]),
     Mutation(
         "svg_back_face_up", "a face-down tile is drawn face up (a 0-0 face where its back should be)",

@@ -15,14 +15,19 @@ from domino_training.tools.live import MENU, LiveGame
 OTHER_GAMES = ["draw_v0", "seven_toed_pete_v0", "racehorse_v0", "sum7_v0", "magic7_v0"]
 
 
+def _submit(page, target) -> None:
+    """Click a form's button or a link (a string: a selector) and wait for the page it loads."""
+    with page.expect_navigation():
+        (page.locator(target) if isinstance(target, str) else target).click()
+
+
 def _new_game(page, server, game: str, seed: int, seat1: str = "heuristic") -> None:
     """Fill the new-game form as a person does: seat 0 you, seat 1 `seat1`, a seed; start."""
     page.goto(f"{server}/new?game={game}")
     page.select_option("#seat0", "human")
     page.select_option("#seat1", seat1)
     page.fill("#seed", str(seed))
-    page.click("#start")
-    page.wait_for_selector("#status")
+    _submit(page, "#start")
 
 
 def _position(page) -> int:
@@ -34,12 +39,11 @@ def _move_once(page) -> None:
     first legal move (a draw or a pass)."""
     tiles = page.locator("#hand button.tile.playable")
     if tiles.count():
-        tiles.first.click()
+        _submit(page, tiles.first)
         if page.locator("#which button.which").count():
-            page.locator("#which button.which").first.click()
+            _submit(page, page.locator("#which button.which").first)
     else:
-        page.locator("#moves button.move").first.click()
-    page.wait_for_selector("#status")
+        _submit(page, page.locator("#moves button.move").first)
 
 
 def test_a_whole_hand_of_block_by_clicking_tiles_against_the_heuristic(watched, server):
@@ -54,10 +58,9 @@ def test_a_whole_hand_of_block_by_clicking_tiles_against_the_heuristic(watched, 
         before = _position(page)
         tiles = page.locator("#hand button.tile.playable")
         assert tiles.count(), "Block: a seat on turn with no tile to play is passed by the engine"
-        tiles.first.click()
+        _submit(page, tiles.first)
         if page.locator("#which button.which").count():
-            page.locator("#which button.which").first.click()
-        page.wait_for_selector("#status")
+            _submit(page, page.locator("#which button.which").first)
         assert _position(page) > before
         clicks += 1
     assert clicks >= 3 and "The game is over" in page.text_content("#status")
@@ -100,12 +103,11 @@ def test_a_tile_that_fits_both_ends_asks_which(watched, server):
     seed, tile = _seed_with_a_tile_fitting_both_ends("draw_v0")
     _new_game(page, server, "draw_v0", seed=seed)
     before = _position(page)
-    page.click(f"#hand button.tile[data-tile='{tile}']")
+    _submit(page, f"#hand button.tile[data-tile='{tile}']")
     which = page.locator("#which button.which")
     assert which.count() == 2 and "Which end" in page.text_content("#which")
     assert _position(page) == before  # asking moved nothing
-    which.nth(1).click()
-    page.wait_for_selector("#status")
+    _submit(page, which.nth(1))
     assert _position(page) > before
     assert not page.locator(f"#hand button.tile[data-tile='{tile}']").count()
 
@@ -113,17 +115,14 @@ def test_a_tile_that_fits_both_ends_asks_which(watched, server):
 def test_a_replay_stepped_to_its_middle_and_end(watched, server):
     page = watched.page
     page.goto(f"{server}/replays")
-    page.click("#replay-files a[href='/replays/block/0']")
-    page.wait_for_selector("#slider")
+    _submit(page, "#replay-files a[href='/replays/block/0']")
     last = int(page.get_attribute("#slider", "max"))
     assert last >= 4 and f"of {last}" in page.text_content("#status")  # it opens on the end
     page.fill("#slider", str(last // 2))
-    page.click("#go")
-    page.wait_for_selector("#status")
+    _submit(page, "#go")
     assert f"Step {last // 2} of {last}" in page.text_content("#status")
     assert page.locator("#log li[aria-current='step']").count() == 1
-    page.click("#end")
-    page.wait_for_selector("#status")
+    _submit(page, "#end")
     assert f"Step {last} of {last}" in page.text_content("#status") and page.locator("#result").count()
 
 
@@ -131,8 +130,7 @@ def test_a_hint_shows_the_policys_probability_of_each_legal_move(watched, server
     page = watched.page
     _new_game(page, server, "sum7_v0", seed=4)
     legal = page.locator("#moves button.move").count()
-    page.click("#hint")
-    page.wait_for_selector("#hints")
+    _submit(page, "#hint")
     cells = page.locator("#hints tbody tr td:nth-child(2)").all_text_contents()
     assert len(cells) == legal and all(c.strip().endswith("%") for c in cells)
     total = sum(float(c.strip().rstrip("%")) for c in cells)
@@ -144,8 +142,8 @@ def test_one_move_with_the_keyboard_alone(watched, server):
     _new_game(page, server, "racehorse_v0", seed=6)
     before = _position(page)
     page.keyboard.press("Tab")  # off the address bar, into the page: then keys only
-    page.keyboard.press("1")
-    page.wait_for_function(f"!document.getElementById('status').textContent.includes('Position {before}.')")
+    with page.expect_navigation():
+        page.keyboard.press("1")
     assert _position(page) > before
 
 
