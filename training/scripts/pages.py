@@ -73,6 +73,7 @@ PAGES = [
     Page("search.md", "search.json", f"{SCRIPTS}.search:page", f"python -m {SCRIPTS}.search GAME --deals 2000"),
     Page("speed.md", "speed.json", f"{SCRIPTS}.speed:page", f"domino bench, then python -m {SCRIPTS}.speed --bench FILE"),
     Page("scaling.md", "scaling.json", f"{SCRIPTS}.scaling:section", f"python -m {SCRIPTS}.scaling", section=True),
+    Page("web.md", "web.json", f"{SCRIPTS}.webload:section", f"python -m {SCRIPTS}.webload --record", section=True),
     Page("llm.md", "llm.json", f"{SCRIPTS}.llmbench:section", f"python -m {SCRIPTS}.llmbench", section=True),
     Page("../README.md", ("baselines.json", "trained.json", "search.json", "ladder.json"), f"{SCRIPTS}.pages:readme_results",
          "the measurements of those pages", section=True),

@@ -11,8 +11,9 @@ that matters is a human move's response with the agents' thinking excluded: the 
 the move request less the ``agents`` duration its ``Server-Timing`` header reports (the agents'
 replies, waiting for the bounded pool included). When the clients are done the server is stopped and,
 in its own process, checks every game it holds intact (its recorded moves replayed from its seed give
-exactly its state row); each finished game's saved replay is verified here. Figures go to docs/web.md
-by hand, with the machine and the command.
+exactly its state row); each finished game's saved replay is verified here. ``--record`` runs it
+``--runs`` times and writes docs/web.json and the Load section of docs/web.md rendered from it
+(`section`, registered in training/scripts/pages.py), so the page's figures are the data's.
 """
 from __future__ import annotations
 
@@ -168,6 +169,48 @@ def run(games: int = 20, moves: int = 10, agent: str = "pimc64", game: str = "bl
             "agents_ms_p50": float(np.percentile(agents, 50)) if len(out) else None}
 
 
+PROG = "python -m domino_training.scripts.webload"
+
+
+def record(args) -> int:
+    """`--record`: `--runs` runs of the load test into docs/web.json, then docs/web.md's section from it."""
+    from datetime import date
+
+    from domino_training.scripts import DOCS, pages
+
+    runs = [run(args.games, args.moves, args.agent, args.game, args.workers) for _ in range(args.runs)]
+    data = {"date": date.today().isoformat(), "machine": args.machine,
+            "command": f"{PROG} --games {args.games} --moves {args.moves} --agent {args.agent} --game {args.game} "
+                       f"--workers {args.workers}",
+            "runs": runs}
+    (DOCS / "web.json").write_text(json.dumps(data, indent=1) + "\n")
+    pages.write_page("web.md")
+    print(section(data), file=sys.stderr)
+    return 0 if all(not r["errors"] and not r["games_broken"] for r in runs) else 1
+
+
+def section(data: dict) -> str:
+    """The Load section of docs/web.md from docs/web.json."""
+    first = data["runs"][0]
+    lines = [f"Measured {data['date']} with `{data['command']}` (from a checkout) on {data['machine']}: "
+             f"{first['games']} games of {first['game']} at once against the menu's `{first['agent']}`, "
+             f"{first['moves_per_game']} human moves each, the agents' pool {first['workers']} threads.", "",
+             "| run | requests | p50 | p95 | max | agents' reply p50 | games checked intact | finished games' replays verified |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for i, r in enumerate(data["runs"], 1):
+        h = r["human_move_ms"]
+        lines.append(f"| {i} | {r['requests']} | {h['p50']:.0f} ms | {h['p95']:.0f} ms | {h['max']:.0f} ms | "
+                     f"{r['agents_ms_p50']:.0f} ms | {r['games_checked'] - len(r['games_broken'])} of {r['games_checked']} | "
+                     f"{r['finished_games_verified']} |")
+    worst = max(r["human_move_ms"]["p95"] for r in data["runs"])
+    moves = max(r["server_move_ms_p95"] for r in data["runs"])
+    lines += ["", f"The worst run's 95th percentile of a human move's response, the agents' thinking excluded, is "
+              f"{worst:.0f} ms ({'under' if worst < 100 else 'over'} the 100 ms we hold it to); the move itself "
+              f"(the `move` duration of `Server-Timing`: the checks, the step, the public events and the replay "
+              f"record under the game's lock) {moves:.0f} ms at its 95th percentile in the worst run."]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m domino_training.scripts.webload", description=__doc__.split("\n")[0])
     p.add_argument("--games", type=int, default=20, help="games at once (default 20)")
@@ -176,6 +219,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--game", default="block_v0", help="the game (default block_v0)")
     p.add_argument("--workers", type=int, default=2, help="the agents' thread pool (default 2)")
     p.add_argument("--json", default=None, metavar="FILE", help="write the figures here too")
+    p.add_argument("--record", action="store_true",
+                   help="run --runs times; write docs/web.json and docs/web.md's Load section from it")
+    p.add_argument("--runs", type=int, default=2, help="runs kept by --record (default 2)")
+    p.add_argument("--machine", default="the project's 2-core VM", help="the machine, as --record writes it")
     p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)  # the server process (start_server)
     p.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     p.add_argument("--data-dir", default=None, help=argparse.SUPPRESS)
@@ -189,6 +236,8 @@ def main(argv: list[str] | None = None) -> int:
                             workers=args.workers)
         serve_until_stopped(settings, Path(args.report))
         return 0
+    if args.record:
+        return record(args)
     result = run(args.games, args.moves, args.agent, args.game, args.workers)
     text = json.dumps(result, indent=2)
     print(text)
