@@ -123,16 +123,9 @@ def _run(argv: list[str]) -> int:
     if args.html is not None:
         return _write_html(args, viewer)
     if args.replay is not None:
-        if args.game is not None:
-            raise ValueError(f"give either GAME or --replay, not both (got {args.game!r} and --replay)")
         if not args.out.lower().endswith(".gif"):
             raise ValueError(f"--out {args.out!r}: a replay is written as an animated .gif")
-        reps = load(args.replay)
-        if not 0 <= args.index < len(reps):
-            raise ValueError(f"--index {args.index}: {args.replay} holds games 0..{len(reps) - 1}")
-        rep = reps[args.index]
-        game = rep.make_game()
-        _check_seat_flag(game, args.seat)
+        rep, game = _replay_of(args)
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         frames = save_gif(game, rep.positions(), args.out, args.fps, viewer)
         print(f"wrote {args.out}: {frames} frames, {WIDTH}x{HEIGHT}")
@@ -157,6 +150,19 @@ def _run(argv: list[str]) -> int:
     return 0
 
 
+def _replay_of(args):
+    """--replay FILE --index K: that game of the file and its engine, the flags checked against it."""
+    if args.game is not None:
+        raise ValueError(f"give either GAME or --replay, not both (got {args.game!r} and --replay)")
+    reps = load(args.replay)
+    if not 0 <= args.index < len(reps):
+        raise ValueError(f"--index {args.index}: {args.replay} holds games 0..{len(reps) - 1}")
+    rep = reps[args.index]
+    game = rep.make_game()
+    _check_seat_flag(game, args.seat)
+    return rep, game
+
+
 def _write_html(args, viewer) -> int:
     """--html FILE: the replay's positions, or those of a game `--agent` agents play from `--seed`'s
     deal (to the end, or `--moves` decisions), as one HTML file (tools/replay_html.py)."""
@@ -165,14 +171,7 @@ def _write_html(args, viewer) -> int:
     if not args.html.lower().endswith((".html", ".htm")):
         raise ValueError(f"--html {args.html!r}: the replay page is written as a .html file")
     if args.replay is not None:
-        if args.game is not None:
-            raise ValueError(f"give either GAME or --replay, not both (got {args.game!r} and --replay)")
-        reps = load(args.replay)
-        if not 0 <= args.index < len(reps):
-            raise ValueError(f"--index {args.index}: {args.replay} holds games 0..{len(reps) - 1}")
-        rep = reps[args.index]
-        game = rep.make_game()
-        _check_seat_flag(game, args.seat)
+        rep, game = _replay_of(args)
         rows = list(rep.positions())
         steps = [(st.seat, st.action) for st in rep.steps]
         facts = [f"{rep.game}  config {rep.config}  seed {rep.seed}"
