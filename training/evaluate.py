@@ -404,6 +404,14 @@ def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, mat
     jobs = [(d, k) for d in range(first, stop) for k in range(n)]
     hands: list[_Hand] = []
     stopped = None
+
+    def write_finished_deal() -> None:
+        """A deal's replay lines as soon as its last rotation is in (in deal order, whole deals only), so a run
+        stopped by Ctrl-C, --max-calls or --budget keeps every deal finished before it."""
+        if replay_file is not None and len(hands) % n == 0:
+            replay_file.writelines(h.line for h in hands[-n:])
+            replay_file.flush()
+
     if concurrency <= 1:
         focal, opp = _build(focal_spec, game, n, meter), _build(opp_spec, game, n, meter)
         state = game.new_state()
@@ -414,6 +422,7 @@ def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, mat
             except BudgetExhausted as why:
                 stopped = str(why)
                 break
+            write_finished_deal()
             if progress is not None:
                 progress.update(1)
     else:
@@ -442,10 +451,10 @@ def run_matchup(game, focal_spec: str, opp_spec: str, deals: int, seed: int, mat
                     hands.append(fut.result())
                 except BudgetExhausted as why:
                     stopped = str(why)
+                    continue
+                write_finished_deal()
     kept = len(hands) // n  # whole deals only
     hands = hands[:kept * n]
-    if replay_file is not None:
-        replay_file.writelines(h.line for h in hands)
     secs = time.perf_counter() - t0
 
     def side(seat_of_hand, llm_of) -> tuple[np.ndarray, np.ndarray, dict | None]:
@@ -617,6 +626,9 @@ class _NewHands:
         for text in lines:
             self.write(text)
 
+    def flush(self) -> None:
+        self._fh.flush()
+
     def close(self) -> None:
         self._fh.close()
 
@@ -632,6 +644,9 @@ class _Lines:
 
     def writelines(self, lines) -> None:
         self.lines.extend(lines)
+
+    def flush(self) -> None:
+        """Nothing to flush: the parent writes the lines."""
 
 
 def _play_shard(game_name: str, config: dict, f: str, o: str, deals: int, seed: int, index: int, first: int,

@@ -208,4 +208,4 @@ def test_ctrl_c_in_evaluate_ends_with_one_line_saying_what_was_kept(tmp_path):
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert err.strip().splitlines()[-1] == (
         f"domino evaluate: interrupted: no table written, nothing to resume (run the command again); {replays} keeps "
-        f"the hands played so far, and a rerun appends to it"), err
+        f"the hands played so far, and a rerun adds the hands it lacks"), err
