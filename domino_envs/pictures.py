@@ -402,8 +402,8 @@ def card_name(card: int) -> str:
 
 
 def _approx_width(text: str, size: float) -> float:
-    """A text's width without a font (the SVG scene): about 0.56 em a character."""
-    return len(text) * size * _SS * 0.56
+    """A text's width without a font (the SVG scene): about half an em a character (Arial's metrics)."""
+    return len(text) * size * _SS * 0.5
 
 
 def _cross(rect) -> list:

@@ -85,7 +85,7 @@ def table_svg(table: Table) -> str:
     stands alone as a file or inline in a page."""
     body = "".join(_shape(s) for s in scene(table))
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH * _SS} {HEIGHT * _SS}" width="{WIDTH}" '
-            f'height="{HEIGHT}" role="img" xml:space="preserve" font-family="DejaVu Sans, Verdana, sans-serif" class="domino-table">'
+            f'height="{HEIGHT}" role="img" xml:space="preserve" font-family="Liberation Sans, Arial, Helvetica, sans-serif" class="domino-table">'
             f'<title>{escape(table.title)}</title><rect width="100%" height="100%" fill="{_colour(_BG)}"/>{body}</svg>')
 
 

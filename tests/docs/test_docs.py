@@ -681,7 +681,7 @@ def test_command_check_rejects_bad_lines():
     with pytest.raises(AssertionError):
         check_domino_command(["replay", "games.jsonl", "--index", "first"])
     with pytest.raises(AssertionError, match="not a subcommand"):
-        check_domino_command(["serve", "--port", "80"])
+        check_domino_command(["launch", "--port", "80"])
     with pytest.raises(AssertionError, match="unrecognized arguments: --no-such-flag"):
         check_domino_command(["train", "draw_v0", "--no-such-flag"])
     with pytest.raises(domino_envs.ConfigError):

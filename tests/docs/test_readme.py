@@ -98,7 +98,7 @@ def test_play_watch_replay_commands_run_as_written(tmp_path, monkeypatch):
     assert len(block) == 1, "docs/tools.md has no play/replay block"  # the RLlib block (docs/rllib.md) is test_rllib's
     commands = [shlex.split(line, comments=True) for line in block[0].splitlines()]
     commands = [c for c in commands if c]
-    assert [c[1] for c in commands] == ["play", "play", "replay", "evaluate", "render", "render"]
+    assert [c[1] for c in commands] == ["play", "play", "replay", "evaluate", "render", "render", "render"]
     monkeypatch.chdir(tmp_path)
     for argv in commands:
         assert argv[0] == "domino"
@@ -107,7 +107,7 @@ def test_play_watch_replay_commands_run_as_written(tmp_path, monkeypatch):
         with contextlib.redirect_stdout(io.StringIO()) as out:
             code = main(argv[1:])
         assert code == 0, (argv, out.getvalue()[-2000:])
-        for flag in ("--save", "--save-replays", "--out"):
+        for flag in ("--save", "--save-replays", "--out", "--html"):
             if flag in argv:
                 assert (tmp_path / argv[argv.index(flag) + 1]).stat().st_size > 0, argv
     (game,) = load(tmp_path / "games.jsonl")

@@ -40,8 +40,8 @@ def test_version_and_an_unknown_command():
 
     code, out, _ = run(["--version"])
     assert code == 0 and out.strip() == f"domino {version('domino-envs')}"
-    code, _, err = run(["serve"])
-    assert code == 2 and "'serve' is not a command" in err and "domino --help" in err
+    code, _, err = run(["launch"])
+    assert code == 2 and "'launch' is not a command" in err and "domino --help" in err
 
 
 @pytest.mark.parametrize("command", sorted(COMMANDS))

@@ -738,9 +738,26 @@ MUTATIONS = [
     Mutation(
         "live_log_full_names", "the log tells another seat's move by its full name (Magic-7's killed tile)",
         "training/tools/live.py",
-        [('        return [e["full"] if viewer == "full" or viewer == e["seat"] else e["public"] for e in self.events]',
+        [('        return [e["full"] if viewer == e["seat"] else e["public"][viewer] for e in self.events]',
           '        return [e["full"] for e in self.events]')],
         ["tests/web/test_no_leak.py", "-k", "kill"]),
+    # issue 56/57: the SVG painter and the HTML replay
+    Mutation(
+        "svg_label_unescaped", "the SVG painter drops bad characters but leaves a label's markup unescaped",
+        "domino_envs/svg.py",
+        [('    return html.escape(_NOT_XML.sub("", str(text)), quote=True)', '    return _NOT_XML.sub("", str(text))')],
+        ["tests/fronts/test_svg.py", "-k", "hostile or any_label"]),
+    Mutation(
+        "svg_back_face_up", "a face-down tile is drawn face up (a 0-0 face where its back should be)",
+        "domino_envs/pictures.py",
+        [("    if not face_up:\n        out.append(RRect(rect, rad, fill=_BACK",
+          "    if face_up is None:\n        out.append(RRect(rect, rad, fill=_BACK")],
+        ["tests/fronts/test_svg.py", "-k", "lie_where"]),
+    Mutation(
+        "html_replay_facts_unescaped", "the HTML replay writes the replay's agent names into the page as markup",
+        "training/tools/replay_html.py",
+        [('facts="".join(f"<p>{e(f)}</p>" for f in facts)', 'facts="".join(f"<p>{f}</p>" for f in facts)')],
+        ["tests/fronts/test_render_html.py", "-k", "saved_replay"]),
 ]
 
 

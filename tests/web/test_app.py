@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pytest
 
+from domino_agents.trained import shipped_agent
 from domino_envs.outcome import win_shares
 from domino_envs.registry import game_names, make_game
 from domino_envs.replay import load
@@ -109,7 +110,9 @@ def test_hints_give_the_policys_probabilities_and_the_searchs_values(c):
     section = re.search(r'<section id="hints".*?</section>', html, re.S).group(0)
     rows = re.findall(r"<tr><td>(.*?)</td><td>(\d+)%</td>", section)
     assert [name for name, _ in rows] == [name for _, name in legal]
-    assert abs(sum(int(p) for _, p in rows) - 100) <= len(rows)
+    g = live.game
+    probs = shipped_agent(g, sample=True).action_probs(g.observe(live.state, 0), g.legal_mask(live.state))
+    assert [int(p) for _, p in rows] == [round(100 * probs[a]) for a, _ in legal], "the policy's own probabilities"
     html = c.get(path + "?seat=0&hint=search").text
     section = re.search(r'<section id="hints".*?</section>', html, re.S).group(0)
     assert section.count("%</td>") == 2 * len(legal) and "win share" in section
@@ -123,8 +126,11 @@ def test_watching_agents_steps_one_move_and_opens_every_hand(c):
     assert html.count('<span class="muted">hidden</span>') == 0, "watching shows every hand by default"
     assert c.get(path + "?view=none").text.count('<span class="muted">hidden</span>') == 2
     assert 'id="autoplay"' in html and 'id="step"' in html
-    r = c.post(path + "/step", data={"view": "full", "autoplay": "1"}, headers=ORIGIN, follow_redirects=False)
+    r = c.post(path + "/step", data={"view": "full", "autoplay": "1", "version": "0"}, headers=ORIGIN,
+               follow_redirects=False)
     assert r.status_code == 303 and "autoplay=1" in r.headers["location"] and live.version == 1
+    again = c.post(path + "/step", data={"view": "full", "version": "0"}, headers=ORIGIN, follow_redirects=False)
+    assert again.status_code == 409 and live.version == 1, "a double click steps once"
     assert 'id="autoplay-on"' in c.get(r.headers["location"]).text
     while not live.over:
         assert c.post(path + "/step", data={"view": "0"}, headers=ORIGIN, follow_redirects=False).status_code == 303
@@ -149,7 +155,12 @@ def test_replay_files_by_id(c):
     (folder / "mine.jsonl").write_text(game_of(c, path).replay().to_line() + "\n")
     assert 'href="/replays/mine/0"' in c.get("/replays").text
     html = c.get("/replays/mine/0?step=1&view=1").text
-    assert "Step 1 of" in html and "mine game 0" in html
+    assert "Step 1 of" in html and "mine game 0" in html and "<td>greedy</td>" in html
+    line = json.loads(game_of(c, path).replay().to_line())
+    del line["agents"]  # optional in the format
+    (folder / "anonymous.jsonl").write_text(json.dumps(line) + "\n")
+    r = c.get("/replays/anonymous/0")
+    assert r.status_code == 200 and "(not recorded)" in r.text
 
 
 def test_results_give_the_win_share_with_an_interval_over_deals_rotated(c, data_dir):

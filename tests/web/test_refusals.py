@@ -116,6 +116,10 @@ def test_every_response_carries_the_csp_and_no_cors_header(c, game):
         assert r.headers["content-security-policy"] == CSP, r.url
         assert not [h for h in r.headers if h.lower().startswith("access-control-")], r.headers
     assert "<script>" not in c.get(path).text and " style=" not in c.get(path).text, "no inline script or style"
+    # no-referrer would make Chromium send "Origin: null" with the pages' own forms, which the Origin check refuses
+    assert c.get("/").headers["referrer-policy"] == "same-origin"
+    for icon in ("/static/favicon.svg", "/favicon.ico"):
+        assert c.get(icon).status_code == 200, "a browser asks for the icon: no 404 in its console"
 
 
 # ------------------------------------------------------------------------------ agents, replays by id only
@@ -144,6 +148,19 @@ def test_a_bad_or_oversized_replay_file_is_shown_as_text(c, replays):
     refused(c.get("/replays/big/0"), 422, "bytes")
     (replays / "binary.jsonl").write_bytes(b"\xff\xfe\x00")
     refused(c.get("/replays/binary/0"), 422, "UTF-8")
+    path = new_game(c, "draw_v0", ["human", "greedy"], seed=1)
+    live = game_of(c, path)
+    while not live.over:
+        live.play(0, live.legal(0)[0][0], live.version)
+        live.advance()
+    line = json.loads(live.replay().to_line())
+    line["steps"][0]["action"] = (line["steps"][0]["action"] + 1) % live.game.num_actions
+    line["config"]["num_players"] = 2
+    (replays / "tampered.jsonl").write_text(json.dumps(line) + "\n")
+    refused(c.get("/replays/tampered/0?step=3"), 422, "step 0")
+    line["config"]["num_players"] = 7
+    (replays / "badconfig.jsonl").write_text(json.dumps(line) + "\n")
+    refused(c.get("/replays/badconfig/0"), 422, "num_players")
 
 
 def test_untrusted_text_is_escaped(c, replays):
@@ -321,7 +338,52 @@ def test_any_query_fields_get_a_status(c, view, hint, step, name):
     params = {k: v for k, v in (("view", view), ("hint", hint), ("step", step)) if v is not None}
     from urllib.parse import quote
 
-    for url in ("/", "/new", "/results", "/replays", f"/replays/{quote(name, safe='')}/0"):
+    if not hasattr(c, "_watched"):
+        c._watched = new_game(c, "block_v0", ["greedy", "random"], seed=6)
+        c._played = new_game(c, "block_v0", ["human", "greedy"], seed=6)
+    watched, played = game_of(c, c._watched), game_of(c, c._played)
+    before = [snapshot(watched), snapshot(played)]
+    for url in ("/", "/new", "/results", "/replays", f"/replays/{quote(name, safe='')}/0", c._watched, c._played,
+                c._watched + "/replay", c._played + "/replay", f"/games/{quote(name, safe='')}"):
         r = c.get(url, params=params)
-        assert r.status_code in (200, 400, 404, 422), (url, r.status_code, r.text[-300:])
+        assert r.status_code in (200, 400, 404, 405, 409, 422), (url, r.status_code, r.text[-300:])
         assert "Traceback" not in r.text
+    assert unchanged(watched, before[0]) and unchanged(played, before[1]), "a GET moves nothing"
+
+
+@pytest.mark.parametrize("argv, word", [(["--port", "99999"], "--port"), (["--agent", "nosuch"], "nosuch"),
+                                        (["--max-games", "0"], "--max-games"), (["--bogus"], "--bogus"),
+                                        (["--token", "short"], "--token")])
+def test_domino_serve_refuses_a_bad_flag_in_one_line(capsys, argv, word):
+    from domino_training.cli import main
+
+    assert main(["serve", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("domino serve: error: ") and word in err
+
+
+def test_the_same_move_posted_twice_at_once_is_played_once(c):
+    """A double click that reaches the server twice at the same moment: one goes through, the other
+    finds the version moved on (409, checked under the game's lock with the move); the row holds one move."""
+    import threading
+
+    for seed in range(5):
+        path = new_game(c, "draw_v0", ["human", "pimc16"], seed=30 + seed)
+        live = game_of(c, path)
+        html = c.get(path).text
+        fields = {"seat": "0", "version": version(html), "action": moves(html)[0]}
+        v = live.version
+        codes = []
+        go = threading.Barrier(2)
+
+        def post(go, codes, path, fields):
+            go.wait()
+            codes.append(c.post(path + "/move", data=fields, headers=ORIGIN, follow_redirects=False).status_code)
+
+        threads = [threading.Thread(target=post, args=(go, codes, path, fields)) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(codes) == [303, 409], codes
+        assert [e["seat"] for e in live.events[v:]].count(0) == 1, "the human's move was applied once"

@@ -3,14 +3,16 @@
     python -m domino_training.scripts.webload                      # 20 games against pimc64, 10 moves each
     python -m domino_training.scripts.webload --games 4 --moves 3 --agent greedy --json load.json
 
-The app runs under uvicorn in a thread of this process on a free port; one client thread per game
+The app runs under uvicorn in a process of its own on a free port (so the clients' work does not
+share the server's interpreter lock, as a browser would not); one client thread per game
 (httpx) starts a game (the human in seat 0, the menu agent in the others), then reads its page and
 posts its first legal move, `--moves` times (a finished game is followed by a new one). The figure
 that matters is a human move's response with the agents' thinking excluded: the client's time for
 the move request less the ``agents`` duration its ``Server-Timing`` header reports (the agents'
-replies, waiting for the bounded pool included). At the end every game's state is checked intact:
-its recorded moves replayed from its seed give exactly its state row, and each finished game's saved
-replay verifies. Figures go to docs/web.md by hand, with the machine and the command.
+replies, waiting for the bounded pool included). When the clients are done the server is stopped and,
+in its own process, checks every game it holds intact (its recorded moves replayed from its seed give
+exactly its state row); each finished game's saved replay is verified here. Figures go to docs/web.md
+by hand, with the machine and the command.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import argparse
 import json
 import re
 import socket
+import subprocess
 import sys
 import tempfile
 import threading
@@ -33,21 +36,51 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve_in_thread(settings):
-    """(uvicorn server, thread) serving the app on settings.host:settings.port until server.should_exit."""
+def serve_until_stopped(settings, report: Path) -> None:
+    """Serve the app in this process until its standard input closes, then write {"games_checked",
+    "games_broken"} (every held game checked with `intact`) to `report`."""
+    import contextlib
+
     import uvicorn
 
     from domino_training.web.app import create_app
 
-    config = uvicorn.Config(create_app(settings), host=settings.host, port=settings.port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(200):
-        if server.started:
-            return server, thread
-        time.sleep(0.05)
-    raise RuntimeError("uvicorn did not start within 10 s")
+    class Server(uvicorn.Server):
+        def capture_signals(self):  # stopped through stdin; uvicorn would re-raise a signal and skip the check
+            return contextlib.nullcontext()
+
+    app = create_app(settings)
+    server = Server(uvicorn.Config(app, host=settings.host, port=settings.port, log_level="warning"))
+
+    def stop_when_stdin_closes():
+        sys.stdin.read()
+        server.should_exit = True
+
+    threading.Thread(target=stop_when_stdin_closes, daemon=True).start()
+    server.run()
+    held = app.app.state.games.games
+    broken = [gid for gid, live in held.items() if not intact(live)]
+    report.write_text(json.dumps({"games_checked": len(held), "games_broken": broken}))
+
+
+def start_server(port: int, folder: Path, max_games: int, workers: int, report: Path):
+    """The server process (this module with --serve), once it answers on 127.0.0.1:port."""
+    import httpx
+
+    argv = [sys.executable, "-m", "domino_training.scripts.webload", "--serve", "--port", str(port), "--data-dir",
+            str(folder), "--max-games", str(max_games), "--workers", str(workers), "--report", str(report)]
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE)
+    for _ in range(600):
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/", timeout=1).status_code == 200:
+                return proc
+        except httpx.TransportError:
+            pass
+        if proc.poll() is not None:
+            raise RuntimeError(f"the server exited with status {proc.returncode}")
+        time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("the server did not answer within 60 s")
 
 
 def one_client(base: str, game: str, seats: list[str], moves: int, seed: int, out: list, errors: list) -> None:
@@ -100,13 +133,12 @@ def run(games: int = 20, moves: int = 10, agent: str = "pimc64", game: str = "bl
     """The load test (module doc); its figures as a dict."""
     from domino_envs.registry import make_game
     from domino_envs.replay import load
-    from domino_training.web.app import Settings
-
     with tempfile.TemporaryDirectory(prefix="domino-webload-") as scratch:
         folder = Path(data_dir or scratch)
-        settings = Settings(port=free_port(), data_dir=folder, max_games=games * (moves + 2), workers=workers)
-        server, thread = serve_in_thread(settings)
-        base = f"http://127.0.0.1:{settings.port}"
+        port = free_port()
+        report = Path(scratch) / "server.json"
+        server = start_server(port, folder, games * (moves + 2), workers, report)
+        base = f"http://127.0.0.1:{port}"
         n = make_game(game).num_players
         seats = ["human"] + [agent] * (n - 1)
         out: list = []
@@ -119,19 +151,17 @@ def run(games: int = 20, moves: int = 10, agent: str = "pimc64", game: str = "bl
         for t in clients:
             t.join()
         seconds = time.perf_counter() - t0
-        held = server.config.app.app.state.games.games
-        broken = [gid for gid, live in held.items() if not intact(live)]
+        server.stdin.close()
+        server.wait(timeout=60)
+        held = json.loads(report.read_text())
         saved = load(folder / "games.jsonl") if (folder / "games.jsonl").is_file() else []
         for rep in saved:
             rep.verify()
-        server.should_exit = True
-        thread.join(timeout=10)
     total = np.array([t for t, _, _ in out])
     agents = np.array([a for _, a, _ in out])
     human = total - agents
     return {"games": games, "moves_per_game": moves, "agent": agent, "game": game, "workers": workers,
-            "requests": len(out), "errors": errors, "seconds": seconds, "games_checked": len(held),
-            "games_broken": broken, "finished_games_verified": len(saved),
+            "requests": len(out), "errors": errors, "seconds": seconds, **held, "finished_games_verified": len(saved),
             "human_move_ms": {"p50": float(np.percentile(human, 50)), "p95": float(np.percentile(human, 95)),
                               "max": float(human.max())} if len(out) else None,
             "server_move_ms_p95": float(np.percentile([m for _, _, m in out], 95)) if out else None,
@@ -146,7 +176,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--game", default="block_v0", help="the game (default block_v0)")
     p.add_argument("--workers", type=int, default=2, help="the agents' thread pool (default 2)")
     p.add_argument("--json", default=None, metavar="FILE", help="write the figures here too")
+    p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)  # the server process (start_server)
+    p.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    p.add_argument("--data-dir", default=None, help=argparse.SUPPRESS)
+    p.add_argument("--max-games", type=int, default=0, help=argparse.SUPPRESS)
+    p.add_argument("--report", default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.serve:
+        from domino_training.web.app import Settings
+
+        settings = Settings(port=args.port, data_dir=Path(args.data_dir), max_games=args.max_games,
+                            workers=args.workers)
+        serve_until_stopped(settings, Path(args.report))
+        return 0
     result = run(args.games, args.moves, args.agent, args.game, args.workers)
     text = json.dumps(result, indent=2)
     print(text)

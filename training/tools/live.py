@@ -15,10 +15,10 @@ Why it looks like this:
   seats rotated and its luck cancels.
 - Refusals leave the row untouched: `NotYourTurn` / `StaleMove` (a double click: the form's
   `version` is old) and `IllegalMove` (naming the legal moves) are raised before anything changes.
-- Events are public: another seat's move is told from what every seat sees (tiles newly played,
-  draws, kills, passes: the decoded observation's public pieces), never from its action's name,
-  which in Magic-7 names a killed tile nobody else sees. The actor (or a watcher of an all-agent
-  game) reads the full name.
+- Events are public: a human seat reads another seat's move as `domino_envs.text.public_events`
+  tells it from its own observations (tiles newly played, draws, kills, passes, scores), never by
+  the action's name, which in Magic-7 names a killed tile nobody else sees. The actor (or a watcher
+  of an all-agent game) reads the full name.
 - A finished game is appended once to ``data_dir/games.jsonl`` as a replay line (domino_envs.replay)
   that ``domino replay`` verifies; its ``live`` key holds seed, deal, rotation and the human seats.
 """
@@ -36,6 +36,7 @@ from domino_envs.errors import ConfigError, DominoError
 from domino_envs.fronts import deal_to_decision
 from domino_envs.replay import Recorder, append
 from domino_envs.rng import check_seed, entropy_seed, mix_seed
+from domino_envs.text import public_events, seat_changes, seat_text
 
 # menu id -> agent spec: what a browser or an MCP client may ask for, by id only
 MENU = {
@@ -110,25 +111,17 @@ def make_config(game_name: str, rules: dict):
 
 def public_lines(game, before: dict, after: dict, seat: int) -> list[str]:
     """What every seat saw `seat`'s move do (from seat 0's decoded observations before and after it:
-    only public pieces), then what the engine did by itself for the seats after it: one line each."""
-    from domino_training.tools.play import tile_namer
-
+    only public pieces), then what the engine did by itself for the seats after it: one line each,
+    seats by number (the watcher's log, after the move's full name)."""
     n = game.num_players
-    name_of = tile_namer(game)
+    changes, _ = seat_changes(game, before, after, 0)
     out = []
     for d in range(n):
         k = (seat + d) % n
-        parts = []
-        new = np.flatnonzero((after["played_by"][k] > 0) & (before["played_by"][k] == 0))
-        if new.size:
-            parts.append("played " + ", ".join(name_of(int(t)) for t in new))
-        for piece, what in (("jokers_played", "played a joker"), ("killed_counts", "killed a tile")):
-            if piece in after and after[piece][k] > before[piece][k]:
-                parts.append(what)
-        if "drawn" in after:
-            drew = int(round(float(after["drawn"][k] - before["drawn"][k])))
-            if drew > 0:
-                parts.append(f"drew {drew}")
+        c = changes[k]
+        parts = ([f"played {', '.join(c['played'])}"] if c["played"] else []) + \
+            (["played a joker"] if c["jokers"] else []) + (["killed a tile"] if c["killed"] else []) + \
+            ([f"drew {c['drew']}"] if c["drew"] else [])
         if parts:
             out.append(f"seat {k} {' and '.join(parts)}" + ("" if d == 0 else " (forced)"))
         elif d == 0:
@@ -233,18 +226,21 @@ class LiveGame:
         return describe(self.game, self.state, self.viewer(seat))
 
     def log(self, seat=None) -> list[str]:
-        """Every move as `seat` may read it: its own (and, watching, everyone's) by full name."""
+        """Every move as `seat` may read it: its own by its full name, the others' as public events
+        (domino_envs.text.public_events from its observations); watching agents, every move by name."""
         viewer = self.viewer(seat)
-        return [e["full"] if viewer == "full" or viewer == e["seat"] else e["public"] for e in self.events]
+        if self.watch_only:
+            return [e["full"] for e in self.events]
+        if viewer not in self.humans:
+            raise ConfigError(f"the log of this game is read from a human seat: {self.humans}")
+        return [e["full"] if viewer == e["seat"] else e["public"][viewer] for e in self.events]
 
     def text(self, seat: int) -> str:
         """The seat's text view (domino_envs.text.seat_text) with the public log."""
-        from domino_envs.text import seat_text
-
         g = self.game
         seat = self.viewer(seat)
         mask = g.legal_mask(self.state) if self.turn == seat else np.zeros(g.num_actions, dtype=np.int8)
-        return seat_text(g, g.observe(self.state, seat), mask, self.log(seat))
+        return seat_text(g, g.observe(self.state, seat), mask, self.log(seat), seat=seat)
 
     def returns(self) -> list[float]:
         return self.totals.tolist()
@@ -279,7 +275,8 @@ class LiveGame:
     # ------------------------------------------------------------------ moving
     def _apply(self, seat: int, action: int) -> list[dict]:
         g = self.game
-        before = g.decode(g.observe(self.state, 0))
+        seen = sorted({0, *self.humans})
+        before = {k: g.decode(g.observe(self.state, k)) for k in seen}
         hand = int(self.state[H_HAND])
         g.step(self.state, action)
         self.recorder.step(seat, action, self.state)
@@ -287,13 +284,18 @@ class LiveGame:
         self.totals += rewards
         self.version += 1
         name = g.describe_action(action)
+        after = {k: g.decode(g.observe(self.state, k)) for k in seen}
         if int(self.state[H_HAND]) != hand:
-            public = [f"seat {seat} moved; hand {hand + 1} is over"]
+            forced = [f"hand {hand + 1} is over"]
         else:
-            public = public_lines(g, before, g.decode(g.observe(self.state, 0)), seat)
+            forced = public_lines(g, before[0], after[0], seat)[1:]
         scored = "" if not rewards.any() else " (rewards " + ", ".join(f"{r:g}" for r in rewards) + ")"
-        event = {"seat": seat, "full": f"seat {seat}: {name}{scored}" + "".join(f"; {p}" for p in public[1:]),
-                 "public": "; ".join(public) + scored}
+        public = {}
+        for h in self.humans:  # each human seat's own words for it (domino_envs.text.public_events)
+            lines = public_events(g, before[h], after[h], h)
+            public[h] = "; ".join(lines) if lines else f"{'you' if h == seat else f'seat {seat}'} passed"
+        event = {"seat": seat, "full": f"seat {seat}: {name}{scored}" + "".join(f"; {p}" for p in forced),
+                 "public": public}
         self.events.append(event)
         self._finish()
         return [event]

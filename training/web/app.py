@@ -64,7 +64,7 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 WILDCARD = ("0.0.0.0", "::")
 CSP = "default-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 SECURITY_HEADERS = [(b"content-security-policy", CSP.encode()), (b"x-content-type-options", b"nosniff"),
-                    (b"referrer-policy", b"no-referrer"), (b"x-frame-options", b"DENY")]
+                    (b"referrer-policy", b"same-origin"), (b"x-frame-options", b"DENY")]
 REPLAY_CAP = 8 * 2**20  # bytes: a bigger replay file is refused
 REPLAY_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,100}")
 TOKEN_COOKIE = "domino_token"
@@ -214,7 +214,7 @@ def tile_key(game, tile) -> int:
 
 def table_context(game, table, viewer) -> dict:
     """Plain data for the table's HTML (beside the SVG): seats, facts and the play as text."""
-    from domino_training.tools.play import tile_namer
+    from domino_envs.text import tile_namer
 
     name_of = tile_namer(game)
     seats = []
@@ -228,7 +228,7 @@ def table_context(game, table, viewer) -> dict:
 
 def hand_buttons(live: LiveGame, seat: int, table) -> list[dict]:
     """The viewer's hand as buttons: each tile, its name and the legal actions that play it."""
-    from domino_training.tools.play import tile_namer
+    from domino_envs.text import tile_namer
 
     g = live.game
     name_of = tile_namer(g)
@@ -274,7 +274,8 @@ def game_page(live: LiveGame, view, which: list[int] | None = None, hints: list[
         table=table_context(g, table, viewer), seats=seat_names(live, viewer),
         hand=hand_buttons(live, human, table) if human is not None else [],
         legal=legal, which=[(a, names[a]) for a in which or [] if a in names], hints=hints, hint_kind=hint_kind,
-        log=live.log(viewer), returns=returns, message=message, autoplay=autoplay, rotate=rotate,
+        log=live.log(viewer), text=live.text(human) if human is not None else "",
+        returns=returns, message=message, autoplay=autoplay, rotate=rotate,
         views=(["full", "none"] + list(range(g.num_players))) if live.watch_only else [],
         agent_turn=not live.over and live.agents[live.turn] is not None)
 
@@ -289,8 +290,10 @@ def parse_view(live: LiveGame, fields) -> int | str | None:
     raw = fields.get("view", fields.get("seat"))
     if raw is None or raw == "":
         return live.humans[0] if live.humans else "full"
-    if raw == "none":
-        return None
+    if raw in ("none", "full"):
+        if not live.watch_only:
+            raise BadField(f"view={raw} is for games of agents only")
+        return None if raw == "none" else "full"
     if raw == "full":
         if not live.watch_only:
             raise BadField("view=full (every hand open) is for games of agents only")
@@ -315,8 +318,9 @@ def replay_page(rep, step: int | None, view, where: str, base_url: str) -> str:
     state = positions[step]
     table = describe(g, state, view)
     log = [f"{i + 1}. seat {s.seat}: {s.name or g.describe_action(s.action)}" for i, s in enumerate(rep.steps)]
+    agents = rep.agents if rep.agents and len(rep.agents) == n else ["(not recorded)"] * n
     return render("replay.html", where=where, game=g, step=step, last=last, view=_view_arg(view),
-                  table=table_context(g, table, view), log=log, agents=rep.agents or [],
+                  table=table_context(g, table, view), log=log, agents=agents,
                   returns=rep.returns if step == last else None, base_url=base_url,
                   views=["full", "none"] + list(range(n)))
 
@@ -421,7 +425,7 @@ def create_app(settings: Settings | None = None):
     import anyio
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
-    from starlette.responses import HTMLResponse, RedirectResponse
+    from starlette.responses import FileResponse, HTMLResponse, RedirectResponse
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
@@ -546,6 +550,9 @@ def create_app(settings: Settings | None = None):
         form = await request.form()
         view = parse_view(live, form)
         autoplay = _choice(form, "autoplay", ["0", "1"], default="0")
+        version = _int(form, "version", 0, 2**31)
+        if version is not None and version != live.version:
+            raise StaleMove(f"stale step: the position is at version {live.version}, the page at {version}; reload")
         if live.over:
             raise NotYourTurn("the game is over")
         if live.agents[live.turn] is None:
@@ -606,6 +613,8 @@ def create_app(settings: Settings | None = None):
         Route("/replays", replays),
         Route("/replays/{name}/{index}", replay_file),
         Route("/results", results_page),
+        Route("/favicon.ico", lambda request: FileResponse(str(HERE / "static" / "favicon.svg"),
+                                                           media_type="image/svg+xml")),
         Mount("/static", app=StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={Exception: on_error, HTTPException: on_http})
@@ -685,7 +694,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def warm(game_names: list[str]) -> None:
-    """Compile what the menu's agents run, for every game, before the first request (a tiny evaluation)."""
+    """Compile what the menu's agents run, for every game, before the first request (a tiny evaluation).
+    Not `domino warm`'s warm_game: that also compiles the learners, which a server never runs."""
     from domino_training.evaluate import evaluate
 
     for name in game_names:
