@@ -1,7 +1,8 @@
 """The `domino` command, one subcommand per tool: `train` (learners/train.py), `evaluate` (evaluate.py),
 `bench` (tools/envspeed.py), `benchmark` (benchmark/cli.py), `rate` (benchmark/ratings.py), `exploit`
 (exploit/cli.py), `games`, `play` (tools/play.py), `replay` (tools/replay_view.py), `render`
-(tools/render.py), `warm` (tools/warm.py), `serve` (web/app.py). Each subcommand's module has `build_parser()`
+(tools/render.py), `warm` (tools/warm.py), `serve` (web/app.py), `mcp`
+(tools/mcp_server.py). Each subcommand's module has `build_parser()`
 and `main(argv)` and is imported only when it runs; this module is the top of the library's layers (nothing imports it)."""
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ COMMANDS = {
     "render": ("domino_training.tools.render", "draw a position as a PNG, or a saved game as a GIF"),
     "warm": ("domino_training.tools.warm", "compile the games' numba kernels ahead (once per install or upgrade)"),
     "serve": ("domino_training.web.app", "play and watch the games in a browser (the web extra)"),
+    "mcp": ("domino_training.tools.mcp_server", "serve the games to language models over MCP (the mcp extra)"),
 }
 
 

@@ -710,6 +710,11 @@ MUTATIONS = [
         [('    lines.append(f"your hand ({int((hand > 0).sum())}): {_tiles(name, hand)}")\n',
           '    lines.append(f"your hand: {int((hand > 0).sum())} tiles")\n')],
         ["tests/engine/test_text.py", "-k", "own_hand"]),
+    Mutation(
+        "mcp_result_before_the_end", "domino mcp's result tool answers before the game is over (returns of a hand in play)",
+        "training/tools/mcp_server.py",
+        [("            if not live.over:\n                raise GameError(", "            if False:\n                raise GameError(")],
+        ["tests/fronts/test_mcp.py", "-k", "refusals"]),
     # issue 56/57: the web app (domino serve) and its live game
     Mutation(
         "web_origin_unchecked", "domino serve takes a POST whatever its Origin (a page elsewhere can play here)",
