@@ -68,6 +68,22 @@ def test_a_whole_hand_of_block_by_clicking_tiles_against_the_heuristic(watched, 
     assert rows.count() == 2 and "heuristic" in page.text_content("#result")
 
 
+def test_a_tile_of_the_table_picture_plays_like_its_button(watched, server):
+    page = watched.page
+    _new_game(page, server, "block_v0", seed=11)
+    playable = page.locator("#hand button.tile.playable").first.get_attribute("data-tile")
+    dead = page.locator("#hand button.tile:not(.playable)")
+    if dead.count():  # a tile with no legal move is not made clickable in the picture
+        tile = dead.first.get_attribute("data-tile")
+        assert "playable" not in page.locator(f"#table-svg g.hand[data-tile='{tile}']").get_attribute("class")
+    before = _position(page)
+    _submit(page, f"#table-svg g.hand[data-tile='{playable}']")
+    if page.locator("#which button.which").count():
+        _submit(page, page.locator("#which button.which").first)
+    assert _position(page) > before
+    assert not page.locator(f"#hand button.tile[data-tile='{playable}']").count()  # the tile left the hand
+
+
 @pytest.mark.parametrize("game", OTHER_GAMES)
 def test_one_move_in_each_other_game(watched, server, game):
     page = watched.page

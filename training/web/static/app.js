@@ -19,6 +19,17 @@ document.addEventListener("DOMContentLoaded", function () {
   if (on && form) {
     window.setTimeout(function () { form.submit(); }, parseInt(on.getAttribute("data-delay") || "700", 10));
   }
+  // the table picture's own hand tiles (domino_envs/svg.py marks them g.hand[data-tile]) play like the
+  // hand's buttons: a click is the matching button's click, so the form and its checks are the same
+  var table = document.getElementById("table-svg");
+  if (table) {
+    table.querySelectorAll("g.hand[data-tile]").forEach(function (tile) {
+      var button = document.querySelector("#hand button.tile.playable[data-tile='" + tile.getAttribute("data-tile") + "']");
+      if (!button) return;
+      tile.classList.add("playable");
+      tile.addEventListener("click", function () { button.click(); });
+    });
+  }
   var slider = document.getElementById("slider");
   if (slider && slider.form) {
     slider.addEventListener("change", function () { slider.form.submit(); });
