@@ -151,7 +151,11 @@ class ChatClient:
     def __init__(self, model: str, base_url: str, api_key_env: str | None = None, temperature: float = 0.0,
                  max_tokens: int | None = None, timeout: float = 60.0, network_retries: int = 4,
                  backoff: float = 1.0):
-        import httpx
+        try:
+            import httpx
+        except ImportError as err:  # before any call, one line: the extra is what is missing
+            raise LLMConfigError(f"llm: model={model} over {base_url} needs the llm extra ({err.name} is missing): "
+                                 "pip install 'domino-envs[llm]'") from err
 
         self.model, self.base_url = model, _check_url(base_url)
         self.temperature, self.max_tokens = temperature, max_tokens

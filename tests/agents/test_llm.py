@@ -311,3 +311,13 @@ def test_a_budget_stops_the_run_and_the_command_says_so(tmp_path):
     assert "--budget 0.25 reached" in report["stopped"] and 0 < kept < 6
     assert len(load(tmp_path / "r.jsonl")) == 2 * kept and "stopped early" in done.stderr
     assert 0 < report["matchups"][0]["llm"]["cost"] < 0.25  # the deals kept; the unfinished one's calls are not
+
+
+def test_without_the_llm_extra_the_spec_is_one_clear_error(monkeypatch):
+    from domino_agents.llm import LLMConfigError
+    from domino_agents.registry import make_agent
+    from domino_envs.registry import make_game
+
+    monkeypatch.setitem(sys.modules, "httpx", None)  # `import httpx` now raises ImportError, as with no extra
+    with pytest.raises(LLMConfigError, match=r"needs the llm extra \(httpx is missing\): pip install"):
+        make_agent("llm:model=m1,base_url=http://127.0.0.1:9/v1", make_game("block_v0"))
