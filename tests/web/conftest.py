@@ -17,9 +17,11 @@ import pytest
 ALLOWED_SCHEMES = ("file", "data", "about", "blob")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
-    """One headless Chromium for the session."""
+    """One headless Chromium for a module. Not for the session: playwright's sync API keeps an asyncio loop
+    running in the main thread while it lives, and any later test there that starts one (anyio.run: the mcp
+    client of tests/fronts/test_mcp.py) would fail with "Already running asyncio in this thread"."""
     path = shutil.which("chromium") or shutil.which("chromium-browser")
     if path is None:
         pytest.fail("the browser tests need Debian's chromium: apt-get install chromium "
