@@ -130,16 +130,9 @@ def _run(argv: list[str]) -> int:
         frames = save_gif(game, rep.positions(), args.out, args.fps, viewer)
         print(f"wrote {args.out}: {frames} frames, {WIDTH}x{HEIGHT}")
         return 0
-    if args.game is None:
-        raise ValueError("name a GAME (see domino games) or give --replay FILE")
-    if not args.out.lower().endswith(".png"):
+    if args.game is not None and not args.out.lower().endswith(".png"):
         raise ValueError(f"--out {args.out!r}: a position is written as a .png")
-    game = make_game(args.game, **config_from_pairs(args.set))
-    _check_seat_flag(game, args.seat)
-    if args.seed < 0:
-        raise ValueError(f"--seed {args.seed}: seeds are integers >= 0")
-    if args.moves is not None and args.moves < 0:
-        raise ValueError(f"--moves {args.moves}: must be >= 0")
+    game = _game_of(args)
     state, played = play_position(game, args.seed, 12 if args.moves is None else args.moves, args.agent)
     if viewer is None:  # like the ansi render: the view of the seat to act (seat 0 once over)
         viewer = int(state[H_TURN]) if not state[H_DONE] else 0
@@ -148,6 +141,19 @@ def _run(argv: list[str]) -> int:
     over = " (the game ended there)" if state[H_DONE] else ""
     print(f"wrote {args.out}: {game.name} after {played} decisions{over}, {WIDTH}x{HEIGHT}")
     return 0
+
+
+def _game_of(args):
+    """GAME --set ... --seed S --moves K: the engine agents play from a deal, the flags checked."""
+    if args.game is None:
+        raise ValueError("name a GAME (see domino games) or give --replay FILE")
+    game = make_game(args.game, **config_from_pairs(args.set))
+    _check_seat_flag(game, args.seat)
+    if args.seed < 0:
+        raise ValueError(f"--seed {args.seed}: seeds are integers >= 0")
+    if args.moves is not None and args.moves < 0:
+        raise ValueError(f"--moves {args.moves}: must be >= 0")
+    return game
 
 
 def _replay_of(args):
@@ -178,14 +184,7 @@ def _write_html(args, viewer) -> int:
                  + (f"  agents {', '.join(map(str, rep.agents))}" if rep.agents else ""),
                  f"from {args.replay}, game {args.index}: {len(steps)} moves, returns {rep.returns}"]
     else:
-        if args.game is None:
-            raise ValueError("name a GAME (see domino games) or give --replay FILE")
-        game = make_game(args.game, **config_from_pairs(args.set))
-        _check_seat_flag(game, args.seat)
-        if args.seed < 0:
-            raise ValueError(f"--seed {args.seed}: seeds are integers >= 0")
-        if args.moves is not None and args.moves < 0:
-            raise ValueError(f"--moves {args.moves}: must be >= 0")
+        game = _game_of(args)
         rows, steps = [], []
         start, _ = play_position(game, args.seed, 0, args.agent)
         rows.append(start.copy())
