@@ -237,28 +237,23 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """`domino mcp [--transport stdio|http] [--host H] [--port N] [--agent SPEC ...]`: a bad flag, a bad
     --agent or a missing mcp extra is one line on stderr and exit status 2."""
-    def fail(message: str) -> int:
-        print(f"domino mcp: error: {message}", file=sys.stderr)
-        return 2
-
     p = build_parser()
-    try:
-        args = p.parse_args(argv)
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
+    args = p.parse(argv)
+    if isinstance(args, int):
+        return args
     if not 0 < args.port < 65536:
-        return fail(f"--port {args.port} is not a port (1..65535)")
+        return p.fail(f"--port {args.port} is not a port (1..65535)")
     try:
         import mcp  # noqa: F401
     except ImportError as err:
-        return fail(f"needs the mcp extra ({err.name} is missing): pip install 'domino-envs[mcp]'")
+        return p.fail(f"needs the mcp extra ({err.name} is missing): pip install 'domino-envs[mcp]'")
     from domino_envs.registry import game_names
 
     try:
         menu = menu_with(args.agent)
         check_agents(menu, game_names())
     except (DominoError, ValueError) as err:
-        return fail(str(err))
+        return p.fail(str(err))
     server = build_server(Games(menu))
     if args.transport == "stdio":
         server.run("stdio")

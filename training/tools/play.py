@@ -254,29 +254,24 @@ def main(argv: list[str] | None = None, stdin=None, stdout=None) -> int:
     from domino_envs.registry import config_from_pairs, make_game
     from domino_training.user_code import import_all
 
-    def fail(message: str) -> int:
-        print(f"domino play: error: {message}", file=sys.stderr)
-        return 2
-
     p = build_parser()
-    try:
-        args = p.parse_args(argv)
-    except SystemExit as exit_:  # a usage error (reported above) or --help
-        return int(exit_.code or 0)
+    args = p.parse(argv)
+    if isinstance(args, int):  # a usage error (reported) or --help
+        return args
     try:
         import_all(args.imports)
         game = make_game(args.game, **config_from_pairs(args.set))
         if not 0 <= args.seat < game.num_players:
-            return fail(f"--seat {args.seat} is not a seat of {args.game} with {game.num_players} players "
+            return p.fail(f"--seat {args.seat} is not a seat of {args.game} with {game.num_players} players "
                         f"(0..{game.num_players - 1})")
         seed = check_seed(args.seed, "domino play")
         session = Session(game, args.vs, args.seat, seed, args.save, stdin, stdout)
     except (ValueError, TypeError) as err:  # DominoError is a ValueError; agent specs raise ValueError
-        return fail(str(err))
+        return p.fail(str(err))
     try:
         return session.run()
     except DominoError as err:  # e.g. a config whose deals hold no decision
-        return fail(str(err))
+        return p.fail(str(err))
     except KeyboardInterrupt:
         print("\ninterrupted", file=session.out)
         return 130

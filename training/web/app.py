@@ -732,23 +732,19 @@ def settings_from(args) -> Settings:
 def main(argv: list[str] | None = None) -> int:
     """`domino serve [...]`: a bad flag is one line on stderr and exit status 2."""
     p = build_parser()
-    try:
-        args = p.parse_args(argv)
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
+    args = p.parse(argv)
+    if isinstance(args, int):
+        return args
     try:
         import jinja2  # noqa: F401
         import starlette  # noqa: F401
         import uvicorn
     except ImportError as err:
-        print(f"domino serve: error: needs the web extra ({err.name} is missing): pip install 'domino-envs[web]'",
-              file=sys.stderr)
-        return 2
+        return p.fail(f"needs the web extra ({err.name} is missing): pip install 'domino-envs[web]'")
     try:
         settings = settings_from(args)
     except (DominoError, ValueError) as err:
-        print(f"domino serve: error: {err}", file=sys.stderr)
-        return 2
+        return p.fail(str(err))
     if not args.no_warm:
         from domino_envs.registry import game_names
 
