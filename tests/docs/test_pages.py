@@ -73,7 +73,7 @@ def test_the_check_names_a_stale_page(tmp_path):
 
 def test_a_section_page_must_hold_its_markers_once(tmp_path):
     docs = _copy_docs(tmp_path)
-    (section,) = [p for p in pages.PAGES if p.page == "scaling.md"]
+    section = next(p for p in pages.PAGES if p.page == "scaling.md")
     (docs / "scaling.md").write_text((DOCS / "scaling.md").read_text().replace(pages.END, ""))
     with pytest.raises(ValueError, match="must hold its generated section once"):
         section.text(docs)

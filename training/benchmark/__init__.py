@@ -6,7 +6,9 @@
     domino benchmark --profile quick --learners rllib --out runs/benchmark/quick-rllib \\
         --report docs/benchmark_rllib.md              # an optional learner (its extra), its own page
     domino benchmark --profile full --learners ppo --only draw magic7 --seeds 1 \\
-        --report docs/benchmark_full.md               # part of a profile: the page says what it holds
+        --report /tmp/full.md                         # part of a profile: the page says what it holds
+    domino benchmark --profile full --stage draw --workers 2 --report docs/benchmark_full.md \\
+        --compare docs/benchmark/quick.json           # one game a sitting; its scores land beside the page
     domino benchmark --profile ci --out /tmp/b        # the seconds-long version CI runs
     domino benchmark --profile quick --workers 2      # two runs at a time, the same scores and page
     domino benchmark freeze --lock configs/benchmark/lock.json   # after bumping `version` (a checkout)
@@ -44,7 +46,8 @@ docs/benchmark.md), with a JSON of every score and the plots in a folder beside 
 
 The package, lower modules first: suite (the suite and its lock), ratings (round-robin ratings, `domino
 rate`) < runner (train and evaluate, scores.jsonl) < aggregate (IQM, intervals, time to strength,
-cross-play; the statistics are training/stats.py) < report (the page, the plots) < cli (the pipeline and
+cross-play; the statistics are training/stats.py) < cost (core-hours from the runs' clocks, the whole profile's
+wall clock on N cores projected from its stages) < report (the page, the plots) < cli (the pipeline, stages and
 `domino benchmark`).
 """
 from domino_training.benchmark.cli import main, run_benchmark

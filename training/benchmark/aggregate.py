@@ -126,9 +126,13 @@ def summarize_strength(rows: list[dict], suite: Suite) -> dict:
 
 
 # ------------------------------------------------------------------------------ cross-play
-def crossplay(suite: Suite, scores: ScoreFile, bootstrap: int, echo=print) -> dict:
+def crossplay(suite: Suite, scores: ScoreFile, bootstrap: int, echo=print, workers: int = 1,
+              address: str | None = None, imports: list[str] | None = None, previous: dict | None = None) -> dict:
     """Per game: every final policy and the ladder rated from a round robin on the frozen deals;
-    in a partnership game each learner's seed-0 policy also beside unseen partners."""
+    in a partnership game each learner's seed-0 policy also beside unseen partners. A game whose entry
+    in `previous` (the published JSON's cross-play) was played by the same agents (its `played`
+    fingerprint) is kept, not played again: a stage's round robin needs the policies only on the machine
+    that trained them. The round robin runs in `workers` processes (or on Ray at `address`)."""
     from domino_training.benchmark.ratings import partner_table, rate
 
     out = {}
@@ -139,14 +143,22 @@ def crossplay(suite: Suite, scores: ScoreFile, bootstrap: int, echo=print) -> di
                 for s in range(seeds):
                     rows = [r for r in scores.of(game=name, learner=learner, seed=s) if r["final"]]
                     if rows:
-                        finals[f"{learner}/{s}"] = rows[0]["spec"]
+                        finals[f"{learner}/{s}"] = rows
         if not finals:
             continue
+        played = crossplay_fingerprint(suite, finals)
+        kept = (previous or {}).get(name)
+        if kept is not None and kept.get("played") == played:
+            out[name] = kept
+            echo(f"cross-play {name}: kept from the published data (the same {len(finals)} final policies)")
+            continue
+        finals = {label: rows[0]["spec"] for label, rows in finals.items()}
         specs = list(suite.ladder) + list(finals.values())
         t0 = time.perf_counter()
-        r = rate(game.env, specs, suite.crossplay_deals, suite.deal_seed, dict(game.config), bootstrap=bootstrap)
+        r = rate(game.env, specs, suite.crossplay_deals, suite.deal_seed, dict(game.config), bootstrap=bootstrap,
+                 workers=workers, address=address, imports=imports)
         labels = {spec: label for label, spec in finals.items()}
-        entry = {"ratings": r.to_json(), "labels": labels}
+        entry = {"ratings": r.to_json(), "labels": labels, "played": played}
         if getattr(make_game(game.env, **game.config).config, "teams", False):
             partners = {}
             for label, spec in finals.items():
@@ -158,9 +170,18 @@ def crossplay(suite: Suite, scores: ScoreFile, bootstrap: int, echo=print) -> di
                                    partner_table(game.env, spec, mates, "heuristic", suite.crossplay_deals,
                                                  suite.deal_seed, dict(game.config)).items()}
             entry["partners"] = partners
+        entry["seconds"], entry["workers"] = time.perf_counter() - t0, workers
         out[name] = entry
-        echo(f"cross-play {name}: {len(specs)} agents, {time.perf_counter() - t0:.0f} s")
+        echo(f"cross-play {name}: {len(specs)} agents, {entry['seconds']:.0f} s")
     return out
+
+
+def crossplay_fingerprint(suite: Suite, finals: dict[str, list[dict]]) -> dict:
+    """What a game's round robin played: the ladder, the deals, and each final policy by its label and its
+    own evaluations (a policy trained again differently scores differently)."""
+    return {"ladder": list(suite.ladder), "deals": suite.crossplay_deals, "deal_seed": suite.deal_seed,
+            "finals": {label: sorted([r["opponent"], r["trained_env_steps"], r["win"]] for r in rows)
+                       for label, rows in sorted(finals.items())}}
 
 
 def finished_only(suite: Suite, done: dict[tuple[str, str], int]) -> Suite:

@@ -4,6 +4,7 @@ report) and its command line.
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import sys
 import time
@@ -19,8 +20,10 @@ from domino_training.benchmark.aggregate import (
 )
 from domino_training.benchmark.report import (
     _plots,
+    compared_profile,
     default_out,
     default_report,
+    hardware_line,
     page_facts,
     page_from_data,
     portable_json,
@@ -36,38 +39,81 @@ from domino_training.user_code import import_user_code
 def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None = None, lock_path: Path | None = None,
                   only: list[str] | None = None, reps: int = 2000, bootstrap: int = 200, echo=print,
                   train: bool = True, learners: list[str] | None = None, seeds: int | None = None,
-                  workers: int = 1, imports: list[str] | None = None, address: str | None = None) -> dict:
+                  workers: int = 1, imports: list[str] | None = None, address: str | None = None,
+                  stage: str | None = None, compare: Path | None = None) -> dict:
     """The whole pipeline: check the protocol, train and evaluate (resuming), aggregate, rate, report.
     ``workers`` > 1 trains and evaluates the runs in that many processes (runner.run_all), with the
     same scores.jsonl and report; ``imports`` are the --import modules, registered in each worker.
     ``train=False`` (``--report-only``) trains and evaluates nothing: the report holds the runs whose
-    seeds are all finished, each learner on the games where it has them all, and says what is missing."""
-    t0 = time.perf_counter()
+    seeds are all finished, each learner on the games where it has them all, and says what is missing.
+
+    ``stage`` (``--stage GAME``): one game of the profile, for a profile too long for one sitting. Its runs
+    train and evaluate with their scores kept beside the page (REPORT's folder/scores.jsonl, to commit), the
+    page holds every game finished so far (the cross-play of earlier stages kept from the published JSON), and
+    the stage's wall clock and CPU seconds are added to the JSON's ``stages``. ``compare``: another profile's
+    published JSON of the same suite (the quick one), whose final scores the page sets beside these."""
+    t0, cpu0 = time.perf_counter(), cpu_seconds()
     data = read_suite_file(suite_path)
     check_protocol(data, read_lock(lock_path))
+    report = Path(report)
+    folder = report.parent / report.stem
     suite = load_suite(profile, suite_path, only, learners, seeds)
-    scores = run_all(suite, out, echo, workers, imports, address) if train else ScoreFile(Path(out) / "scores.jsonl")
+    scores_path, previous = None, {}
+    if stage is not None:
+        if only:
+            raise ConfigError(f"--stage {stage} trains one game; leave out --only {' '.join(only)}")
+        if stage not in suite.games:
+            raise ConfigError(f"--stage {stage!r} is not a game of the suite; one of {list(suite.games)}")
+        scores_path = folder / "scores.jsonl"
+        published_before = folder / f"{profile}.json"
+        previous = json.loads(published_before.read_text()) if published_before.is_file() else {}
+        folder.mkdir(parents=True, exist_ok=True)
+    trained = load_suite(profile, suite_path, [stage], learners, seeds) if stage else suite
+    if stage:  # --learners picks what this sitting trains; the page holds every learner finished so far
+        suite = load_suite(profile, suite_path, None, None, seeds)
+    if train:
+        scores = run_all(trained, out, echo, workers, imports, address, scores_path)
+    else:
+        scores = ScoreFile(scores_path or Path(out) / "scores.jsonl")
     done = finished_seeds(suite, scores)
-    command = regenerate_command(profile, only, learners, seeds, out, report, suite_path, lock_path, imports, reps)
-    if not train:
+    page_learners = None if stage else learners  # a stage's page holds every learner of the profile
+    command = regenerate_command(profile, only, page_learners, seeds, out, report, suite_path, lock_path, imports, reps,
+                                 stage="GAME" if stage else None, compare=compare)
+    if not train or stage:
         suite = finished_only(suite, done)
     agg = aggregate(suite, scores, reps)
     strength_rows = time_to_strength(suite, scores)
-    cross = crossplay(suite, scores, bootstrap, echo)
-    report = Path(report)
-    folder = report.parent / report.stem
+    cross = crossplay(suite, scores, bootstrap, echo, workers, address, imports, previous.get("crossplay"))
     folder.mkdir(parents=True, exist_ok=True)
     plots = _plots(suite, agg, folder, profile, scores)
     minutes = (time.perf_counter() - t0) / 60
     everything = {"profile": profile, "version": suite.version, "protocol": suite.protocol,
                   "scores": list(scores.rows.values()), "aggregate": agg, "time_to_strength": strength_rows,
                   "crossplay": cross,
-                  "page": page_facts(only, learners, seeds, suite_path, not train, command, minutes, plots, report)}
+                  "page": page_facts(only, page_learners, seeds, suite_path, not train or bool(stage), command,
+                                     minutes, plots, report)}
+    if compare is not None:
+        everything["compare"] = compared_profile(Path(compare), suite_path)
+    if stage is not None:
+        everything["stages"] = previous.get("stages", []) + [
+            {"game": stage, "date": datetime.date.today().isoformat(), "wall_seconds": round(time.perf_counter() - t0, 1),
+             "cpu_seconds": round(cpu_seconds() - cpu0, 1), "workers": workers, "ray": address is not None,
+             "hardware": hardware_line(), "runs": len(trained.run_list()),
+             "learners": list(trained.runs)}]
     published = portable_json(everything, out, indent=1)  # specs relative to --out
     (folder / f"{profile}.json").write_text(published)
     report.write_text(page_from_data(json.loads(published)))  # the page is its JSON rendered
     echo(f"wrote {report} and {folder}/")
     return everything
+
+
+def cpu_seconds() -> float:
+    """User and system CPU seconds of this process and of its children that have ended (the workers, once
+    their pool is shut down; Ray's tasks run elsewhere and are not counted)."""
+    import resource
+
+    return sum(u.ru_utime + u.ru_stime for u in (resource.getrusage(resource.RUSAGE_SELF),
+                                                 resource.getrusage(resource.RUSAGE_CHILDREN)))
 
 
 DESCRIPTION = ("Benchmark learners on the frozen suite: check the protocol, train and evaluate every run (resuming), "
@@ -97,6 +143,12 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--lock", help="another lock file (default: the lock shipped with the package)")
     ap.add_argument("--report-only", action="store_true",
                     help="train and evaluate nothing: report the runs already finished and name the missing ones")
+    ap.add_argument("--stage", metavar="GAME",
+                    help="train one game of the profile, keep its scores beside --report (to commit) and write the "
+                         "page over every game finished so far: a long profile run one sitting at a time")
+    ap.add_argument("--compare", metavar="JSON",
+                    help="another profile's published JSON of this suite (docs/benchmark/quick.json), whose final "
+                         "scores the page sets beside these")
     ap.add_argument("--reps", type=int, default=2000, help="bootstrap resamples of the aggregates")
     ap.add_argument("--workers", type=int, default=1, metavar="N",
                     help="processes that train and evaluate the runs (default 1: this process); the scores and the "
@@ -134,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
         report = Path(args.report or default_report(args.profile))
         run_benchmark(args.profile, out, report, args.suite and Path(args.suite), args.lock and Path(args.lock),
                       args.only, args.reps, train=not args.report_only, learners=args.learners, seeds=args.seeds,
-                      workers=args.workers, imports=args.imports, address=args.address)
+                      workers=args.workers, imports=args.imports, address=args.address, stage=args.stage,
+                      compare=args.compare and Path(args.compare))
     except ValueError as e:
         print(f"domino benchmark: {e}", file=sys.stderr)
         return 2

@@ -17,6 +17,7 @@ from domino_training.benchmark.aggregate import (
     score_of,
     summarize_strength,
 )
+from domino_training.benchmark.cost import core_seconds, run_costs
 from domino_training.benchmark.ratings import Ratings
 from domino_training.benchmark.runner import ScoreFile
 from domino_training.benchmark.suite import Suite, load_suite
@@ -47,6 +48,24 @@ def _plots(suite: Suite, agg: dict, folder: Path, stem: str, scores: ScoreFile) 
         axes[0][0].legend(loc="lower right", fontsize=8)
         fig.tight_layout()
         paths.append(folder / f"{stem}_iqm.png")
+        fig.savefig(paths[-1], dpi=100)
+        plt.close(fig)
+    profiles = agg.get("profiles") or {}
+    if profiles:
+        fig, axes = plt.subplots(1, len(profiles), figsize=(4.6 * len(profiles), 3.8), squeeze=False)
+        for ax, (opp, prof) in zip(axes[0], profiles.items()):
+            for lr, p in prof.items():
+                if lr != "taus":
+                    ax.plot(prof["taus"], p["p"], label=lr)
+                    ax.fill_between(prof["taus"], p["lo"], p["hi"], alpha=0.2)
+            ax.axvline(1.0, color="grey", ls="--", lw=1)
+            ax.set_title(f"vs {opp}: performance profile")
+            ax.set_xlabel("score tau")
+            ax.set_ylabel("share of runs x games above tau")
+            ax.grid(alpha=0.3)
+        axes[0][0].legend(loc="lower left", fontsize=8)
+        fig.tight_layout()
+        paths.append(folder / f"{stem}_profiles.png")
         fig.savefig(paths[-1], dpi=100)
         plt.close(fig)
     games = [g for g in suite.games if any(g in gs for _, gs in suite.runs.values())]
@@ -95,16 +114,18 @@ def default_out(profile: str) -> str:
 def regenerate_command(profile: str, only: list[str] | None = None, learners: list[str] | None = None,
                        seeds: int | None = None, out: Path | None = None, report: Path | None = None,
                        suite_path: Path | None = None, lock_path: Path | None = None,
-                       imports: list[str] | None = None, reps: int = 2000) -> str:
+                       imports: list[str] | None = None, reps: int = 2000, stage: str | None = None,
+                       compare: Path | None = None) -> str:
     """The `domino benchmark` line that writes a page again, as it was asked for: the profile, the part
     of it the page holds (games, learners, fewer seeds), the suite, lock and --import files, the
     bootstrap resamples, and the run folder and page where they are not the defaults (a part always
     names both)."""
     command = ["domino", "benchmark", "--profile", profile]
     subset = [[f"--{flag}", *map(str, value if isinstance(value, list) else [value])]
-              for flag, value in (("only", only), ("learners", learners), ("seeds", seeds)) if value]
+              for flag, value in (("stage", stage), ("only", only), ("learners", learners), ("seeds", seeds)) if value]
     files = [[f"--{flag}", str(value)] for flag, value in (("suite", suite_path), ("lock", lock_path)) if value]
     files += [["--import", str(item)] for item in imports or []]
+    files += [["--compare", str(compare)]] if compare else []
     files += [["--reps", str(reps)]] if reps != 2000 else []
     places = [[f"--{flag}", str(value)] for flag, value, default in
               (("out", out, default_out(profile)), ("report", report, default_report(profile)))
@@ -124,7 +145,8 @@ def coverage_line(suite: Suite, done: dict[tuple[str, str], int], command: str |
 
 def markdown(suite: Suite, agg: dict, strength: dict, cross: dict, plots: list[Path], where: Path,
              hardware: str, minutes: float, done: dict[tuple[str, str], int] | None = None,
-             coverage: str | None = None, command: str | None = None, per_game: dict | None = None) -> str:
+             coverage: str | None = None, command: str | None = None, per_game: dict | None = None,
+             extra: list[str] | None = None) -> str:
     learners = list(suite.runs)
     command = command or regenerate_command(suite.profile)
     done = done if done is not None else {(lr, g): seeds for lr, (seeds, gs) in suite.runs.items() for g in gs}
@@ -203,6 +225,7 @@ def markdown(suite: Suite, agg: dict, strength: dict, cross: dict, plots: list[P
     for lr, per in strength.items():
         for g, c in per.items():
             lines.append(f"| {lr} | {g} | {reach(c['beat_greedy'])} | {reach(c['heuristic_level'])} |")
+    lines += extra or []
     if cross:
         lines += ["", "## Cross-play and ratings", "",
                   f"Every final policy (learner/seed) and the ladder, round robin on {suite.crossplay_deals} frozen "
@@ -242,9 +265,158 @@ def page_from_data(data: dict) -> str:
     if facts["report_only"]:  # the page holds the runs whose seeds are all finished (run_benchmark's train=False)
         suite = finished_only(suite, done)
     where = Path(facts["report"])  # its folder's name and its own: what the page's links need
+    finals = per_game_finals(suite, scores)
+    extra = (efficiency_lines(suite, data["aggregate"]) + profile_lines(data["aggregate"]) + cost_lines(suite, data)
+             + stage_lines(data, load_suite(data["profile"], facts["suite"] and Path(facts["suite"])))
+             + compare_lines(data.get("compare"), finals))
     return markdown(suite, data["aggregate"], summarize_strength(data["time_to_strength"], suite), data["crossplay"],
                     [where.parent / p for p in facts["plots"]], where, facts["hardware"], facts["minutes"], done,
-                    coverage, facts["command"], per_game_finals(suite, scores))
+                    coverage, facts["command"], finals, extra)
+
+
+# ------------------------------------------------------------------------------ the sections a long profile adds
+def efficiency_lines(suite: Suite, agg: dict, opponent: str = "heuristic") -> list[str]:
+    """Sample efficiency: each learner's IQM [95% CI] against `opponent` at every mark (the curve as numbers)."""
+    curves = agg["curves"].get("own", {}).get(opponent, {})
+    if not curves:
+        return []
+    marks = sorted({r["env_steps"] for rows in curves.values() for r in rows})
+    lines = ["", "## Sample efficiency", "",
+             f"IQM [95% CI] of the score against {opponent} over runs x games (each learner on its games) at every "
+             "mark: the curves below as numbers.", "",
+             "| learner | " + " | ".join(f"{m:,}" for m in marks) + " |", "|---" * (len(marks) + 1) + "|"]
+    for lr, rows in curves.items():
+        at = {r["env_steps"]: r for r in rows}
+        lines.append(f"| {lr} | " + " | ".join(_cell(at.get(m)) for m in marks) + " |")
+    return lines
+
+
+def profile_lines(agg: dict, taus: tuple[float, ...] = (0.75, 1.0, 1.25)) -> list[str]:
+    """Performance profiles (rliable) read at a few thresholds: the share of runs x games scoring above tau."""
+    profiles = agg.get("profiles") or {}
+    if not profiles:
+        return []
+    lines = ["", "## Performance profiles", "",
+             f"Share of runs x games (the games every learner ran: {', '.join(agg['common_games'])}) whose final score "
+             "is above tau [95% CI]; the whole profiles are plotted under Curves.", "",
+             "| opponent | learner | " + " | ".join(f"tau = {t:g}" for t in taus) + " |", "|---" * (len(taus) + 2) + "|"]
+    for opp, prof in profiles.items():
+        grid = prof["taus"]
+        cols = [min(range(len(grid)), key=lambda i: abs(grid[i] - t)) for t in taus]
+        for lr, p in prof.items():
+            if lr == "taus":
+                continue
+            lines.append(f"| {opp} | {lr} | " + " | ".join(f"{p['p'][i]:.2f} [{p['lo'][i]:.2f}, {p['hi'][i]:.2f}]"
+                                                          for i in cols) + " |")
+    return lines
+
+
+def cost_lines(suite: Suite, data: dict) -> list[str]:
+    """Core-minutes per learner and game, from each run's own clocks, and the cross-play's minutes per game."""
+    costs = run_costs(suite, ScoreFile.of_rows(data["scores"]))
+    if not costs:
+        return []
+    lines = ["", "## What it cost", "",
+             "Per learner and game, and per learner over its games: each run's clocks (wall minutes in its own "
+             "process, training without numba's compiling, and its evaluations) and, where every sitting recorded it, "
+             "its CPU; a run is one process on one core, so its core-minutes are its CPU minutes (its clocks where "
+             "there are none: more than its share when other work shared the cores). The cost of the whole profile on "
+             "N cores or a Ray cluster: [scaling.md](scaling.md).",
+             "", "| learner | game | runs | training clock (min) | evaluation clock (min) | CPU (core-min) | "
+             "core-minutes a run |", "|---|---|---|---|---|---|---|"]
+
+    def row(lr, g, c):
+        cpu = "-" if c["cpu"] is None else f"{c['cpu'] / 60:.1f}"
+        return (f"| {lr} | {g} | {c['runs']} | {c['train'] / 60:.1f} | {c['evaluate'] / 60:.1f} | {cpu} | "
+                f"{core_seconds(c) / 60 / c['runs']:.1f} |")
+
+    for lr, per in costs.items():
+        lines += [row(lr, g, c) for g, c in per.items()]
+        if len(per) > 1:
+            total = {k: sum(c[k] for c in per.values()) for k in ("runs", "train", "evaluate")}
+            cpus = [c["cpu"] for c in per.values()]
+            lines.append(row(f"**{lr}**", "all", {**total, "cpu": None if None in cpus else sum(cpus)}))
+    timed = {g: e for g, e in data["crossplay"].items() if "seconds" in e}
+    if timed:
+        lines += ["", "Cross-play (the round robin of a game's final policies): "
+                  + ", ".join(f"{g} {e['seconds'] / 60:.1f} min on {e['workers']} worker(s)" for g, e in timed.items())
+                  + "."]
+    return lines
+
+
+def stage_lines(data: dict, profile_suite: Suite) -> list[str]:
+    """The stages run so far (each a game: wall clock, CPU, workers) and the games still to run."""
+    stages = data.get("stages")
+    if not stages:
+        return []
+    games = [g for g in profile_suite.games if any(g in gs for _, gs in profile_suite.runs.values())]
+    done = [g for g in games if any(s["game"] == g for s in stages)]
+    lines = ["", "## Stages", "",
+             f"The profile runs one game a stage (`--stage GAME`), each committed when it finishes: {len(done)} of "
+             f"{len(games)} games so far. A stage resumes from the committed scores; a session cut short "
+             "adds a line for the same game. CPU is the stage process's and its workers' user and system seconds.", "",
+             "| game | date | runs | workers | wall clock (h) | CPU (core-h) | hardware |", "|---|---|---|---|---|---|---|"]
+    notes = []
+    for st in stages:
+        if st.get("measured_by"):  # a sitting whose clocks were read from outside the command
+            notes.append(st["measured_by"])
+        mark = f" ({len(notes)})" if st.get("measured_by") else ""
+        lines.append(f"| {st['game']}{mark} | {st['date']} | {st['runs']} | {st['workers']}"
+                     f"{' (Ray)' if st['ray'] else ''} | {st['wall_seconds'] / 3600:.2f} | {st['cpu_seconds'] / 3600:.2f} | "
+                     f"{st['hardware']} |")
+    lines += [""] + [f"({i}) {note}" for i, note in enumerate(notes, 1)] if notes else []
+    todo = [g for g in games if g not in done]
+    if todo:
+        lines += ["", f"Still to run: {', '.join(todo)}: `{data['page']['command'].replace('GAME', todo[0])}`, "
+                  "and so on, one game a stage."]
+    return lines
+
+
+def compared_profile(path: Path, suite_path: Path | None = None) -> dict:
+    """What another profile's published JSON (of this suite's version) says of each learner's final policies,
+    kept in this profile's JSON so its page sets the two side by side from its own data."""
+    other = json.loads(Path(path).read_text())
+    facts = other["page"]
+    suite = load_suite(other["profile"], facts["suite"] and Path(facts["suite"]), facts["only"], facts["learners"],
+                       facts["seeds"])
+    return {"source": Path(path).as_posix(), "profile": other["profile"], "version": other["version"],
+            "budget": suite.budget, "command": facts["command"],
+            "finals": per_game_finals(suite, ScoreFile.of_rows(other["scores"]))}
+
+
+def _ranks(means: dict[str, float]) -> dict[str, int]:
+    order = sorted(means, key=lambda k: -means[k])
+    return {k: order.index(k) + 1 for k in means}
+
+
+def compare_lines(compare: dict | None, finals: dict, opponent: str = "heuristic") -> list[str]:
+    """Each learner's mean final score against `opponent` in the compared profile and in this one, per game
+    finished here, with the learners' ranks in each: where the order changes with the budget."""
+    if not compare:
+        return []
+    theirs = compare["finals"]
+    games = sorted({g for per in finals.values() for g in per})
+    lines = ["", f"## {compare['profile'].capitalize()} profile against this one", "",
+             f"Mean final score over seeds against {opponent} at the `{compare['profile']}` profile's "
+             f"{compare['budget']:,} env steps ({compare['source']}, `{compare['command']}`) and at this profile's, "
+             "on the games finished here; rank among the learners that ran the game in both.", "",
+             f"| game | learner | {compare['profile']} | this profile | rank {compare['profile']} | rank here |",
+             "|---|---|---|---|---|---|"]
+    changed = []
+    for g in games:
+        both = {lr for lr in finals if opponent in finals[lr].get(g, {}) and opponent in theirs.get(lr, {}).get(g, {})}
+        if not both:
+            continue
+        here = {lr: float(np.mean(finals[lr][g][opponent])) for lr in both}
+        there = {lr: float(np.mean(theirs[lr][g][opponent])) for lr in both}
+        r_here, r_there = _ranks(here), _ranks(there)
+        for lr in sorted(both, key=lambda k: r_here[k]):
+            lines.append(f"| {g} | {lr} | {there[lr]:.2f} | {here[lr]:.2f} | {r_there[lr]} | {r_here[lr]} |")
+        if r_here != r_there:
+            changed.append(g)
+    lines += ["", ("The ranking changes with the budget in " + ", ".join(changed) + ".") if changed else
+              "The ranking is the same at both budgets on every game finished here."]
+    return lines
 
 
 def hardware_line() -> str:

@@ -65,6 +65,12 @@ class ScoreFile:
         return [r for r in self.rows.values() if all(r[k] == v for k, v in match.items())]
 
 
+def scored(suite: Suite, have: set[tuple], game: str, learner: str, seed: int) -> bool:
+    """True when `have` (scores.jsonl's keys) holds every evaluation of the run: nothing to train or play."""
+    keys = {(game, learner, seed, m, o) for m in suite.marks for o in suite.ladder}
+    return keys | {(game, learner, seed, suite.marks[-1], suite.search)} <= have
+
+
 def evaluate_point(suite: Suite, game: GameSpec, spec: str, opponents: list[str], deals: int) -> dict[str, dict]:
     """Win share (mean and 95% interval over deals) and mean return of `spec` against each opponent."""
     from domino_training.evaluate import evaluate
@@ -89,7 +95,7 @@ def train_and_score(suite: Suite, out: Path, game_name: str, learner: str, seed:
 
     game = suite.games[game_name]
     run_dir = Path(out) / "runs" / game_name / learner / f"seed{seed}"
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     run = LearnerRun(game=game.env, config=dict(game.config), seed=seed, budget=suite.budget,
                      marks=list(suite.marks), run_dir=run_dir, params=dict(suite.params.get(learner, {})))
     points = sorted(train_learner(suite.learner_of(learner), run), key=lambda p: p.mark)
@@ -107,12 +113,15 @@ def train_and_score(suite: Suite, out: Path, game_name: str, learner: str, seed:
                 rows.append({"game": game_name, "learner": learner, "seed": seed, "env_steps": p.mark,
                              "trained_env_steps": p.env_steps, "seconds": p.seconds, "opponent": o, "spec": p.spec,
                              "final": last, **res})
+    if rows:  # this sitting's CPU seconds on the run (training and evaluating), once, on its last line
+        rows[-1]["session_cpu_seconds"] = round(time.process_time() - cpu0, 2)
     return rows, len(points), time.perf_counter() - t0
 
 
 def run_all(suite: Suite, out: Path, echo=print, workers: int = 1, imports: list[str] | None = None,
-            address: str | None = None) -> ScoreFile:
-    """Train every run (resuming) and evaluate every saved policy not yet in scores.jsonl.
+            address: str | None = None, scores_path: Path | None = None) -> ScoreFile:
+    """Train every run (resuming) and evaluate every saved policy not yet in scores.jsonl (`scores_path`,
+    default OUT/scores.jsonl: a stage keeps it beside its page, committed, so a profile resumes on any machine).
 
     With `workers` > 1 the runs train and evaluate in that many processes (spawned; one torch thread
     each; `imports`, the --import modules, registered in each), with `address` as Ray tasks on that
@@ -124,9 +133,9 @@ def run_all(suite: Suite, out: Path, echo=print, workers: int = 1, imports: list
     check_address(address)  # before the out folder is made
     out = Path(out).resolve()  # jobs carry it to workers that may start in another folder
     out.mkdir(parents=True, exist_ok=True)
-    scores = ScoreFile(out / "scores.jsonl")
-    runs = suite.run_list()
+    scores = ScoreFile(Path(scores_path) if scores_path is not None else out / "scores.jsonl")
     have = set(scores.rows)
+    runs = [run for run in suite.run_list() if not scored(suite, have, *run)]  # on another machine: no checkpoint
     jobs = [(suite, out, g, lr, s, {k for k in have if k[:3] == (g, lr, s)}) for g, lr, s in runs]
 
     init = import_all if imports and (workers > 1 or address) else None

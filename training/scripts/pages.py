@@ -50,10 +50,10 @@ class Page:
         current = (docs / self.page).read_text()
         names = [self.data] if isinstance(self.data, str) else list(self.data)
         begin = BEGIN.format(data=", ".join(Path(n).name for n in names))
-        if current.count(begin) != 1 or current.count(END) != 1:
+        if current.count(begin) != 1 or END not in current.split(begin)[-1]:
             raise ValueError(f"docs/{self.page} must hold its generated section once, between {begin!r} and {END!r}")
         head, rest = current.split(begin)
-        return f"{head}{begin}\n{rendered}{END}{rest.split(END)[1]}"
+        return f"{head}{begin}\n{rendered}{END}{rest.split(END, 1)[1]}"
 
 
 SCRIPTS = "domino_training.scripts"
@@ -73,6 +73,8 @@ PAGES = [
     Page("search.md", "search.json", f"{SCRIPTS}.search:page", f"python -m {SCRIPTS}.search GAME --deals 2000"),
     Page("speed.md", "speed.json", f"{SCRIPTS}.speed:page", f"domino bench, then python -m {SCRIPTS}.speed --bench FILE"),
     Page("scaling.md", "scaling.json", f"{SCRIPTS}.scaling:section", f"python -m {SCRIPTS}.scaling", section=True),
+    Page("scaling.md", ("benchmark_full/full.json", "benchmark/quick.json"), "domino_training.benchmark.cost:section",
+         "domino benchmark --profile full --stage GAME ... (a stage of the full profile)", section=True),
     Page("web.md", "web.json", f"{SCRIPTS}.webload:section", f"python -m {SCRIPTS}.webload --record", section=True),
     Page("llm.md", "llm.json", f"{SCRIPTS}.llmbench:section", f"python -m {SCRIPTS}.llmbench", section=True),
     Page("../README.md", ("baselines.json", "trained.json", "search.json", "ladder.json"), f"{SCRIPTS}.pages:readme_results",
@@ -140,10 +142,10 @@ def readme_results(data: dict) -> str:
 
 
 def write_page(name: str) -> Path:
-    """Write one page of PAGES again from its data."""
-    (page,) = [p for p in PAGES if p.page == name]
-    path = DOCS / page.page
-    path.write_text(page.text(DOCS))
+    """Write one page of PAGES again from its data (each of its generated sections, where it has several)."""
+    path = DOCS / name
+    for page in [p for p in PAGES if p.page == name]:
+        path.write_text(page.text(DOCS))
     print(f"wrote {path.resolve()}")
     return path
 
@@ -162,8 +164,8 @@ def main(argv: list[str] | None = None) -> int:
         for name in differ:
             print(f"docs/{name} differs from its data rendered", file=sys.stderr)
         return 1 if differ else 0
-    for p in PAGES:
-        write_page(p.page)
+    for name in dict.fromkeys(p.page for p in PAGES):
+        write_page(name)
     return 0
 
 
