@@ -16,7 +16,8 @@ far, public in every game; without it PIMC counts from zero, exact only before a
 immediately turns the live state into N
 ``sample_hidden`` draws and keeps only those; the agent never reads the state in any other way,
 and its choice is therefore a function of (observation, mask, public information, seed) - the
-tests check it gives the same choice when handed a resampled state of the same seat.
+tests check it gives the same choice when handed a resampled state of the same seat. The one
+exception is ``sees="all"``, a measuring device rather than a player (below).
 
 Parameters:
     n         samples (determinizations) per decision (default 32)
@@ -31,6 +32,10 @@ Parameters:
     objective "win" (default): the best mean win share (ties shared, as the harness scores a
               hand), mean return breaking ties; "return": the best mean return, win share
               breaking ties
+    sees      "own" (default): what its seat sees, as above; "all": every determinization is the true
+              state itself (every hand and the stock's order). Not a fair player: the ceiling a search
+              of this size reaches with nothing hidden, which bounds what hiding costs in a game (the
+              ladder's headroom section, issue 60)
 
 Speed: the rollouts run in one numba function per call, reaching the engine through
 domino_envs/dispatch.py (compiled once per game and cached on disk). A new game joins by its
@@ -56,6 +61,7 @@ from .actions import greedy_scores
 from .trained import check_meta, load_policy, mlp_logits, shipped_path
 
 ROLLOUTS = {"random": 0, "greedy": 1, "policy": 2}  # policy: lockstep batch, not _policy
+SEES = ("own", "all")  # what a determinization is drawn from: the seat's view, or the true state (module doc)
 MAX_ROLLOUT_STEPS = 2000
 
 
@@ -188,7 +194,8 @@ class PIMCAgent:
     searches = True
 
     def __init__(self, game, seed: int | None = None, n: int = 32, rollout: str = "greedy",
-                 epsilon: float = 0.1, objective: str = "win", policy: str = "", temperature: float = 1.0):
+                 epsilon: float = 0.1, objective: str = "win", policy: str = "", temperature: float = 1.0,
+                 sees: str = "own"):
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
             raise ValueError(f"PIMCAgent: n={n!r} must be a positive integer (samples per decision)")
         if rollout not in ROLLOUTS:
@@ -203,6 +210,9 @@ class PIMCAgent:
             raise ValueError(f"PIMCAgent: temperature={temperature!r} must be a number > 0")
         if temperature != 1.0 and rollout != "policy":
             raise ValueError(f"PIMCAgent: temperature={temperature!r} is for rollout=policy only (got rollout={rollout!r})")
+        if sees not in SEES:
+            raise ValueError(f"PIMCAgent: sees={sees!r} is not allowed; allowed values: {list(SEES)}")
+        self.sees = sees
         self.temperature = float(temperature)
         self.objective = objective
         self.game = game
@@ -234,7 +244,10 @@ class PIMCAgent:
         counts from zero. SamplingError if the state contradicts its public record."""
         g = self.game
         self._seat = int(seat)
-        self._samples = np.stack([checked_sample(g, state, self._seat, self._rng) for _ in range(self.n)])
+        if self.sees == "all":  # the true state itself, n times (the ceiling of the search: module doc)
+            self._samples = np.repeat(np.asarray(state)[None, :], self.n, axis=0)
+        else:
+            self._samples = np.stack([checked_sample(g, state, self._seat, self._rng) for _ in range(self.n)])
         if returns is None:
             self._base[:] = 0
         else:

@@ -231,3 +231,37 @@ def test_pimc_policy_spec_errors(tmp_path):
     q = save_policy(tmp_path / "q.npz", layers, policy_meta(game, meta["hidden"], "dmc", 0))
     with pytest.raises(CheckpointError, match="is a dmc Q-network"):
         make_agent(f"pimc:rollout=policy,policy={q}", game)
+
+
+def test_pimc_that_sees_all_searches_the_true_state_and_only_that():
+    """`sees=all` (the headroom's ceiling, issue 60): its values are a search whose every determinization is the
+    true state, and its choices follow the hidden tiles, which the fair agent's never do."""
+    from tests.agents.test_agents import _decision_points
+
+    game = make_game("draw_v0")
+    follows_hidden = 0
+    for i, real in enumerate(_decision_points(game, 4, 6)):
+        seat = game.current_seat(real)
+        mask = game.legal_mask(real)
+        if mask.sum() < 2:
+            continue
+        oracle = PIMCAgent(game, seed=i, n=8, rollout="random", sees="all")
+        oracle.observe_state(real, seat)
+        assert all(np.array_equal(s, real) for s in oracle._samples)
+        fair = PIMCAgent(game, seed=i, n=8, rollout="random")
+        fair.observe_state(real, seat)
+        fair._samples = oracle._samples.copy()  # the same rollouts from the same states
+        fair._rng = np.random.default_rng(i)
+        oracle._rng = np.random.default_rng(i)
+        assert [v.tolist() for v in oracle.action_values(mask)[1]] == [v.tolist() for v in fair.action_values(mask)[1]]
+        for k in range(6):
+            fake = game.sample_hidden(real, seat, np.random.default_rng(100 * i + k))
+            values = []
+            for s in (real, fake):
+                agent = PIMCAgent(game, seed=i, n=8, rollout="random", sees="all")
+                agent.observe_state(s, seat)
+                values.append(agent.action_values(mask)[1][0].tolist())
+            follows_hidden += values[0] != values[1]
+    assert follows_hidden > 0
+    with pytest.raises(ValueError, match=r"sees='both' is not allowed; allowed values: \['own', 'all'\]"):
+        PIMCAgent(game, sees="both")

@@ -121,6 +121,14 @@ def page(entries: dict[str, dict]) -> str:
     return "\n".join(head + summary(order, entries) + [""] + [section(g, entries[g]) for g in order])
 
 
+def page_with_headroom(data: dict[str, dict]) -> str:
+    """docs/ladder.md: the ladder from ladder.json, then each game's headroom (training/scripts/headroom.py) from
+    headroom.json beside the shipped policies of trained.json."""
+    from domino_training.scripts.headroom import section as headroom
+
+    return page(data["ladder.json"]) + "\n## Headroom: how much skill each game holds\n\n" + headroom(data)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
     ap.add_argument("envs", nargs="*", metavar="ENV", help="envs to rate (default every registered env)")
@@ -154,7 +162,12 @@ def main(argv: list[str] | None = None) -> int:
                         "command": command(env, args, defaults)}
         out_page.parent.mkdir(parents=True, exist_ok=True)
         out_json.write_text(json.dumps(entries, indent=1))
-        out_page.write_text(page(entries))
+        if out_page.resolve() == (DOCS / "ladder.md").resolve():  # the checkout's page holds the headroom too
+            from domino_training.scripts.pages import write_page
+
+            write_page("ladder.md")
+        else:
+            out_page.write_text(page(entries))
         print(f"{env}: wrote {out_page}")
     return 0
 

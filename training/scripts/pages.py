@@ -60,7 +60,8 @@ SCRIPTS = "domino_training.scripts"
 PAGES = [
     Page("trained.md", "trained.json", f"{SCRIPTS}.ship:markdown", f"python -m {SCRIPTS}.ship --evaluate-only"),
     Page("baselines.md", "baselines.json", f"{SCRIPTS}.baselines:page", f"python -m {SCRIPTS}.baselines"),
-    Page("ladder.md", "ladder.json", f"{SCRIPTS}.ladder:page", f"python -m {SCRIPTS}.ladder --deals N"),
+    Page("ladder.md", ("ladder.json", "headroom.json", "trained.json"), f"{SCRIPTS}.ladder:page_with_headroom",
+         f"python -m {SCRIPTS}.ladder --deals N; python -m {SCRIPTS}.headroom GAME"),
     Page("exploitability.md", "exploitability/results.json", f"{SCRIPTS}.exploit_pages:page",
          f"python -m {SCRIPTS}.exploit_pages report"),
     Page("benchmark_timing.md", "benchmark_timing.json", f"{SCRIPTS}.strength_timing:page",
