@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from domino_envs.registry import game_names
-from domino_training.scripts import DOCS, pages, scaling, search, speed
+from domino_training.scripts import DOCS, headroom, pages, scaling, search, speed
 
 
 @pytest.fixture
@@ -81,3 +81,21 @@ def test_scaling_times_a_real_command():
     assert scaling._timed([["python", "-c", "pass"], ["python", "-c", "pass"]]) > 0
     with pytest.raises(SystemExit, match="failed"):
         scaling._timed([["python", "-c", "raise SystemExit(3)"]])
+
+
+def test_headroom_measures_a_cell_and_the_ladder_page_shows_it(docs, monkeypatch):
+    for name in ("ladder.json", "headroom.json", "trained.json", "ladder.md"):
+        shutil.copy(DOCS / name, docs / name)
+    (docs / "headroom.json").write_text(json.dumps({"rows": []}))
+    monkeypatch.setattr(headroom, "DOCS", docs)
+    monkeypatch.setattr(pages, "DOCS", docs)
+    assert headroom.main(["block_v0", "--agent", "sees_all", "--deals", "2", "--seed", "5"]) == 0
+    (row,) = json.loads((docs / "headroom.json").read_text())["rows"]
+    assert (row["game"], row["deals"], row["seed"], row["spec"]) == ("block_v0", 2, 5, headroom.AGENTS["sees_all"])
+    assert 0 <= row["win"]["lo"] <= row["win"]["mean"] <= row["win"]["hi"] <= 1 and row["fair_share"] == 0.5
+    block = next(line for line in (docs / "ladder.md").read_text().splitlines() if line.startswith("| Block Game |"))
+    assert block.startswith(f"| Block Game | 0.50 | {row['win']['mean']:.3f} [") and "(2) | - | - |" in block
+    asked = []
+    monkeypatch.setattr(headroom, "measure", lambda g, a, *rest: asked.append((g, a)) or {**row, "game": g, "agent": a})
+    assert headroom.main(["--all", "--agent", "sees_all", "--agent", "pimc256", "--deals", "2"]) == 0
+    assert asked == [(g, "sees_all") for g in game_names() if g != "block_v0"] + [(g, "pimc256") for g in game_names()]
