@@ -206,8 +206,8 @@ def test_rate_command_keeps_its_units_in_out_and_reads_them_back(tmp_path, capsy
 
 
 def test_a_rating_outside_its_interval_is_said_on_its_section():
-    """openskill's sequential fit can put an estimate outside its own bootstrap interval (Magic-7 on 4,000
-    table plays did): the section then says so, and says nothing where every rating is inside."""
+    """A rating outside its own bootstrap interval (openskill's hand-by-hand fit put Magic-7's there once) is
+    said on its section, and nothing is said where every rating is inside."""
     from domino_training.scripts import DOCS, ladder
 
     entry = json.loads((DOCS / "ladder.json").read_text())["magic7_v0"]

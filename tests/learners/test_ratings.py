@@ -238,3 +238,43 @@ def test_a_teams_game_is_rated_end_to_end():
     assert r.model.startswith("bradley-terry") and r.hands == 24 * 4
     assert by["random"] == 0.0 and r.lo[1] > 0  # the heuristic pair's interval above the random pair's 0
     assert r.matrix[1, 0] > 0.5 and math.isclose(r.matrix[1, 0] + r.matrix[0, 1], 1.0)
+
+
+def test_the_free_for_all_fit_estimates_plackett_luce_as_choix_does():
+    """The 3+ player fit breaks each finishing order into its pairs and fits Bradley-Terry to them (full
+    rank-breaking): on finishing orders drawn from a Plackett-Luce model, its strengths agree with choix's
+    Plackett-Luce likelihood fit and with the truth."""
+    import choix
+
+    from domino_training.benchmark.ratings import _finish_counts, _fit_free_for_all
+
+    rng = np.random.default_rng(1)
+    k, truth = 7, np.array([0.0, 0.9, -0.6, 0.3, 0.5, -0.2, 0.1])
+    truth -= truth.mean()
+    orders = []
+    for _ in range(12000):
+        seated, order = [int(x) for x in rng.choice(k, 4, replace=False)], []
+        while seated:
+            w = np.exp(truth[seated])
+            order.append(seated.pop(int(rng.choice(len(seated), p=w / w.sum()))))
+        orders.append(order)
+    hands = [[[(agent, rank) for rank, agent in enumerate(order)]] for order in orders]  # one hand a deal
+    ours, matrix = _fit_free_for_all(_finish_counts(k, hands))
+    theirs = choix.ilsr_rankings(k, [tuple(o) for o in orders], alpha=1e-9)
+    theirs -= theirs.mean()
+    assert np.abs(ours - theirs).max() < 0.03 and np.abs(ours - truth).max() < 0.06
+    assert matrix[1, 2] > 0.75  # the strongest finished above the weakest far more often than not
+
+
+def test_the_free_for_all_fit_does_not_depend_on_the_order_of_the_hands():
+    from domino_training.benchmark.ratings import _finish_counts, _fit_free_for_all
+
+    rng = np.random.default_rng(3)
+    hands = [[[(int(a), int(r)) for a, r in zip(rng.choice(6, 4, replace=False), rng.integers(0, 3, 4))]
+              for _ in range(4)] for _ in range(50)]  # ties included
+    first = _fit_free_for_all(_finish_counts(6, hands))[0]
+    again = _fit_free_for_all(_finish_counts(6, hands[::-1]))[0]
+    assert np.allclose(first, again)
+    pick = rng.integers(0, 50, 50)  # a resample reweights deals: the same as fitting the resampled list
+    assert np.allclose(_fit_free_for_all(_finish_counts(6, hands), pick)[0],
+                       _fit_free_for_all(_finish_counts(6, [hands[d] for d in pick]))[0])

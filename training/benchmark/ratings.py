@@ -10,9 +10,13 @@ all of those hands at once, with random anchored at 0:
   (400 * log10 of the strength), so a 100-point gap means about 64% wins.
 - **Three or more players, each for itself**: tables of distinct agents drawn per deal (seeded),
   every agent seated in every seat by cyclic rotation, and each hand's finishing order (returns
-  ranked, ties shared) fed once, in order, to openskill's Plackett-Luce model. The rating is its mu
-  relative to random's. The matrix is how often the row agent finished above the column agent when
-  both sat at a table.
+  ranked, ties shared) broken into every pair of agents at the table (i finished above j; a tie half
+  each way), the same Bradley-Terry fit run on those counts: Plackett-Luce by full rank-breaking,
+  which estimates Plackett-Luce's strengths consistently (tests/learners/test_ratings.py checks it
+  against choix's Plackett-Luce likelihood fit). It is one batch fit of all hands, so it does not
+  depend on their order, as openskill's hand-by-hand updates did, and a bootstrap resample only
+  reweights deals. On the Elo scale too: 100 points is about 64% to finish above the other. The
+  matrix is how often the row agent finished above the column agent when both sat at a table.
 
 Intervals are 95% bootstrap percentiles over deals (the deal is the independent unit: the hands of
 one deal share its tiles), refitted per resample, from a seeded `numpy.random.Generator`.
@@ -128,7 +132,7 @@ class Ratings:
     game: str
     config: dict
     names: list[str]
-    model: str                      # "bradley-terry (elo scale)" or "plackett-luce (openskill mu)"
+    model: str                      # "bradley-terry (elo scale)" or "plackett-luce by rank-breaking (elo scale)"
     rating: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
@@ -239,25 +243,26 @@ def _table_hands(game_name: str, config: dict, tables: list[list[str]], first: i
     return out
 
 
-def _fit_free_for_all(k: int, hands: list, pick=None) -> tuple[np.ndarray, np.ndarray]:
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
-    players = [model.rating() for _ in range(k)]
-    above = np.zeros((k, k))
-    met = np.zeros((k, k))
-    order = range(len(hands)) if pick is None else pick
-    for d in order:
-        for hand in hands[d]:
-            teams = [[players[i]] for i, _ in hand]
-            rated = model.rate(teams, ranks=[rank for _, rank in hand])
-            for (i, _), team in zip(hand, rated):
-                players[i] = team[0]
+def _finish_counts(k: int, hand_list: list) -> tuple[np.ndarray, np.ndarray]:
+    """Per deal d: above[d, i, j], the times i finished above j at a table of its hands (a tie half each way),
+    and met[d, i, j], the times they sat at one: every hand's finishing order broken into its pairs."""
+    above = np.zeros((len(hand_list), k, k))
+    met = np.zeros((len(hand_list), k, k))
+    for d, hands in enumerate(hand_list):
+        for hand in hands:
             for (i, ri), (j, rj) in itertools.permutations(hand, 2):
-                met[i, j] += 1
-                above[i, j] += 1.0 if ri < rj else 0.5 if ri == rj else 0.0
-    mu = np.array([p.mu for p in players])
-    return mu, above / np.where(met > 0, met, np.nan)
+                met[d, i, j] += 1
+                above[d, i, j] += 1.0 if ri < rj else 0.5 if ri == rj else 0.0
+    return above, met
+
+
+def _fit_free_for_all(counts: tuple[np.ndarray, np.ndarray], pick=None) -> tuple[np.ndarray, np.ndarray]:
+    """Log-strengths from the finish counts of the deals in `pick` (a bootstrap resample: each deal counted as
+    often as drawn; None: every deal once) by the Bradley-Terry fit (module doc), and the finished-above shares."""
+    above, met = counts
+    weight = np.ones(len(above)) if pick is None else np.bincount(pick, minlength=len(above)).astype(float)
+    wins, games = np.tensordot(weight, above, 1), np.tensordot(weight, met, 1)
+    return bradley_terry(wins, games), wins / np.where(games > 0, games, np.nan)
 
 
 # ------------------------------------------------------------------------------ units of work, cached
@@ -376,9 +381,10 @@ def rate(game_name: str, specs: list[str], deals: int, seed: int = 0, config: di
         ranks = [deal for part in parts for deal in part]  # [deal][rotation][position]
         hand_list = [[[(tables[d][p], int(rank[p])) for p in range(game.num_players)] for rank in ranks[d]]
                      for d in range(deals)]
-        strength, matrix = _fit_free_for_all(k, hand_list)
-        boots = [_fit_free_for_all(k, hand_list, rng.integers(0, deals, deals))[0] for _ in range(bootstrap)]
-        scale, model, hands = 1.0, "plackett-luce (openskill mu)", deals * game.num_players
+        counts = _finish_counts(k, hand_list)
+        strength, matrix = _fit_free_for_all(counts)
+        boots = [_fit_free_for_all(counts, rng.integers(0, deals, deals))[0] for _ in range(bootstrap)]
+        scale, model, hands = ELO, "plackett-luce by rank-breaking (elo scale)", deals * game.num_players
     rating = scale * (strength - strength[anchor])
     b = np.array([scale * (x - x[anchor]) for x in boots]) if boots else np.array([rating])
     lo, hi = percentile_interval(b)

@@ -229,7 +229,7 @@ def markdown(suite: Suite, agg: dict, strength: dict, cross: dict, plots: list[P
     if cross:
         lines += ["", "## Cross-play and ratings", "",
                   f"Every final policy (learner/seed) and the ladder, round robin on {suite.crossplay_deals} frozen "
-                  "deals; two sides: Bradley-Terry on the Elo scale; 3+ players: openskill Plackett-Luce mu on "
+                  "deals; two sides: Bradley-Terry on the Elo scale; 3+ players: Plackett-Luce (the model each heading names) on "
                   "finishing orders. random = 0, 95% bootstrap intervals over deals."]
         for g, e in cross.items():
             lines += ["", f"### {g} ({e['ratings']['model']})", "", Ratings.from_json(e["ratings"]).markdown(e["labels"])]

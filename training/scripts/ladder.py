@@ -6,7 +6,7 @@
 Per env (default config), a round robin of the ladder's agents (`LADDER`: the baselines, PIMC at
 three sample counts, PIMC with the shipped policy's rollouts, and the shipped policy) on the
 benchmark suite's frozen duplicate deals, rated by `domino rate`'s `rate`: Bradley-Terry on the Elo
-scale for two sides, Plackett-Luce on finishing orders for more players, random at 0, 95% bootstrap
+scale for two sides, Plackett-Luce on finishing orders (by rank-breaking, on the same scale) for more players, random at 0, 95% bootstrap
 intervals over deals; a summary table up front names each env's strongest agent, those its
 interval cannot tell apart from it, and the shipped policy's place. Each unit of play (a pair of agents, or a chunk of deals) is kept in
 runs/ladder/<env>/ when it finishes, so a killed run resumes; --workers N plays N units at a time,
@@ -66,8 +66,8 @@ def command(env: str, args, defaults: dict) -> str:
 
 
 def outside_interval(r: Ratings) -> list[str]:
-    """The agents whose rating lies outside its own bootstrap interval: openskill fits the hands one after
-    another, so the estimate on the deals in their order is not what a resample (a reordering) gives."""
+    """The agents whose rating lies outside its own bootstrap interval (a percentile interval of a skewed
+    resampling distribution can miss its own estimate): the section then says so."""
     return [n for n, x, lo, hi in zip(r.names, r.rating, r.lo, r.hi) if not lo <= x <= hi]
 
 
@@ -75,16 +75,15 @@ def section(env: str, entry: dict) -> str:
     r = Ratings.from_json(entry["ratings"])
     odd = outside_interval(r)
     caveat = ([f"Read this section's order with care: the rating of {', '.join(f'`{n}`' for n in odd)} lies outside "
-               "its own 95% interval. Plackett-Luce is fitted here by openskill's updates, one hand after another, so "
-               "the estimate on the deals in their order is not what a resample of the deals (a reordering) gives; "
-               "an order-free fit is still to come.", ""] if odd else [])
+               "its own 95% interval: the resampled fits are skewed around it, so the interval says less than its "
+               "width suggests.", ""] if odd else [])
     return "\n".join([
         f"## {env}", "",
         f"{r.model}, random = 0; {r.deals} duplicate deals (seed {entry['seed']}), {r.hands} hands; 95% bootstrap "
         f"intervals over deals ({entry['bootstrap']} resamples). Time per decision: the agent's own moves in "
         f"{entry['cost_hands']} hands against random, in one process ({entry['hardware']}).", "",
         f"Regenerate: `{entry['command']}` (from a checkout)", "",
-        r.markdown({a: f"`{a}`" for a in r.names}, entry["costs"], digits=0 if r.model.startswith("bradley") else 1),
+        r.markdown({a: f"`{a}`" for a in r.names}, entry["costs"], digits=0 if "elo scale" in r.model else 1),
         "", *caveat])
 
 
@@ -96,7 +95,7 @@ def summary(order: list[str], entries: dict[str, dict]) -> list[str]:
         r = Ratings.from_json(entries[env]["ratings"])
         ranked = r.order()
         top = ranked[0]
-        digits = 0 if r.model.startswith("bradley") else 1
+        digits = 0 if "elo scale" in r.model else 1
         close = [f"`{r.names[i]}`" for i in ranked[1:] if r.hi[i] >= r.rating[top]]
         shipped = (f"{r.rating[r.names.index('trained')]:+.{digits}f} ({ranked.index(r.names.index('trained')) + 1} of "
                    f"{len(ranked)})" if "trained" in r.names else "-")
@@ -110,7 +109,8 @@ def page(entries: dict[str, dict]) -> str:
     head = ["# The strength ladder", "",
             "Every agent of the ladder against every other on the same duplicate deals (seats rotated), per env "
             "in its default config: two sides rated by Bradley-Terry on the Elo scale (100 points is about 64% "
-            "wins), more players by openskill's Plackett-Luce on finishing orders (its mu), random at 0. The "
+            "wins), more players by Plackett-Luce on finishing orders, fitted by breaking each hand into its pairs "
+            "(the same scale: 100 points is about 64% to finish above the other), random at 0. The "
             "row-vs-column table is the row's win share (two sides) or how often it finished above the column. "
             "`pimc:n=K` plays its rollouts greedily (PIMC's default); the shipped policies are measured against "
             "`pimc:n=64,rollout=random` in [trained.md](trained.md) and [search.md](search.md). "
