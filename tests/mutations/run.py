@@ -300,6 +300,25 @@ MUTATIONS = [
         "training/benchmark/ratings.py",
         [("    return seat % 2\n", "    return int(seat >= game.num_players // 2)\n")],
         ["tests/learners/test_ratings.py", "-k", "teams"]),
+    # issue 60: the 3+ player ratings fitted in one batch by rank-breaking
+    Mutation(
+        "ffa_finish_order_reversed", "3+ player ratings read a finishing rank of 0 as last, not first",
+        "training/benchmark/ratings.py",
+        [("                above[d, i, j] += 1.0 if ri < rj else 0.5 if ri == rj else 0.0\n",
+          "                above[d, i, j] += 1.0 if ri > rj else 0.5 if ri == rj else 0.0\n")],
+        ["tests/learners/test_ratings.py", "-k", "free_for_all"]),
+    Mutation(
+        "ffa_ties_win_both_ways", "a tie at a 3+ player table counts as a win for both agents",
+        "training/benchmark/ratings.py",
+        [("                above[d, i, j] += 1.0 if ri < rj else 0.5 if ri == rj else 0.0\n",
+          "                above[d, i, j] += 1.0 if ri <= rj else 0.0\n")],
+        ["tests/learners/test_ratings.py", "-k", "free_for_all"]),
+    Mutation(
+        "ffa_bootstrap_ignores_resample", "the 3+ player bootstrap refits every deal once instead of the resample",
+        "training/benchmark/ratings.py",
+        [("    weight = np.ones(len(above)) if pick is None else np.bincount(pick, minlength=len(above)).astype(float)\n",
+          "    weight = np.ones(len(above))\n")],
+        ["tests/learners/test_ratings.py", "-k", "free_for_all"]),
     Mutation(
         "benchmark_lock_unchecked", "domino benchmark runs without checking the protocol against its lock",
         "training/benchmark/cli.py",
