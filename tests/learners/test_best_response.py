@@ -239,7 +239,7 @@ def test_cli_learned_best_response(tmp_path, capsys):
 
     argv = ["exploit", "random", "--game", "draw_v0", "--set", "max_pip=2", "--set", "hand_size=2", "--steps", "4096",
             "--seeds", "1", "--marks", "1", "--deals", "20", "--out", str(tmp_path), "--no-progress"]
-    argv += [f"--param={k}={json.dumps(v) if isinstance(v, list) else v}" for k, v in TINY.items()]
+    argv += [f"--set={k}={json.dumps(v) if isinstance(v, list) else v}" for k, v in TINY.items()]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "learned best response to 'random'" in out and "a lower bound" in out
@@ -313,7 +313,7 @@ def test_seeds_in_two_workers_write_the_serial_runs_files(tmp_path, capsys):
 
     argv = ["exploit", "random", "--game", "draw_v0", "--set", "max_pip=2", "--set", "hand_size=2", "--steps", "4096",
             "--seeds", "2", "--marks", "2", "--deals", "20", "--curve-deals", "10", "--no-progress"]
-    argv += [f"--param={k}={json.dumps(v) if isinstance(v, list) else v}" for k, v in TINY.items()]
+    argv += [f"--set={k}={json.dumps(v) if isinstance(v, list) else v}" for k, v in TINY.items()]
     for bad in ("0", "-1", "two"):
         with pytest.raises(SystemExit) as e:
             main([*argv, "--out", str(tmp_path / "bad"), "--workers", bad])
@@ -330,7 +330,7 @@ def test_seeds_in_two_workers_write_the_serial_runs_files(tmp_path, capsys):
     serial, parallel = run(1), run(2)
     assert '"seed": 1' in serial[0] and "seed 1 at 2,048 steps" in serial[2]
     assert parallel == serial
-    assert main([*argv, "--out", str(tmp_path / "fails"), "--workers", "2", "--param", "ppo.nope=1"]) == 2
+    assert main([*argv, "--out", str(tmp_path / "fails"), "--workers", "2", "--set", "ppo.nope=1"]) == 2
     lines = error_lines(capsys.readouterr().err)
     assert len(lines) == 1 and re.match(r"domino exploit: error: the best response of seed \d \(draw_v0 vs random\) "
                                         r"failed in its worker: ConfigError: ppo learner: unknown param 'ppo.nope'; "

@@ -796,6 +796,29 @@ MUTATIONS = [
         "training/tools/replay_html.py",
         [('facts="".join(f"<p>{e(f)}</p>" for f in facts)', 'facts="".join(f"<p>{f}</p>" for f in facts)')],
         ["tests/fronts/test_render_html.py", "-k", "saved_replay"]),
+    # issue 59: shared flags
+    Mutation(
+        "shared_flag_declared_again", "a command declares --workers by hand again (its own help, no check)",
+        "training/evaluate.py",
+        [('    add_workers(p, "play the deals")\n',
+          '    p.add_argument("--workers", type=int, default=1, metavar="N", help="processes that play the deals")\n')],
+        ["tests/fronts/test_shared_flags.py"]),
+    Mutation(
+        "workers_flag_unchecked", "the shared --workers flag lets 0 through (its bound off by one)",
+        "training/commands.py",
+        [("    if workers < 1:\n        raise argparse.ArgumentTypeError(f\"workers=",
+          "    if workers < 0:\n        raise argparse.ArgumentTypeError(f\"workers=")],
+        ["tests/fronts/test_shared_flags.py"]),
+    Mutation(
+        "exploit_param_still_accepted", "domino exploit takes the old --param as --set silently",
+        "training/exploit/cli.py",
+        [("    if args.old_param:\n", "    args.set += args.old_param\n    if False:\n")],
+        ["tests/fronts/test_shared_flags.py"]),
+    Mutation(
+        "exploit_params_read_as_rules", "domino exploit's --set hands the learner's dotted params to the game as rule keys",
+        "training/exploit/cli.py",
+        [('    params = [text for text in pairs if "." in text.partition("=")[0]]\n', "    params = []\n")],
+        ["tests/fronts/test_shared_flags.py"]),
 ]
 
 
