@@ -1,6 +1,6 @@
 # The two commands a fresh machine needs: `make test` and `make demo`.
 # The openspiel extra (open-spiel 2.0.2, ~22 s to install into a fresh venv here) is part of the
-# install, so its tests (tests/fronts/test_openspiel.py, tests/learners/test_exploit.py) run in CI.
+# install, so its tests (tests/fronts/test_openspiel.py, tests/exploit/test_exact.py) run in CI.
 # torch is pinned here (a CPU wheel this machine has on disk); the package itself asks for torch>=2.3.
 PYTHON ?= python3
 VENV := .venv
@@ -33,7 +33,7 @@ $(RLLIB_STAMP): pyproject.toml Makefile
 
 test-rllib: $(RLLIB_STAMP)
 	@$(RLLIB_PY) -c "import ray; print('ray', ray.__version__, 'in $(RLLIB_VENV)')"
-	$(RLLIB_PY) -m pytest -q tests/learners/test_rllib.py tests/learners/test_ray_cluster.py
+	$(RLLIB_PY) -m pytest -q tests/learners/test_rllib.py tests/training/test_ray_cluster.py
 
 test: $(STAMP)
 	$(PY) -m ruff check .

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-MAY_SKIP = ("tests/learners/test_rllib.py", "tests/learners/test_ray_cluster.py")
+MAY_SKIP = ("tests/learners/test_rllib.py", "tests/training/test_ray_cluster.py")
 
 _skipped: list[str] = []
 

@@ -56,7 +56,7 @@ from domino_envs.outcome import win_shares
 from domino_envs.registry import config_from_pairs, game_names, make_game
 from domino_envs.replay import Recorder
 from domino_envs.rng import mix_seed
-from domino_training.commands import HelpFormatter
+from domino_training.commands import HelpFormatter, add_address, add_import, add_seed, add_set, add_workers
 from domino_training.parallel import WorkerInfo, check_address, check_workers, ran_in, run_jobs
 from domino_training.stats import Stat
 from domino_training.user_code import import_all
@@ -742,17 +742,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="matchups to play, each two specs of --agents joined by @ (or /, or : where neither spec "
                         "has a colon of its own) (default: every pair)")
     p.add_argument("--deals", type=int, default=200, help="duplicate deals per matchup")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals (the same seed, the same deals)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="a rule key of the game, e.g. --set num_players=3 (repeatable)")
+    add_seed(p, "the deals")
+    add_set(p)
     p.add_argument("--config", nargs="*", default=[], metavar="KEY=VALUE", help=argparse.SUPPRESS)  # before --set
     p.add_argument("--markdown", default=None, metavar="FILE", help="also write the Markdown table here")
     p.add_argument("--json", default=None, metavar="FILE", help="also write the JSON report here")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="processes that play the deals (default 1: this process); the report is the same for every N")
-    p.add_argument("--address", default=None, metavar="auto|HOST:PORT",
-                   help="play the shards as Ray tasks on this cluster (the `ray` extra), --workers x 4 shards a matchup")
+    add_workers(p, "play the deals")
+    add_address(p, "play the shards (--workers x 4 a matchup)")
     p.add_argument("--save-replays", default=None, metavar="FILE",
                    help="append every hand played to FILE as a replay line (see `domino replay`); hands of this "
                         "evaluation FILE holds already are not written again, so a rerun of a stopped run completes it")
@@ -762,9 +759,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop before the language-model call past N, keeping the deals finished (rerun to go on)")
     p.add_argument("--budget", type=float, default=None, metavar="COST",
                    help="stop once the language models' cost (their price_in/price_out) reaches COST")
-    p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
-                   help="import a module or .py file first, here and in every worker (an agent of your own: its "
-                        "register_agent call); repeatable")
+    add_import(p)
     return p
 
 

@@ -3,7 +3,7 @@
 - `Stat`: mean and 95% normal interval of per-deal values (the evaluation harness, ratings' partner table).
 - `trimmed_means`, `stratified_resamples`, `interval_estimates`, `improvement`: rliable's IQM, stratified
   bootstrap and probability of improvement, vectorized over resamples (the benchmark's aggregates;
-  tests/learners/test_benchmark.py checks them against rliable and scipy).
+  tests/benchmark/test_benchmark.py checks them against rliable and scipy).
 - `grand_mean_interval`: the percentile interval of a seeds x deals matrix's grand mean, seeds and deals
   resampled together (learned best responses over several seeds).
 - `percentile_interval`: the 2.5 and 97.5 percentiles of bootstrap replicates (ratings' refits).
@@ -69,7 +69,7 @@ def interval_estimates(x: np.ndarray, reps: int, rng: np.random.Generator) -> di
     """IQM and mean of a runs x games score matrix with percentile 95% intervals of the stratified
     bootstrap. The same estimates as rliable's get_interval_estimates with aggregate_iqm and
     aggregate_mean, vectorized (rliable calls its function once per resample, about 3 ms each;
-    tests/learners/test_benchmark.py checks the two agree)."""
+    tests/benchmark/test_benchmark.py checks the two agree)."""
     b = stratified_resamples(x, reps, rng).reshape(reps, -1)
     iqm, mean = trimmed_means(b), b.mean(axis=1)
     return {"iqm": float(trimmed_means(x.ravel())), "iqm_lo": float(np.percentile(iqm, 2.5)),

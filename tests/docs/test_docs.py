@@ -627,6 +627,10 @@ def _check_domino_command(argv: list[str]) -> None:
             assert any(not Path(i).is_file() for i in fields.get("imports") or []), f"domino train: no learner {learner}"
     elif "set" in fields or "config" in fields:
         pairs = list(fields.get("set") or []) + list(fields.get("config") or [])
+        if command == "exploit":  # its learner's dotted params beside the rule keys
+            from domino_training.exploit.cli import rules_and_params
+
+            pairs = rules_and_params(pairs)[0]
         for game in games:
             domino_envs.make_game(game, **config_from_pairs(pairs, "--set"))
     if command == "benchmark":  # its --only games and --learners are the suite's (ConfigError otherwise)

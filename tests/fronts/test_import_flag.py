@@ -19,7 +19,7 @@ from domino_training.evaluate import evaluate
 from domino_training.evaluate import main as evaluate_main
 from domino_training.tools.play import main as play_main
 from domino_training.user_code import import_user_code
-from tests.agents.test_play import Terminal
+from tests.tools.test_play import Terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "my_agent.py"

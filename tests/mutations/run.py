@@ -234,23 +234,23 @@ MUTATIONS = [
         "training/benchmark/runner.py",
         [("                rows.append({\"game\": game_name, \"learner\": learner, \"seed\": seed, \"env_steps\": p.mark,",
           "                rows.append({\"game\": game_name, \"learner\": learner, \"seed\": seed, \"env_steps\": p.env_steps,")],
-        ["tests/learners/test_benchmark.py", "-k", "ci_profile"]),
+        ["tests/benchmark/test_benchmark.py", "-k", "ci_profile"]),
     # issue 23: the learned best response's measure
     Mutation(
         "br_edge_unpaired", "the learned best response's edge forgets to subtract the target's own return",
         "training/exploit/best_response.py",
         [("        e = np.asarray(p[\"returns\"]) - base[p[\"deals\"]]\n", "        e = np.asarray(p[\"returns\"])\n")],
-        ["tests/learners/test_best_response.py", "-k", "result_pairs"]),
+        ["tests/exploit/test_best_response.py", "-k", "result_pairs"]),
     Mutation(
         "response_gains_seat_sign", "the exact gain of a response in seat 1 counted with seat 0's sign",
         "training/exploit/exact.py",
         [("        sign = 1 if p == 0 else -1\n", "        sign = 1\n")],
-        ["tests/learners/test_best_response.py", "-k", "sampled_edge or at_most"]),
+        ["tests/exploit/test_best_response.py", "-k", "sampled_edge or at_most"]),
     Mutation(
         "target_seats_random", "games drawn for the target opponent seat random players instead",
         "training/learners/ppo.py",
         [('"heuristic": HEURISTIC, "target": TARGET}', '"heuristic": HEURISTIC, "target": RANDOM}')],
-        ["tests/learners/test_best_response.py", "-k", "one_learner_seat"]),
+        ["tests/exploit/test_best_response.py", "-k", "one_learner_seat"]),
     # issue 24: policy-guided search
     Mutation(
         "pimc_policy_rollout_drops_rewards", "policy rollouts forget the rewards of every step after the searched one",
@@ -283,82 +283,82 @@ MUTATIONS = [
         "ratings_anchor_first_listed", "ratings anchored on the first agent listed instead of random",
         "training/benchmark/ratings.py",
         [("    return names.index(ANCHOR) if ANCHOR in names else 0\n", "    return 0\n")],
-        ["tests/learners/test_ratings.py", "-k", "order or anchor"]),
+        ["tests/benchmark/test_ratings.py", "-k", "order or anchor"]),
     Mutation(
         "ratings_no_rotation", "play_table keeps every agent in the seat it is listed for (no rotation)",
         "training/benchmark/ratings.py",
         [("            seat_of = [(p + r) % n for p in range(n)]\n", "            seat_of = list(range(n))\n")],
-        ["tests/learners/test_ratings.py", "-k", "seat"]),
+        ["tests/benchmark/test_ratings.py", "-k", "seat"]),
     Mutation(
         "ratings_first_rotation_only", "two-sided ratings count only the first rotation of each deal",
         "training/benchmark/ratings.py",
         [("            share[d] += sum(w[p] for p in range(n) if side_of(game, p) == 0) / n\n",
           "            share[d] += sum(w[p] for p in range(n) if side_of(game, p) == 0) * (r == 0)\n")],
-        ["tests/learners/test_ratings.py", "-k", "seat or order"]),
+        ["tests/benchmark/test_ratings.py", "-k", "seat or order"]),
     Mutation(
         "ratings_teams_wrong_sides", "partnerships read as seats 0 & 1 against 2 & 3",
         "training/benchmark/ratings.py",
         [("    return seat % 2\n", "    return int(seat >= game.num_players // 2)\n")],
-        ["tests/learners/test_ratings.py", "-k", "teams"]),
+        ["tests/benchmark/test_ratings.py", "-k", "teams"]),
     # issue 60: the 3+ player ratings fitted in one batch by rank-breaking
     Mutation(
         "ffa_finish_order_reversed", "3+ player ratings read a finishing rank of 0 as last, not first",
         "training/benchmark/ratings.py",
         [("                above[d, i, j] += 1.0 if ri < rj else 0.5 if ri == rj else 0.0\n",
           "                above[d, i, j] += 1.0 if ri > rj else 0.5 if ri == rj else 0.0\n")],
-        ["tests/learners/test_ratings.py", "-k", "free_for_all"]),
+        ["tests/benchmark/test_ratings.py", "-k", "free_for_all"]),
     Mutation(
         "ffa_ties_win_both_ways", "a tie at a 3+ player table counts as a win for both agents",
         "training/benchmark/ratings.py",
         [("                above[d, i, j] += 1.0 if ri < rj else 0.5 if ri == rj else 0.0\n",
           "                above[d, i, j] += 1.0 if ri <= rj else 0.0\n")],
-        ["tests/learners/test_ratings.py", "-k", "free_for_all"]),
+        ["tests/benchmark/test_ratings.py", "-k", "free_for_all"]),
     Mutation(
         "ffa_bootstrap_ignores_resample", "the 3+ player bootstrap refits every deal once instead of the resample",
         "training/benchmark/ratings.py",
         [("    weight = np.ones(len(above)) if pick is None else np.bincount(pick, minlength=len(above)).astype(float)\n",
           "    weight = np.ones(len(above))\n")],
-        ["tests/learners/test_ratings.py", "-k", "free_for_all"]),
+        ["tests/benchmark/test_ratings.py", "-k", "free_for_all"]),
     Mutation(
         "benchmark_lock_unchecked", "domino benchmark runs without checking the protocol against its lock",
         "training/benchmark/cli.py",
         [("    check_protocol(data, read_lock(lock_path))\n", "")],
-        ["tests/learners/test_benchmark.py", "-k", "command_refuses"]),
+        ["tests/benchmark/test_benchmark.py", "-k", "command_refuses"]),
     Mutation(
         "improvement_reversed", "the probability of improvement of a over b reported as b's over a",
         "training/benchmark/aggregate.py",
         [('"p": float(improvement(full[a], full[b]))', '"p": float(improvement(full[b], full[a]))')],
-        ["tests/learners/test_benchmark.py", "-k", "rliable_on"]),
+        ["tests/benchmark/test_benchmark.py", "-k", "rliable_on"]),
     Mutation(
         "improvement_interval_against_itself", "the improvement interval bootstraps a against a resample of a",
         "training/benchmark/aggregate.py",
         [("stratified_resamples(full[b], reps, rng))", "stratified_resamples(full[a], reps, rng))")],
-        ["tests/learners/test_benchmark.py", "-k", "rliable_on"]),
+        ["tests/benchmark/test_benchmark.py", "-k", "rliable_on"]),
     Mutation(
         "profile_taus_shifted", "performance profiles reported at other thresholds than they were computed at",
         "training/benchmark/aggregate.py",
         [('result["profiles"][opp] = {"taus": taus.tolist(),', 'result["profiles"][opp] = {"taus": (taus * 1.05).tolist(),')],
-        ["tests/learners/test_benchmark.py", "-k", "rliable_on"]),
+        ["tests/benchmark/test_benchmark.py", "-k", "rliable_on"]),
     Mutation(
         "exact_gains_swapped", "exact() reports the best-response gains seat 1's first",
         "training/exploit/exact.py",
         [('"best_response_gains": gains,', '"best_response_gains": gains[::-1],')],
-        ["tests/learners/test_exploit.py", "-k", "order or player_improvements"]),
+        ["tests/exploit/test_exact.py", "-k", "order or player_improvements"]),
     Mutation(
         "best_response_near_ties", "the tree walk's best response takes a later action within 1e-3 of the best",
         "training/exploit/tree.py",
         [("                    if q[o + k] > q[o + b]:\n", "                    if q[o + k] >= q[o + b] - 1e-3:\n")],
-        ["tests/learners/test_exploit.py", "-k", "order or player_improvements"]),
+        ["tests/exploit/test_exact.py", "-k", "order or player_improvements"]),
     Mutation(
         "cfr_plus_uniform_average", "CFR+ averages its policies with equal weights, not by iteration",
         "training/exploit/tree.py",
         [("            cum[o + k] += it * r[p, i] * sigma[o + k]\n", "            cum[o + k] += r[p, i] * sigma[o + k]\n")],
-        ["tests/learners/test_exploit.py", "-k", "compiled_walk"]),
+        ["tests/exploit/test_exact.py", "-k", "compiled_walk"]),
     Mutation(
         "cfr_plus_regrets_not_floored", "CFR+ keeps negative cumulative regrets (plain CFR's regret matching)",
         "training/exploit/tree.py",
         [("            if regret[o + k] < 0:\n", "            if regret[o + k] < -1e300:\n")],
-        ["tests/learners/test_exploit.py", "-k", "compiled_walk"]),
+        ["tests/exploit/test_exact.py", "-k", "compiled_walk"]),
     Mutation(
         "line_heuristic_next_seat_block", "the line heuristic weighs blocking the next seat like any other",
         "agents/heuristic_line.py",
@@ -559,7 +559,7 @@ MUTATIONS = [
         "ship_stage_starts_afresh", "a later stage of a recipe starts from a fresh actor, not the stage before's",
         "training/scripts/ship.py",
         [("        previous = run_dir / \"policy.npz\"\n", "")],
-        ["tests/learners/test_ship.py", "-k", "two_workers"]),
+        ["tests/scripts/test_ship.py", "-k", "two_workers"]),
     Mutation(
         "teacher_strength_of_student", "a round's teacher strength is measured for the opponent's seat",
         "training/learners/distill.py",
@@ -571,7 +571,7 @@ MUTATIONS = [
         "training/learners/run_folder.py",
         [("        flat.update((k, v) for k, v in params.items() if not where_it_runs(k))\n",
           "        flat.update(params.items())\n")],
-        ["tests/learners/test_train_command.py", "tests/learners/test_benchmark.py", "-k",
+        ["tests/learners/test_train_command.py", "tests/benchmark/test_benchmark.py", "-k",
          "folder_alone or refused_in_one_line or another_device"]),
     Mutation(
         "budget_counts_compiling", "the time budget's clock counts numba's compiling (started before the kernels compiled)",
@@ -595,7 +595,7 @@ MUTATIONS = [
         "lock_skips_scoring", "the benchmark lock's check ignores the scoring rule's fingerprint",
         "training/benchmark/suite.py",
         [("    if want[\"scoring\"] != got[\"scoring\"]:\n", "    if False:\n")],
-        ["tests/learners/test_benchmark.py", "-k", "scoring_rule"]),
+        ["tests/benchmark/test_benchmark.py", "-k", "scoring_rule"]),
     # issue 55: tests that keep their promise, and code no test ran
     Mutation(
         "snapshot_games_self_play", "a game drawn for a snapshot is played by the live actor in every seat",
@@ -622,7 +622,7 @@ MUTATIONS = [
         "cfr_merged_keys_miscounted", "the tabular file's count of keys shared by both seats misses them all",
         "training/exploit/cfr.py",
         [("merged += len(all_probs) > 1", "merged += len(all_probs) > 2")],
-        ["tests/learners/test_exploit.py", "-k", "cfr_plus_falls"]),
+        ["tests/exploit/test_exact.py", "-k", "cfr_plus_falls"]),
     Mutation(
         "mutation_name_reused", "a planting copied from another keeps the other's name (one of the two never runs)",
         "tests/mutations/run.py",
@@ -642,28 +642,28 @@ MUTATIONS = [
         "teams_partners_of_other_seeds", "the partner table is played for every seed's policy but seed 0's",
         "training/benchmark/aggregate.py",
         [('if not label.endswith("/0"):', 'if label.endswith("/0"):')],
-        ["tests/learners/test_benchmark_teams.py"]),
+        ["tests/benchmark/test_teams.py"]),
     Mutation(
         "baselines_hold_on_the_mean", "the baselines page says a matchup holds when its mean, not its interval, beats the fair share",
         "training/scripts/baselines.py",
         [('holds = "yes" if w["lo"] > fair else', 'holds = "yes" if w["mean"] > fair else')],
-        ["tests/learners/test_baselines_script.py"]),
+        ["tests/scripts/test_baselines.py"]),
     # issue 55: parallel proven, one failure contract
     Mutation(
         "pool_of_one_process", "the process pool is capped at one process whatever --workers says",
         "training/parallel.py",
         [("    pool = ProcessPoolExecutor(max_workers=workers,", "    pool = ProcessPoolExecutor(max_workers=1,")],
-        ["tests/learners/test_parallel.py", "-k", "two_processes or where_its_shards"]),
+        ["tests/training/test_parallel.py", "-k", "two_processes or where_its_shards"]),
     Mutation(
         "worker_threads_not_limited", "a worker starts without setting one torch and one BLAS thread",
         "training/parallel.py",
         [('    one_thread_per_worker()\n    if announce is not None:', '    if announce is not None:')],
-        ["tests/learners/test_parallel.py", "-k", "two_processes"]),
+        ["tests/training/test_parallel.py", "-k", "two_processes"]),
     Mutation(
         "worker_blas_by_variables_only", "a worker limits BLAS by environment variables only, read before it starts",
         "training/parallel.py",
         [("    threadpool_limits(limits=1)  #", "    pass  # threadpool_limits(limits=1)")],
-        ["tests/learners/test_parallel.py", "-k", "two_processes"]),
+        ["tests/training/test_parallel.py", "-k", "two_processes"]),
     Mutation(
         "address_falls_back_to_local", "--address without Ray runs the jobs in local processes, saying nothing",
         "training/parallel.py",
@@ -672,23 +672,23 @@ MUTATIONS = [
           "        raise ValueError(f\"--address {address!r} runs"),
          ("    if address is not None:\n        for i, result in _run_on_ray(",
           "    if address is not None and sys.modules.get(\"ray\"):\n        for i, result in _run_on_ray(")],
-        ["tests/learners/test_parallel.py", "-k", "address"]),
+        ["tests/training/test_parallel.py", "-k", "address"]),
     Mutation(
         "unguarded_main_not_named", "a worker importing an unguarded script starts workers (spawn's error, a broken pool)",
         "training/parallel.py",
         [('    if getattr(multiprocessing.current_process(), "_inheriting", False):',
           '    if getattr(multiprocessing.current_process(), "inheriting", False):')],
-        ["tests/learners/test_parallel.py", "-k", "main_guard"]),
+        ["tests/training/test_parallel.py", "-k", "main_guard"]),
     Mutation(
         "job_error_reraised", "a failed job re-raises the worker's own error, not a JobError naming the job",
         "training/parallel.py",
         [("        raise failed(i, err) from err\n", "        raise err\n")],
-        ["tests/learners/test_parallel.py", "-k", "fails"]),
+        ["tests/training/test_parallel.py", "-k", "fails"]),
     Mutation(
         "tuning_job_failure_traceback", "the tuning script lets a failed setting's JobError out as a traceback",
         "training/scripts/tuning.py",
         [("    except ValueError as err:  # a bad sweep or suite", "    except ConfigError as err:  # a bad sweep or suite")],
-        ["tests/learners/test_tuning.py", "-k", "two_workers"]),
+        ["tests/scripts/test_tuning.py", "-k", "two_workers"]),
     # issue 55: a fresh install, and every documented command as written
     Mutation(
         "doc_script_flag_renamed", "a maintainer-script line of the docs names a flag its parser does not have",
@@ -733,7 +733,7 @@ MUTATIONS = [
         "mcp_result_before_the_end", "domino mcp's result tool answers before the game is over (returns of a hand in play)",
         "training/tools/mcp_server.py",
         [("            if not live.over:\n                raise GameError(", "            if False:\n                raise GameError(")],
-        ["tests/fronts/test_mcp.py", "-k", "refusals"]),
+        ["tests/tools/test_mcp_server.py", "-k", "refusals"]),
     # issue 56/57: the web app (domino serve) and its live game
     Mutation(
         "web_origin_unchecked", "domino serve takes a POST whatever its Origin (a page elsewhere can play here)",
@@ -814,7 +814,30 @@ MUTATIONS = [
         "html_replay_facts_unescaped", "the HTML replay writes the replay's agent names into the page as markup",
         "training/tools/replay_html.py",
         [('facts="".join(f"<p>{e(f)}</p>" for f in facts)', 'facts="".join(f"<p>{f}</p>" for f in facts)')],
-        ["tests/fronts/test_render_html.py", "-k", "saved_replay"]),
+        ["tests/tools/test_replay_html.py", "-k", "saved_replay"]),
+    # issue 59: shared flags
+    Mutation(
+        "shared_flag_declared_again", "a command declares --workers by hand again (its own help, no check)",
+        "training/evaluate.py",
+        [('    add_workers(p, "play the deals")\n',
+          '    p.add_argument("--workers", type=int, default=1, metavar="N", help="processes that play the deals")\n')],
+        ["tests/fronts/test_shared_flags.py"]),
+    Mutation(
+        "workers_flag_unchecked", "the shared --workers flag lets 0 through (its bound off by one)",
+        "training/commands.py",
+        [("    if workers < 1:\n        raise argparse.ArgumentTypeError(f\"workers=",
+          "    if workers < 0:\n        raise argparse.ArgumentTypeError(f\"workers=")],
+        ["tests/fronts/test_shared_flags.py"]),
+    Mutation(
+        "exploit_param_still_accepted", "domino exploit takes the old --param as --set silently",
+        "training/exploit/cli.py",
+        [("    if args.old_param:\n", "    args.set += args.old_param\n    if False:\n")],
+        ["tests/fronts/test_shared_flags.py"]),
+    Mutation(
+        "exploit_params_read_as_rules", "domino exploit's --set hands the learner's dotted params to the game as rule keys",
+        "training/exploit/cli.py",
+        [('    params = [text for text in pairs if "." in text.partition("=")[0]]\n', "    params = []\n")],
+        ["tests/fronts/test_shared_flags.py"]),
 ]
 
 

@@ -22,7 +22,7 @@ def run_pytest(folder: Path, *flags: str) -> subprocess.CompletedProcess:
 
 
 def make_suite(folder: Path, path: str, text: str) -> None:
-    (folder / "tests" / "learners").mkdir(parents=True)
+    (folder / path).parent.mkdir(parents=True)
     shutil.copy(CONFTEST, folder / "tests" / "conftest.py")
     (folder / "tests" / "test_passes.py").write_text("def test_passes():\n    pass\n")
     (folder / path).write_text(text)
@@ -38,7 +38,7 @@ def test_a_skip_fails_the_run(kind, flags, tmp_path):
 
 
 def test_the_ray_files_may_skip(tmp_path):
-    make_suite(tmp_path, "tests/learners/test_ray_cluster.py", SKIPS["a module that skips"])
+    make_suite(tmp_path, "tests/training/test_ray_cluster.py", SKIPS["a module that skips"])
     result = run_pytest(tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 skipped" in result.stdout

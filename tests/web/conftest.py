@@ -21,7 +21,7 @@ ALLOWED_SCHEMES = ("file", "data", "about", "blob")
 def chromium():
     """One headless Chromium for a module. Not for the session: playwright's sync API keeps an asyncio loop
     running in the main thread while it lives, and any later test there that starts one (anyio.run: the mcp
-    client of tests/fronts/test_mcp.py) would fail with "Already running asyncio in this thread"."""
+    client of tests/tools/test_mcp_server.py) would fail with "Already running asyncio in this thread"."""
     path = shutil.which("chromium") or shutil.which("chromium-browser")
     if path is None:
         pytest.fail("the browser tests need Debian's chromium: apt-get install chromium "
@@ -47,7 +47,7 @@ def server(tmp_path_factory):
     import uvicorn
 
     from domino_training.web.app import Settings, create_app
-    from tests.fronts.test_render_html import write_replay
+    from tests.tools.test_replay_html import write_replay
 
     root = tmp_path_factory.mktemp("serve")
     (root / "replays").mkdir()

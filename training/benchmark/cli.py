@@ -31,7 +31,7 @@ from domino_training.benchmark.report import (
 )
 from domino_training.benchmark.runner import ScoreFile, run_all
 from domino_training.benchmark.suite import PROFILES, check_protocol, freeze, load_suite, read_lock, read_suite_file
-from domino_training.commands import HelpFormatter
+from domino_training.commands import HelpFormatter, add_address, add_import, add_workers
 from domino_training.learners.interface import learner_names
 from domino_training.user_code import import_user_code
 
@@ -150,14 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="another profile's published JSON of this suite (docs/benchmark/quick.json), whose final "
                          "scores the page sets beside these")
     ap.add_argument("--reps", type=int, default=2000, help="bootstrap resamples of the aggregates")
-    ap.add_argument("--workers", type=int, default=1, metavar="N",
-                    help="processes that train and evaluate the runs (default 1: this process); the scores and the "
-                         "report are the same for every N")
-    ap.add_argument("--address", default=None, metavar="auto|HOST:PORT",
-                    help="train and evaluate the runs as Ray tasks on this cluster (the `ray` extra)")
-    ap.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
-                    help="import a module or .py file first (a learner or an agent of your own: its register_learner or "
-                         "register_agent call); repeatable")
+    add_workers(ap, "train and evaluate the runs")
+    add_address(ap, "train and evaluate the runs")
+    add_import(ap, "a learner or an agent of your own: its register_learner or register_agent call")
     return ap
 
 

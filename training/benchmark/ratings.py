@@ -12,7 +12,7 @@ all of those hands at once, with random anchored at 0:
   every agent seated in every seat by cyclic rotation, and each hand's finishing order (returns
   ranked, ties shared) broken into every pair of agents at the table (i finished above j; a tie half
   each way), the same Bradley-Terry fit run on those counts: Plackett-Luce by full rank-breaking,
-  which estimates Plackett-Luce's strengths consistently (tests/learners/test_ratings.py checks it
+  which estimates Plackett-Luce's strengths consistently (tests/benchmark/test_ratings.py checks it
   against choix's Plackett-Luce likelihood fit). It is one batch fit of all hands, so it does not
   depend on their order, as openskill's hand-by-hand updates did, and a bootstrap resample only
   reweights deals. On the Elo scale too: 100 points is about 64% to finish above the other. The
@@ -50,7 +50,7 @@ from domino_envs.errors import ConfigError
 from domino_envs.outcome import finishing_ranks, win_shares
 from domino_envs.registry import config_from_pairs, make_game
 from domino_envs.rng import mix_seed
-from domino_training.commands import HelpFormatter
+from domino_training.commands import HelpFormatter, add_address, add_import, add_seed, add_set, add_workers
 from domino_training.evaluate import play_hand
 from domino_training.parallel import check_address, check_workers, run_jobs
 from domino_training.stats import percentile_interval
@@ -468,18 +468,14 @@ def build_parser() -> argparse.ArgumentParser:
         prog="domino rate", description="Cross-play ratings of agents on duplicate deals.")
     ap.add_argument("specs", nargs="+", help="agent specs (random is the anchor at 0 when present)")
     ap.add_argument("--game", required=True, help="env name (see domino games)")
-    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a rule key of the game")
+    add_set(ap)
     ap.add_argument("--deals", type=int, default=200, help="duplicate deals each pairing (two sides) or table plays")
-    ap.add_argument("--seed", type=int, default=0, help="seed of the deals (the same seed, the same deals)")
+    add_seed(ap, "the deals")
     ap.add_argument("--bootstrap", type=int, default=200, help="resamples of the deals for the 95%% intervals")
     ap.add_argument("--json", help="write the ratings and the matrix here")
-    ap.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
-                    help="import a module or .py file first (an agent of your own: its register_agent call); "
-                         "repeatable; in every worker too")
-    ap.add_argument("--workers", type=int, default=1, metavar="N",
-                    help="processes that play (a pair of agents, or a chunk of deals, each); the same ratings for every N")
-    ap.add_argument("--address", default=None, metavar="auto|HOST:PORT",
-                    help="play the units as Ray tasks on this cluster (the `ray` extra)")
+    add_import(ap)
+    add_workers(ap, "play (a pair of agents, or a chunk of deals, each)")
+    add_address(ap, "play the units")
     ap.add_argument("--out", default=None, metavar="DIR",
                     help="keep each unit played here (a pair of agents, or a chunk of deals) and read it back instead "
                          "of playing it again: a killed run resumes")

@@ -14,21 +14,20 @@ from pathlib import Path
 
 import domino_envs
 from domino_envs.errors import ConfigError, DominoError
-from domino_training.commands import HelpFormatter
+from domino_training.commands import HelpFormatter, add_address, add_seed, add_set
 
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m domino_training.learners.rllib_command", description=__doc__.split("\n")[0],
                                 formatter_class=HelpFormatter)
     p.add_argument("--game", default="draw_v0", help=f"one of {domino_envs.game_names()}")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="game config key (repeatable)")
+    add_set(p)
     p.add_argument("--iterations", type=int, default=10, help="training iterations")
     p.add_argument("--env-runners", type=int, default=0, help="remote env runners (0: sample in the driver)")
     p.add_argument("--envs-per-runner", type=int, default=8, help="games each runner steps side by side")
-    p.add_argument("--address", default=None,
-                   help="an existing Ray cluster (e.g. auto, ray://host:10001); default: a local Ray")
+    add_address(p, "train", "default: a local Ray")
     p.add_argument("--num-cpus", type=int, default=None, help="CPUs of the local Ray (default: all cores)")
-    p.add_argument("--seed", type=int, default=0)
+    add_seed(p, "the training")
     p.add_argument("--train-batch", type=int, default=2000, help="env steps per training iteration")
     p.add_argument("--minibatch", type=int, default=250)
     p.add_argument("--epochs", type=int, default=4, help="passes over each training batch")

@@ -41,7 +41,7 @@ import yaml
 
 from domino_envs.core import DominoError
 from domino_envs.errors import CheckpointError
-from domino_training.commands import HelpFormatter
+from domino_training.commands import HelpFormatter, add_import, add_set
 from domino_training.configs import RunConfig, TrainConfig, load_run
 from domino_training.learners import interface
 from domino_training.learners.interface import RUN_SET, learner_names, train_learner
@@ -202,14 +202,12 @@ def build_parser() -> argparse.ArgumentParser:
                                 "config.yaml, checkpoints, logs, evaluations during training and the final table.")
     p.add_argument("game", help="registered env name, e.g. draw_v0")
     p.add_argument("--config", default=None, metavar="FILE", help="config file (default: the game's config shipped with the package)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a training key, e.g. --set ppo.lr=3e-4 (repeatable)")
+    add_set(p, learner_params=True)
     p.add_argument("--learner", default=None, metavar="NAME",
                    help=f"the learner: {', '.join(learner_names())}, or one that --import registers (default: the "
                         f"config's algo, ppo)")
     p.add_argument("--algo", default=None, help=argparse.SUPPRESS)  # the old spelling of --learner
-    p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
-                   help="a module or .py file to import first (it may register_learner a learner of your own); repeatable")
+    add_import(p, "a learner of your own: its register_learner call")
     p.add_argument("--run-dir", default=None, help="run folder (default runs/<game>-<learner>-s<seed>)")
     p.add_argument("--resume", action="store_true", help="continue the run in --run-dir from its checkpoint")
     p.add_argument("--demo", action="store_true", help="apply the config file's demo overrides")

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from domino_envs.registry import game_names
+from domino_training.commands import add_seed
 from domino_training.evaluate import evaluate, report_markdown
 from domino_training.scripts import DOCS
 
@@ -72,7 +73,7 @@ def page(blobs: dict[str, dict]) -> str:
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m domino_training.scripts.baselines", description=__doc__.splitlines()[0])
     p.add_argument("--deals", type=int, default=2000)
-    p.add_argument("--seed", type=int, default=0)
+    add_seed(p, "the training and the evaluation")
     p.add_argument("--games", nargs="+", default=game_names(), help=f"subset of {game_names()}")
     p.add_argument("--markdown", default=str(DOCS / "baselines.md"))
     p.add_argument("--json", default=str(DOCS / "baselines.json"))

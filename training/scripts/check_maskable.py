@@ -16,6 +16,8 @@ import sys
 import time
 import traceback
 
+from domino_training.commands import add_seed
+
 # family name -> (env, config): the families issue 13 names, then every env's defaults
 FAMILIES: dict[str, tuple[str, dict]] = {
     "block_4p": ("block_v0", {"num_players": 4}),
@@ -68,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m domino_training.scripts.check_maskable", description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=3000, help="training steps per family")
     p.add_argument("--only", nargs="+", choices=list(FAMILIES), default=list(FAMILIES), help="families to run")
-    p.add_argument("--seed", type=int, default=0)
+    add_seed(p, "the trainings")
     args = p.parse_args(argv)
     failed = []
     for name in args.only:

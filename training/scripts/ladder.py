@@ -26,7 +26,7 @@ from domino_envs.registry import game_names
 from domino_training.benchmark import read_suite_file
 from domino_training.benchmark.ratings import Ratings, decision_seconds, rate
 from domino_training.benchmark.report import hardware_line
-from domino_training.parallel import check_workers
+from domino_training.commands import add_address, add_seed, add_workers
 from domino_training.scripts import CHECKOUT, DOCS
 
 LADDER = ["random", "greedy", "heuristic", "pimc:n=16", "pimc:n=64", "pimc:n=256",
@@ -134,18 +134,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("envs", nargs="*", metavar="ENV", help="envs to rate (default every registered env)")
     ap.add_argument("--agents", nargs="+", default=list(LADDER), metavar="SPEC", help="agent specs (default LADDER)")
     ap.add_argument("--deals", type=int, required=True, help="duplicate deals per pair (two sides) or table plays")
-    ap.add_argument("--seed", type=int, default=frozen_seed(), help="deal seed (default the benchmark's frozen deals)")
-    ap.add_argument("--workers", type=int, default=1, metavar="N", help="processes that play; the same ratings")
-    ap.add_argument("--address", default=None, metavar="auto|HOST:PORT", help="play on this Ray cluster instead")
+    add_seed(ap, "the deals", default=frozen_seed(), note="default: the benchmark's frozen deals")
+    add_workers(ap, "play")
+    add_address(ap, "play")
     ap.add_argument("--bootstrap", type=int, default=1000, help="resamples of the deals for the intervals")
     ap.add_argument("--cost-hands", type=int, default=10, help="hands each agent plays to time its decisions")
     ap.add_argument("--runs", default=str(CHECKOUT / "runs" / "ladder"), help="the units and costs, a folder per env")
     ap.add_argument("--out-page", default=str(DOCS / "ladder.md"), help="the page (its .json beside it)")
     args = ap.parse_args(argv)
-    try:
-        check_workers(args.workers)
-    except ValueError as err:
-        ap.error(f"--workers: {err}")
     defaults = {k: ap.get_default(k) for k in ("seed", "bootstrap", "cost_hands")}
     envs = args.envs or game_names()
     out_page = Path(args.out_page)

@@ -23,8 +23,8 @@ from domino_agents.trained import load_policy, shipped_path
 from domino_envs.registry import game_names
 from domino_training.benchmark.ratings import decision_seconds
 from domino_training.benchmark.report import hardware_line
+from domino_training.commands import add_seed, add_workers
 from domino_training.evaluate import evaluate
-from domino_training.parallel import check_workers
 from domino_training.scripts import DOCS
 
 PROG = "python -m domino_training.scripts.search"
@@ -158,16 +158,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("games", nargs="*", metavar="GAME", help="games whose row to measure (default none: with "
                                                               "--costs only the costs)")
     ap.add_argument("--deals", type=int, default=2000, help="duplicate deals a row (default 2000)")
-    ap.add_argument("--seed", type=int, default=24024, help="deal seed (default 24024, every row's)")
-    ap.add_argument("--workers", type=int, default=1, metavar="N", help="processes that play; the same row")
+    add_seed(ap, "the deals", default=24024, note="every row's")
+    add_workers(ap, "play")
     ap.add_argument("--costs", action="store_true", help="measure every game's costs a decision again")
     ap.add_argument("--load", default="idle machine", help="what else ran beside the cost measurement, for the page")
     ap.add_argument("--out-page", default=str(DOCS / "search.md"), help="the page (its .json beside it)")
     args = ap.parse_args(argv)
-    try:
-        check_workers(args.workers)
-    except ValueError as err:
-        ap.error(f"--workers: {err}")
     unknown = [g for g in args.games if g not in game_names()]
     if unknown:
         ap.error(f"unknown game(s) {unknown}: one of {game_names()}")

@@ -34,10 +34,11 @@ from pathlib import Path
 
 import domino_envs
 from domino_agents.trained import shipped_path
+from domino_training.commands import add_seed, add_set, add_workers
 from domino_training.configs import load_run, load_stages, stage_overrides
 from domino_training.evaluate import evaluate
 from domino_training.learners.train import train
-from domino_training.parallel import check_workers, in_order, run_jobs
+from domino_training.parallel import in_order, run_jobs
 from domino_training.scripts import DOCS
 
 BASELINES = ["random", "greedy", "heuristic"]
@@ -132,18 +133,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("games", nargs="*", default=None, help=f"envs (default all: {domino_envs.game_names()})")
     p.add_argument("--deals", type=int, default=2000, help="duplicate deals per baseline matchup")
     p.add_argument("--pimc-deals", type=int, default=2000, help=f"duplicate deals against {PIMC} (0: skip)")
-    p.add_argument("--seed", type=int, default=2026, help="evaluation seed (deals unseen in training)")
+    add_seed(p, "the evaluation's deals", default=2026, note="deals unseen in training")
     p.add_argument("--run-root", default="runs/ship", help="where the training runs live")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="training override for every env")
+    add_set(p, learner_params=True)
     p.add_argument("--evaluate-only", action="store_true", help="evaluate the shipped files; train nothing")
-    p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="processes that train the envs, N at a time, and that play each evaluation (default 1: this "
-                        "process); the files are the same for every N (with a budget in env steps)")
+    add_workers(p, "train the envs, N at a time, and that play each evaluation",
+                note="With a budget in env steps, the files too")
     args = p.parse_args(argv)
-    try:
-        check_workers(args.workers)
-    except ValueError as err:
-        p.error(f"--workers: {err}")
     games = args.games or domino_envs.game_names()
     for game in games:  # an unknown env or a bad --set fails here, before any training
         try:

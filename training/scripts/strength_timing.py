@@ -43,6 +43,7 @@ from domino_training.benchmark.aggregate import time_to_strength as first_crossi
 from domino_training.benchmark.report import hardware_line, portable_json
 from domino_training.benchmark.runner import ScoreFile, evaluate_point
 from domino_training.benchmark.suite import load_suite, suite_folder
+from domino_training.commands import add_workers
 from domino_training.parallel import check_workers, in_order, run_jobs
 from domino_training.scripts import DOCS
 
@@ -289,10 +290,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--only", nargs="+", metavar="GAME", help="run only these games of the timing file")
     ap.add_argument("--timing", help="another timing file (default configs/benchmark/timing.yaml)")
     ap.add_argument("--suite", help="another suite file (default configs/benchmark/suite.yaml)")
-    ap.add_argument("--workers", type=int, default=1, metavar="N",
-                    help="processes that score the saved policies (default 1: this process); scores.jsonl and the "
-                         "report are the same for every N. The timed trainings run side by side as always, one "
-                         "process per learner")
+    add_workers(ap, "score the saved policies",
+                note="The timed trainings run side by side as always, one process per learner")
     return ap
 
 

@@ -47,6 +47,7 @@ import time
 
 import numpy as np
 
+from domino_training.commands import add_set
 from domino_training.configs import load_run
 
 
@@ -296,7 +297,7 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--sb3-steps", type=int, default=16_384, help="timed MaskablePPO timesteps (0: skip)")
     p.add_argument("--ppo-updates", type=int, default=8, help="timed updates of our PPO (0: skip)")
     p.add_argument("--hidden", type=int, nargs="+", default=None, help="network widths (default: the config's)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="training override, both sides")
+    add_set(p, learner_params=True)
     p.add_argument("--heuristics", nargs="*", default=None, metavar="GAME",
                    help="instead: the compiled heuristics vs the Python ones of commit "
                         f"{LEGACY_COMMIT} (collection and evaluation), for these games (default all)")

@@ -28,6 +28,7 @@ import yaml
 
 from domino_envs.errors import ConfigError
 from domino_training.benchmark import load_suite, read_suite_file, suite_folder
+from domino_training.commands import add_workers
 from domino_training.parallel import check_workers, in_order, run_jobs
 from domino_training.scripts import DOCS
 
@@ -184,14 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="runs/tuning", help="output folder (resumable)")
     ap.add_argument("--report", default=str(DOCS / "benchmark_tuning.md"), help="the Markdown report")
     ap.add_argument("--only", nargs="+", metavar="GAME", help="run only these games of the sweep")
-    ap.add_argument("--workers", type=int, default=1, metavar="N",
-                    help="processes that train and score the settings (default 1: this process); results.jsonl and "
-                         "the report are the same for every N")
+    add_workers(ap, "train and score the settings")
     args = ap.parse_args(argv)
-    try:
-        check_workers(args.workers)
-    except ValueError as err:
-        ap.error(f"--workers: {err}")
     try:
         sweep = read_sweep(Path(args.sweep) if args.sweep else None)
         rows = run_sweep(sweep, Path(args.out), Path(args.suite) if args.suite else None, args.only, workers=args.workers)

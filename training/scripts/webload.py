@@ -30,6 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
+from domino_training.commands import add_workers
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -217,7 +219,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--moves", type=int, default=10, help="human moves per game (default 10)")
     p.add_argument("--agent", default="pimc64", help="menu id of the agents (default pimc64: pimc:n=64)")
     p.add_argument("--game", default="block_v0", help="the game (default block_v0)")
-    p.add_argument("--workers", type=int, default=2, help="the agents' thread pool (default 2)")
+    add_workers(p, "the agents think in", default=2, unit="threads", same=False)
     p.add_argument("--json", default=None, metavar="FILE", help="write the figures here too")
     p.add_argument("--record", action="store_true",
                    help="run --runs times; write docs/web.json and docs/web.md's Load section from it")

@@ -38,7 +38,7 @@ from domino_envs.outcome import win_shares
 from domino_envs.replay import Recorder, append
 from domino_envs.rng import check_seed, entropy_seed, mix_seed
 from domino_envs.text import forced_moves, move_names, parse_move, tile_namer
-from domino_training.commands import HelpFormatter
+from domino_training.commands import HelpFormatter, add_import, add_seed, add_set
 from domino_training.tools import OneLineParser
 
 _AGENT_STREAM = 0x9A7E_5EED
@@ -239,12 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--vs", required=True, metavar="SPEC", help="agent spec of every other seat (random, greedy, "
                    "heuristic, pimc:n=16, trained, mlp:checkpoint=PATH, your --import agents, ...)")
     p.add_argument("--seat", type=int, default=0, help="your seat (default 0)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the deals (default: OS entropy, printed)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="a rule key of the game, e.g. --set num_players=3 (repeatable)")
+    add_seed(p, "the deals", default=None, note="default: OS entropy, printed")
+    add_set(p)
     p.add_argument("--save", default=None, metavar="FILE", help="append each finished game here as a replay line")
-    p.add_argument("--import", dest="imports", action="append", default=[], metavar="MODULE_OR_FILE",
-                   help="import a module or .py file first (an agent of your own: its register_agent call); repeatable")
+    add_import(p)
     return p
 
 

@@ -23,7 +23,7 @@ from domino_envs.registry import config_from_pairs, game_names, make_game
 from domino_envs.registry import title as title_of
 from domino_envs.replay import load
 from domino_envs.rng import mix_seed
-from domino_training.commands import HelpFormatter
+from domino_training.commands import HelpFormatter, add_seed, add_set
 
 
 # ------------------------------------------------------------------------------ playing to a position
@@ -79,8 +79,8 @@ def build_parser():
     p = OneLine(epilog=EXAMPLES, formatter_class=HelpFormatter,
         prog="domino render", usage=_USAGE, description="Draw a mid-game position (PNG), a replay (GIF) or a whole game as an HTML replay.")
     p.add_argument("game", nargs="?", help="env name (see domino games)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="game config key (repeatable)")
-    p.add_argument("--seed", type=int, default=0, help="deal seed (default 0)")
+    add_set(p)
+    add_seed(p, "the deal")
     p.add_argument("--moves", type=int, default=None,
                    help="decisions played before the picture (default 12; with --html: to the end of the game)")
     p.add_argument("--agent", default="greedy", help="agent spec playing every seat (default greedy)")
@@ -149,8 +149,6 @@ def _game_of(args):
         raise ValueError("name a GAME (see domino games) or give --replay FILE")
     game = make_game(args.game, **config_from_pairs(args.set))
     _check_seat_flag(game, args.seat)
-    if args.seed < 0:
-        raise ValueError(f"--seed {args.seed}: seeds are integers >= 0")
     if args.moves is not None and args.moves < 0:
         raise ValueError(f"--moves {args.moves}: must be >= 0")
     return game

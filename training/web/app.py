@@ -44,7 +44,7 @@ from urllib.parse import parse_qsl, urlencode
 import numpy as np
 
 from domino_envs.errors import ConfigError, DominoError, ReplayError
-from domino_training.commands import HelpFormatter
+from domino_training.commands import HelpFormatter, add_workers
 from domino_training.tools import OneLineParser
 from domino_training.tools.live import (
     GAMES_FILE,
@@ -686,7 +686,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"each finished game is appended to DIR/{GAMES_FILE} (default: the current folder)")
     p.add_argument("--max-games", type=int, default=32, metavar="N", help="live games at most (default 32)")
     p.add_argument("--idle-minutes", type=float, default=30.0, help="a game idle this long expires (default 30)")
-    p.add_argument("--workers", type=int, default=2, help="threads the agents think in (default 2)")
+    add_workers(p, "the agents think in", default=2, unit="threads", same=False)
     p.add_argument("--token", default=None, help="the token a browser must present (default: none on 127.0.0.1, "
                    "a printed random one on any other host)")
     p.add_argument("--no-warm", action="store_true", help="skip compiling the agents' kernels at start")

@@ -6,7 +6,7 @@ results; a wrong address is a one-line error.
 
 Ray is the `ray` extra, not installed by `make test`: this file runs in `make test-rllib`'s venv, which
 has it (the import below is skipped only where Ray is absent, as in CI, where
-tests/learners/test_parallel.py checks that `--address` without Ray is refused in one line).
+tests/training/test_parallel.py checks that `--address` without Ray is refused in one line).
 """
 from __future__ import annotations
 

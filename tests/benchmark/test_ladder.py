@@ -201,8 +201,9 @@ def test_rate_command_keeps_its_units_in_out_and_reads_them_back(tmp_path, capsy
     refuse_to_play(monkeypatch)
     assert cli_main([*argv, "--workers", "2"]) == 0
     assert capsys.readouterr().out == first
-    assert cli_main([*argv, "--workers", "0"]) == 2
-    assert "workers=0" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:  # refused by the parser (commands.add_workers)
+        cli_main([*argv, "--workers", "0"])
+    assert e.value.code == 2 and "workers=0" in capsys.readouterr().err
 
 
 def test_a_rating_outside_its_interval_is_said_on_its_section():

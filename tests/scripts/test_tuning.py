@@ -74,7 +74,7 @@ def test_two_workers_write_the_serial_sweeps_file_and_a_failed_setting_is_named(
     serial file."""
     import re
 
-    from tests.learners.test_parallel import error_lines
+    from tests.training.test_parallel import error_lines
 
     path = _sweep(tmp_path, {"ppo": {"P0": TINY_PPO}, "dmc": {"D0": TINY_DMC}})
 

@@ -13,7 +13,7 @@ import yaml
 import domino_agents.trained as trained
 from domino_training.scripts import ship
 from domino_training.scripts.ship import markdown
-from tests.learners.test_parallel import error_lines
+from tests.training.test_parallel import error_lines
 
 
 def _row(opponent, win, lo, hi, deals):

@@ -3,7 +3,7 @@ one do the jobs, each with one torch and one BLAS thread (measured there), throu
 through `domino evaluate --workers 2`; `--address` without Ray is one line naming the extra, before
 anything is written, for every command that takes it; a job that fails is one line naming it, exit
 status 2, for every command; a script that starts workers without a `__main__` guard is told so in
-one line. (On a Ray cluster: tests/learners/test_ray_cluster.py, in `make test-rllib`'s venv.)
+one line. (On a Ray cluster: tests/training/test_ray_cluster.py, in `make test-rllib`'s venv.)
 
 The thread counts can fail only on a machine of two cores or more: with one, every process runs one
 thread whatever the worker's start does.
