@@ -71,7 +71,7 @@ from domino_training.learners.run_folder import (
     PolicyPoint,
     drive,
 )
-from domino_training.settings import apply, table
+from domino_training.settings import HIDDEN, apply, bounded, check, table
 
 
 @dataclass
@@ -257,22 +257,22 @@ def train_sb3(run: LearnerRun, log: PointLog, progress: bool) -> None:
 
 @dataclass
 class RLlibParams:
-    train_batch: int = 2000  # env steps per training iteration
-    minibatch: int = 250     # env steps per gradient step
-    epochs: int = 4          # passes over each training batch
-    lr: float = 3e-4         # Adam's learning rate
-    entropy_coeff: float = 0.01  # entropy bonus
-    env_runners: int = 0     # remote env runners (0: sample in the driver)
-    envs_per_runner: int = 8  # games a runner steps side by side (one forward for all)
-    num_cpus: int = 0        # CPUs of the local Ray (0: every core)
+    train_batch: int = bounded(2000, min=1)  # env steps per training iteration
+    minibatch: int = bounded(250, min=1)  # env steps per gradient step
+    epochs: int = bounded(4, min=1)  # passes over each training batch
+    lr: float = bounded(3e-4, gt=0)  # Adam's learning rate
+    entropy_coeff: float = bounded(0.01, min=0)  # entropy bonus
+    env_runners: int = bounded(0, min=0)  # remote env runners (0: sample in the driver)
+    envs_per_runner: int = bounded(8, min=1)  # games a runner steps side by side (one forward for all)
+    num_cpus: int = bounded(0, min=0)  # CPUs of the local Ray (0: every core)
     address: str = ""        # an existing Ray cluster to join (auto, ray://host:10001); "": a local Ray
-    gpus_per_learner: float = 0.0  # GPUs for the (one, local) learner
+    gpus_per_learner: float = bounded(0.0, min=0)  # GPUs for the (one, local) learner
     restore: str = ""        # start from this checkpoint or rllib run folder (same game and config, checked)
 
 
 @dataclass
 class RLlibNetwork:
-    hidden: list = field(default_factory=lambda: [128, 128])  # MLP widths of the policy and value networks
+    hidden: list = bounded([128, 128], rule=HIDDEN)  # MLP widths of the policy and value networks
 
 
 @dataclass
@@ -284,15 +284,13 @@ class RLlibSettings:
 def rllib_settings(run: LearnerRun) -> RLlibSettings:
     """The rllib learner's settings from params (ConfigError naming an unknown or bad key)."""
     s = apply(RLlibSettings(), run.params, "rllib", run_sets=RUN_SET)
+    check(s)
     if s.rllib.restore and not (Path(run.run_dir) / "points.json").is_file():  # checked before anything is written
         try:
             from domino_training.learners import rllib as rllib_train
         except ImportError as err:
             raise LearnerError(f"the rllib learner needs Ray RLlib, the optional `rllib` extra: {err}") from None
         rllib_train.check_restore(rllib_train.checkpoint_folder(s.rllib.restore), run.game, run.config)
-    for key in ("train_batch", "minibatch", "epochs", "envs_per_runner"):
-        if getattr(s.rllib, key) < 1:
-            raise ConfigError(f"rllib.{key}={getattr(s.rllib, key)!r} must be >= 1")
     return s
 
 
