@@ -24,13 +24,13 @@ import importlib.resources
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import yaml
 
 import domino_envs
 from domino_envs.core import ConfigError
-from domino_training.settings import HIDDEN, bounded, check, set_key
+from domino_training.settings import HIDDEN, bounded, check, parse_override, set_key
 
 if TYPE_CHECKING:
     import torch
@@ -296,21 +296,24 @@ def game_train_config(game: str) -> TrainConfig:
     return train
 
 
-def parse_override(text: str) -> tuple[str, Any]:
-    """'ppo.lr=3e-4' -> ('ppo.lr', 0.0003); values read as YAML."""
-    key, eq, raw = text.partition("=")
-    if not eq or not key.strip():
-        raise ConfigError(f"--set {text!r}: write KEY=VALUE, e.g. --set ppo.lr=3e-4")
-    try:
-        value = yaml.safe_load(raw)
-    except yaml.YAMLError:
-        value = raw
-    if isinstance(value, str):  # YAML reads 3e-4 as a string; numbers in any float spelling count
-        try:
-            value = float(value)
-        except ValueError:
-            pass
-    return key.strip(), value
+def learner_config(run, learner: str, algo: str, sections: tuple, run_sets: dict, adjust=None) -> RunConfig:
+    """The RunConfig a learner on TrainConfig settings (ppo, ppo_bc, sb3) trains `run` (a LearnerRun)
+    with: the game's config file's train section without its stages (no time budget, no evaluation,
+    no distillation), `adjust(train)` (the learner's own defaults), then the run's params (keys of
+    `sections`; the `run_sets` keys are the run's, not params), checked."""
+    from domino_training.settings import apply
+
+    train = game_train_config(run.game)
+    train.algo = algo
+    train.seed = int(run.seed)
+    train.budget.env_steps, train.budget.minutes = int(run.budget), 0.0
+    train.eval.every_updates, train.eval.final_deals = 0, 0
+    train.distill.rounds = train.distill.every_updates = 0
+    if adjust is not None:
+        adjust(train)
+    apply(train, run.params, learner, sections, run_sets)
+    validate(train)
+    return RunConfig(run.game, dict(run.config), train)
 
 
 def _is_spec(text) -> bool:
@@ -419,5 +422,5 @@ def load_run(path: str | Path | None = None, game: str | None = None, overrides:
 
 
 __all__ = ["Budget", "ConfigError", "DEVICES_ALLOWED", "Eval", "Imitation", "Network", "Opponents", "PPO", "RunConfig",
-           "SB3", "TrainConfig", "check_device", "default_path", "game_train_config", "load", "load_run", "load_stages",
+           "SB3", "TrainConfig", "check_device", "default_path", "game_train_config", "learner_config", "load", "load_run", "load_stages",
            "make_from_file", "parse_override", "set_key", "stage_overrides", "validate"]

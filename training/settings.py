@@ -23,6 +23,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+import yaml
+
 from domino_envs.errors import ConfigError
 
 
@@ -191,6 +193,37 @@ def apply(obj, params: dict, owner: str, sections: tuple[str, ...] | None = None
     return obj
 
 
+def parse_override(text: str) -> tuple[str, Any]:
+    """'ppo.lr=3e-4' -> ('ppo.lr', 0.0003); values read as YAML."""
+    key, eq, raw = text.partition("=")
+    if not eq or not key.strip():
+        raise ConfigError(f"--set {text!r}: write KEY=VALUE, e.g. --set ppo.lr=3e-4")
+    try:
+        value = yaml.safe_load(raw)
+    except yaml.YAMLError:
+        value = raw
+    if isinstance(value, str):  # YAML reads 3e-4 as a string; numbers in any float spelling count
+        try:
+            value = float(value)
+        except ValueError:
+            pass
+    return key.strip(), value
+
+
+def split_set(pairs: list[str] | tuple[str, ...]) -> tuple[list[str], dict[str, Any]]:
+    """`--set` pairs as (rule 'KEY=VALUE' pairs, {dotted learner param: value}): a key with a dot
+    (``ppo.lr=3e-4``) is a learner's param under its dotted name, any other key a rule key of the game
+    (checked by the game). Values read as `parse_override` reads them; a pair without '=' fails there."""
+    rules, params = [], {}
+    for text in pairs:
+        key, value = parse_override(text)
+        if "." in key:
+            params[key] = value
+        else:
+            rules.append(text)
+    return rules, params
+
+
 def table(obj, sections: tuple[str, ...] | None = None) -> str:
     """The Markdown table of a settings object's params: key, default, meaning."""
     rows = ["| param | default | meaning |", "|---|---|---|"]
@@ -200,4 +233,5 @@ def table(obj, sections: tuple[str, ...] | None = None) -> str:
     return "\n".join(rows)
 
 
-__all__ = ["HIDDEN", "apply", "bounded", "check", "keys", "meanings", "positive_ints", "set_key", "table"]
+__all__ = ["HIDDEN", "apply", "bounded", "check", "keys", "meanings", "parse_override", "positive_ints", "set_key",
+           "split_set", "table"]

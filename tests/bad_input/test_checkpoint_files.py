@@ -339,8 +339,8 @@ def _ppo_trainer(folder):
 
 
 def _dmc_trainer(folder):
-    from domino_training.learners import LearnerRun, dmc_settings
-    from domino_training.learners.dmc import DMCTrainer
+    from domino_training.learners import LearnerRun
+    from domino_training.learners.dmc import DMCTrainer, dmc_settings
 
     params = {"dmc.num_envs": 2, "dmc.rollout_steps": 4, "dmc.batch_size": 8, "dmc.replay_size": 64,
               "network.hidden": [8], "dmc.torch_threads": 1}

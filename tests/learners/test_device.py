@@ -22,8 +22,8 @@ from torch.overrides import TorchFunctionMode
 
 from domino_envs.errors import ConfigError
 from domino_training.configs import check_device, load_run
-from domino_training.learners import LearnerRun, dmc_settings, train_learner
-from domino_training.learners.dmc import DMCTrainer
+from domino_training.learners import LearnerRun, train_learner
+from domino_training.learners.dmc import DMCTrainer, dmc_settings
 from domino_training.learners.ppo import Trainer
 
 GAME = "draw_v0"

@@ -42,6 +42,7 @@ import torch
 from domino_envs.errors import ConfigError
 from domino_envs.rng import mix_seed
 from domino_training.learners.network import masked_log_probs, torch_threads
+from domino_training.learners.run_folder import CsvLog, PointLog
 
 DATA_FILE = "distill.npz"
 TEACHER_FILE = "distill_teacher.npz"  # the actor a policy=current teacher searches with
@@ -237,3 +238,48 @@ def rounds_done(trainer, extra: dict) -> int:
     if isinstance(done, bool) or not isinstance(done, int) or done < 0:
         raise ConfigError(f"{trainer.checkpoint_path}: distill_rounds={done!r} must be an int >= 0")
     return done
+
+
+class PPOWithRounds:
+    """Our PPO Trainer with its distillation rounds (distill.*, training/learners/distill.py): the
+    rounds due before PPO first, then one after every ``distill.every_updates`` updates, each logged in
+    distill.csv and counted in the checkpoint, so a resumed run does each round once."""
+
+    def __init__(self, trainer, extra: dict, log: PointLog):
+        self.trainer, self.log = trainer, log
+        d = trainer.cfg.distill
+        self.on = bool(d.rounds or d.every_updates)
+        self.done = rounds_done(trainer, extra) if self.on else 0
+        if self.on:
+            self.csv = CsvLog(trainer.dir / "distill.csv")
+            self.csv.truncate_after(trainer.env_steps if self.done else -1)
+            self.catch_up()
+
+    def catch_up(self) -> None:
+        """Run (and log) the rounds due by this update that are not done yet."""
+        t = self.trainer
+        while self.done < rounds_due(t.cfg.distill, t.update):
+            self.save_checkpoint()  # a round interrupted resumes here, after the PPO update before it
+            row = run_round(t, self.done, lambda *a, **k: self.log.say(" ".join(map(str, a))))
+            self.csv.write({"round": row["round"], "update": row["update"], "env_steps": t.env_steps, **row})
+            self.done += 1
+
+    def iterate(self) -> dict:
+        row = self.trainer.iterate()
+        if self.on:
+            self.catch_up()
+        return row
+
+    def save_checkpoint(self):
+        return self.trainer.save_checkpoint({"distill_rounds": self.done} if self.on else None)
+
+    def export_policy(self, path=None):
+        return self.trainer.export_policy(path)
+
+    @property
+    def env_steps(self) -> int:
+        return self.trainer.env_steps
+
+    @property
+    def seconds(self) -> float:
+        return self.trainer.seconds

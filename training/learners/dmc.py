@@ -63,9 +63,11 @@ from domino_training.learners.checkpoint import (
     read_generators,
     save_checkpoint_file,
 )
+from domino_training.learners.interface import RUN_SET, register_learner
 from domino_training.learners.network import _mlp
 from domino_training.learners.pool import POOL_KINDS, GreedyBatch, HeuristicBatch, RandomBatch, draw_kinds
-from domino_training.settings import HIDDEN, bounded, check
+from domino_training.learners.run_folder import LearnerRun, PointLog, drive
+from domino_training.settings import HIDDEN, apply, bounded, check
 
 CHECKPOINT_FORMAT = "domino-envs-dmc-checkpoint/1"
 DMC_KINDS = tuple(k for k in POOL_KINDS if k not in ("snapshot", "target"))  # index = the seat code of that kind
@@ -424,4 +426,26 @@ class DMCTrainer:
         self.iteration, self.env_steps, self.seconds = counts["update"], counts["env_steps"], counts["seconds"]
 
 
-__all__ = ["DMC", "DMCNetwork", "DMCOpponents", "DMCSettings", "DMCTrainer", "validate_settings"]
+# ------------------------------------------------------------------------------ the dmc learner
+def dmc_settings(run: LearnerRun) -> DMCSettings:
+    """The DMCSettings of `run`'s params (ConfigError naming an unknown or bad key)."""
+    settings = apply(DMCSettings(), run.params, "dmc", run_sets=RUN_SET)
+    validate_settings(settings)
+    return settings
+
+
+def train_dmc(run: LearnerRun, log: PointLog, progress: bool) -> None:
+    """Deep Monte-Carlo through the marks."""
+    settings = dmc_settings(run)
+    trainer = DMCTrainer(run.game, run.config, settings, run.seed, run.run_dir)
+    if trainer.checkpoint_path.is_file():
+        trainer.load_checkpoint()
+        log.resumed_at(trainer.env_steps)
+    drive(trainer, log, run.budget, "dmc", settings.dmc.checkpoint_every, progress)
+
+
+register_learner("dmc", train_dmc, "deep Monte-Carlo: a masked Q-network regressing episode returns, epsilon-greedy",
+                 check=dmc_settings, settings=DMCSettings)
+
+
+__all__ = ["DMC", "DMCNetwork", "DMCOpponents", "DMCSettings", "DMCTrainer", "dmc_settings", "train_dmc", "validate_settings"]

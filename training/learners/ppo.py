@@ -57,7 +57,7 @@ from domino_envs.outcome import centered_win_shares, win_shares
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
 from domino_envs.version import __version__
-from domino_training.configs import RunConfig, TrainConfig, check_device
+from domino_training.configs import RunConfig, TrainConfig, check_device, learner_config
 from domino_training.learners.checkpoint import (
     check_vector_rows,
     load_checkpoint_file,
@@ -66,6 +66,8 @@ from domino_training.learners.checkpoint import (
     read_generators,
     save_checkpoint_file,
 )
+from domino_training.learners.distill import PPOWithRounds
+from domino_training.learners.interface import RUN_SET, register_learner
 from domino_training.learners.network import ActorCritic, masked_log_probs, torch_threads
 from domino_training.learners.pool import (
     POOL_KINDS,
@@ -77,6 +79,7 @@ from domino_training.learners.pool import (
     draw_kinds,
     sample_actions,
 )
+from domino_training.learners.run_folder import LearnerRun, PointLog, drive
 
 LEARNER = 0
 # opponent codes in the per-seat controller table; snapshots take SNAPSHOT0 + slot; the fixed
@@ -621,5 +624,67 @@ class Trainer:
         return extra
 
 
+# ------------------------------------------------------------------------------ the ppo and ppo_bc learners
+PPO_SECTIONS = ("ppo", "network", "opponents", "imitation", "distill", "budget.checkpoint_every")  # its params
+
+
+def settings(run: LearnerRun, learner: str = "ppo") -> RunConfig:
+    """The RunConfig ppo/ppo_bc train `run` with (configs.learner_config: the game's train section without
+    its stages, then the params, which may turn the stages on): imitation off for ppo, 200k heuristic
+    decisions for ppo_bc where the file has none."""
+    def adjust(train):
+        if learner == "ppo":
+            train.imitation.decisions = 0
+        elif train.imitation.decisions == 0:
+            train.imitation.decisions = 200_000
+
+    return learner_config(run, learner, "ppo", PPO_SECTIONS, RUN_SET, adjust)
+
+
+def _imitation_steps(decisions: int) -> int:
+    """Env steps imitate.demonstrations plays for `decisions` (it steps 64 games at a time)."""
+    return math.ceil(decisions / 64) * 64 if decisions else 0
+
+
+def train_ppo(run: LearnerRun, log: PointLog, progress: bool, learner: str = "ppo") -> None:
+    """Our PPO (ppo.py Trainer) through the marks: the imitation warm start first when imitation.decisions
+    asks (its decisions count in the budget), distillation rounds where distill.* asks."""
+    cfg = settings(run, learner)
+    offset = _imitation_steps(cfg.train.imitation.decisions)
+    if offset >= run.budget:
+        raise ConfigError(f"{learner}: imitation.decisions={cfg.train.imitation.decisions} leaves nothing of the "
+                          f"budget {run.budget} for PPO")
+    cfg.train.budget.env_steps = run.budget - offset  # the lr schedule spans the PPO part
+    trainer = Trainer(cfg, run.run_dir)
+    extra = {}
+    if trainer.checkpoint_path.is_file():
+        extra = trainer.load_checkpoint()
+        log.resumed_at(offset + trainer.env_steps)
+    elif offset:
+        t0 = time.perf_counter()
+        with log.uncounted():  # the time budget caps PPO (docs/training.md): the warm start comes on top
+            stats = trainer.warm_start()
+        trainer.seconds += time.perf_counter() - t0
+        log.say(f"imitation of {cfg.train.imitation.teacher}: {cfg.train.imitation.decisions:,} decisions, "
+                f"agreement {stats['bc_agreement']:.3f}, {time.perf_counter() - t0:.0f} s")
+        trainer.save_checkpoint()
+    if trainer.device.type == "cpu":
+        log.say(f"torch: {cfg.train.ppo.torch_threads} CPU thread(s) for the update (ppo.torch_threads; 2 pays on an "
+                f"idle 2-core machine, costs several times over beside other jobs), 1 for collection")
+    drive(PPOWithRounds(trainer, extra, log), log, run.budget, "mlp", cfg.train.budget.checkpoint_every, progress,
+          offset)
+
+
+def train_ppo_bc(run: LearnerRun, log: PointLog, progress: bool) -> None:
+    """Imitation warm start, then our PPO."""
+    train_ppo(run, log, progress, learner="ppo_bc")
+
+
+register_learner("ppo", train_ppo, "our PPO on the vector env, from scratch (configs/<game>.yaml's train section)",
+                 check=lambda run: settings(run, "ppo"), settings=TrainConfig, sections=PPO_SECTIONS)
+register_learner("ppo_bc", train_ppo_bc, "imitation warm start (the heuristic by default), then our PPO",
+                 check=lambda run: settings(run, "ppo_bc"), settings=TrainConfig, sections=PPO_SECTIONS)
+
+
 __all__ = ["ActorCritic", "Buffer", "Collector", "SeatChains", "Trainer", "gae", "masked_log_probs",
-           "ppo_update", "sample_actions"]
+           "ppo_update", "sample_actions", "settings", "train_ppo", "train_ppo_bc"]

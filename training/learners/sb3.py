@@ -49,9 +49,11 @@ from domino_agents.trained import CheckpointError, mlp_logits, policy_meta, save
 from domino_envs.registry import make_game
 from domino_envs.rng import mix_seed
 from domino_envs.wrappers import SingleSeatEnv
-from domino_training.configs import RunConfig
+from domino_training.configs import RunConfig, TrainConfig, learner_config
+from domino_training.learners.interface import RUN_SET, register_learner
 from domino_training.learners.network import torch_threads
 from domino_training.learners.pool import POOL_KINDS, sample_actions
+from domino_training.learners.run_folder import LearnerError, LearnerRun, PointLog
 
 MODEL_FILE = "sb3_model.zip"
 META_FILE = "sb3_model.json"
@@ -340,5 +342,29 @@ def train_sb3_points(run: RunConfig, log, progress: bool = False) -> None:
         venv.close()
 
 
+# ------------------------------------------------------------------------------ the sb3 learner
+SB3_SECTIONS = ("sb3", "network", "opponents", "budget.checkpoint_every")  # its params
+
+
+def settings(run: LearnerRun) -> RunConfig:
+    """The RunConfig sb3 trains `run` with: the game's train section (configs.learner_config), then the params."""
+    return learner_config(run, "sb3", "sb3", SB3_SECTIONS, RUN_SET)
+
+
+def train_sb3(run: LearnerRun, log: PointLog, progress: bool) -> None:
+    """MaskablePPO on SingleSeatEnv (`train_sb3_points`); LearnerError naming the extra where it is missing."""
+    try:
+        import sb3_contrib  # noqa: F401 - the train extra
+        import stable_baselines3  # noqa: F401
+    except ImportError as err:
+        raise LearnerError(f"the sb3 learner needs stable-baselines3 and sb3-contrib (the train extra: "
+                           f"pip install -e '.[train]'): {err}") from None
+    train_sb3_points(settings(run), log, progress)
+
+
+register_learner("sb3", train_sb3, "sb3_contrib MaskablePPO on SingleSeatEnv", check=settings, settings=TrainConfig,
+                 sections=SB3_SECTIONS)
+
+
 __all__ = ["LearnerCopy", "PoolOpponent", "actor_layers", "make_envs", "new_model", "save_model",
-           "seeded_globals", "train_sb3_points"]
+           "seeded_globals", "settings", "train_sb3", "train_sb3_points"]
