@@ -19,12 +19,13 @@ read as YAML, so ``--set network.hidden=[64,64]`` gives a list); a value of the 
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import importlib.resources
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -205,9 +206,17 @@ class RunConfig:
         return {"game": self.game, "config": dict(self.config), "train": self.train.to_dict()}
 
 
+_PARSED: dict[str, Any] = {}  # a config file's text -> its YAML: each text is parsed once a process
+
+
 def _read(path: str | Path) -> dict:
+    """A config file's mapping, checked at the top level; a copy of the one parse of its text (the run's
+    settings, the default-path lookup and the stages all read through here)."""
     try:
-        data = yaml.safe_load(Path(path).read_text())
+        text = Path(path).read_text()
+        if text not in _PARSED:
+            _PARSED[text] = yaml.safe_load(text)
+        data = copy.deepcopy(_PARSED[text])
     except OSError as err:
         raise ConfigError(f"{path}: cannot read the config file ({err.strerror})") from None
     except yaml.YAMLError as err:

@@ -61,7 +61,7 @@ def act(w, b, obs, masks):
 
 def train(run: LearnerRun, log: PointLog, progress: bool) -> None:
     """Hill climbing until every pending mark is saved (see module doc)."""
-    s = settings(run)
+    s = log.settings  # settings(run), built once by the driver's check
     game = make_game(run.game, **run.config)
     state = Path(run.run_dir) / "search_state.npz"
     if state.is_file():  # resume: the incumbent and the counters saved at the last mark

@@ -77,8 +77,7 @@ REFERENCE_PAGES = [DOCS / p for p in ("quickstart.md", "envs.md", "tools.md", "t
 # Every Markdown file a reader can reach: the README and every page under docs/.
 MARKDOWN_FILES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 # Every ```python block of those runs, except blocks marked not-run (tests/helpers.py NOT_RUN):
-# adding_a_game.md's registry fragment, mirror_placements.md's 14-second measurement and learners.md's
-# sketch (docs/examples/my_learner.py is the tested whole).
+# adding_a_game.md's registry fragment and mirror_placements.md's 14-second measurement.
 SNIPPET_PAGES = [p for p in MARKDOWN_FILES if fenced_blocks(p.read_text(), include_not_run=True)]
 # Pages that must show runnable code: the game pages, the quickstart and envs.md.
 ALL_PAGES = [DOCS / "games" / p for p in GAME_PAGES] + [DOCS / "quickstart.md", DOCS / "envs.md"]

@@ -46,6 +46,21 @@ def weights(spec: str):
     return load_policy(spec.split("checkpoint=", 1)[1])[0]
 
 
+def test_the_learners_package_and_the_train_command_import_no_torch():
+    """The built-ins are a name -> module table imported on first use: importing the package, its
+    registry and the `domino train` command loads no torch; looking a learner up imports its module."""
+    import subprocess
+
+    code = ("import sys\nimport domino_training, domino_training.learners, domino_training.learners.train\n"
+            "from domino_training.learners import LEARNERS, learner_names\n"
+            "assert learner_names() == ['ppo', 'ppo_bc', 'dmc', 'sb3', 'rllib'], learner_names()\n"
+            "assert 'torch' not in sys.modules, 'torch imported'\n"
+            "LEARNERS['dmc']\nassert 'torch' in sys.modules and 'domino_training.learners.dmc' in sys.modules\n"
+            "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "ok" in done.stdout, done.stderr[-2000:]
+
+
 def test_every_builtin_non_optional_learner_is_tested_here():
     assert learner_names(optional=False) == BUILTIN
     assert LEARNERS["rllib"].optional

@@ -436,7 +436,7 @@ def dmc_settings(run: LearnerRun) -> DMCSettings:
 
 def train_dmc(run: LearnerRun, log: PointLog, progress: bool) -> None:
     """Deep Monte-Carlo through the marks."""
-    settings = dmc_settings(run)
+    settings = log.settings  # dmc_settings(run), built by the driver's check
     trainer = DMCTrainer(run.game, run.config, settings, run.seed, run.run_dir)
     if trainer.checkpoint_path.is_file():
         trainer.load_checkpoint()

@@ -75,7 +75,7 @@ class LearnerEntry:
     fn: Callable            # train(run, log, progress) -> None
     doc: str                # one line
     optional: bool = False  # needs an optional extra (not run in CI)
-    check: Callable | None = None  # check(run): ConfigError for bad params, before anything is written
+    check: Callable | None = None  # check(run) -> its settings (log.settings), ConfigError for bad params, first
     settings: Callable | None = None  # settings(): its params' dataclass with the defaults (the docs table)
     sections: tuple | None = None  # the sections (or dotted keys) of it that are params (None: all)
 
@@ -156,7 +156,8 @@ def register_learner(name: str, fn: Callable, doc: str, optional: bool = False, 
                      settings: Callable | None = None, sections: tuple | None = None) -> None:
     """Add a learner: ``fn(run: LearnerRun, log: PointLog, progress: bool) -> None`` trains until
     every mark of ``log.pending()`` is saved with ``log.save`` (see docs/examples/my_learner.py);
-    ``check(run)``, optional, raises ConfigError for bad params before anything is written;
+    ``check(run)``, optional, raises ConfigError for bad params before anything is written and returns
+    the learner's settings, built once: the driver hands them to ``fn`` as ``log.settings``;
     ``settings()``, optional, gives the dataclass of its params with their defaults (training/settings.py:
     read them with ``apply``), whose comments are the docs table `params_table` prints."""
     if not isinstance(name, str) or not name.isidentifier():
@@ -204,9 +205,9 @@ def train_learner(name: str, run: LearnerRun, progress: bool = False, minutes: f
     if isinstance(minutes, bool) or not isinstance(minutes, (int, float)) or not minutes >= 0:
         raise ConfigError(f"minutes={minutes!r} must be a number >= 0 (0: no time budget)")
     entry = LEARNERS[name]
-    if entry.check is not None:
-        entry.check(run)
-    log = PointLog(run, name, minutes=minutes, evaluation=evaluation, tensorboard=tensorboard, echo=echo)
+    settings = entry.check(run) if entry.check is not None else None  # built once, handed over as log.settings
+    log = PointLog(run, name, minutes=minutes, evaluation=evaluation, tensorboard=tensorboard, echo=echo,
+                   settings=settings)
     try:
         if on_start is not None:
             on_start()

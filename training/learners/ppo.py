@@ -649,7 +649,7 @@ def _imitation_steps(decisions: int) -> int:
 def train_ppo(run: LearnerRun, log: PointLog, progress: bool, learner: str = "ppo") -> None:
     """Our PPO (ppo.py Trainer) through the marks: the imitation warm start first when imitation.decisions
     asks (its decisions count in the budget), distillation rounds where distill.* asks."""
-    cfg = settings(run, learner)
+    cfg = log.settings  # settings(run, learner), built by the driver's check
     offset = _imitation_steps(cfg.train.imitation.decisions)
     if offset >= run.budget:
         raise ConfigError(f"{learner}: imitation.decisions={cfg.train.imitation.decisions} leaves nothing of the "

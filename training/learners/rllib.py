@@ -232,7 +232,7 @@ def rllib_settings(run: LearnerRun) -> RLlibSettings:
 def train_rllib(run: LearnerRun, log: PointLog, progress: bool) -> None:
     """RLlib PPO through the marks; a checkpoint folder per mark, resumed
     from the last one (RLlib's own restore: weights and optimizer, not the envs' games)."""
-    s = rllib_settings(run)
+    s = log.settings  # rllib_settings(run), built by the driver's check
     ray = need_ray()
     r = s.rllib
     done = log.points[-1] if log.points else None  # resume from the last mark's checkpoint, its counts

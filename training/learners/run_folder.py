@@ -317,8 +317,9 @@ class PointLog:
     """The run folder as a learner sees it (see module doc)."""
 
     def __init__(self, run: LearnerRun, learner: str, minutes: float = 0.0, evaluation: Evaluation | None = None,
-                 tensorboard: bool = False, echo=None):
+                 tensorboard: bool = False, echo=None, settings=None):
         self.run, self.learner = run, learner
+        self.settings = settings  # the learner's settings, built once by its check (train_learner hands them over)
         self.dir = Path(run.run_dir)
         self.path = self.dir / POINTS_FILE
         self.points: list[PolicyPoint] = []

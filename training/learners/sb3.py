@@ -359,7 +359,7 @@ def train_sb3(run: LearnerRun, log: PointLog, progress: bool) -> None:
     except ImportError as err:
         raise LearnerError(f"the sb3 learner needs stable-baselines3 and sb3-contrib (the train extra: "
                            f"pip install -e '.[train]'): {err}") from None
-    train_sb3_points(settings(run), log, progress)
+    train_sb3_points(log.settings, log, progress)  # settings(run), built by the driver's check
 
 
 register_learner("sb3", train_sb3, "sb3_contrib MaskablePPO on SingleSeatEnv", check=settings, settings=TrainConfig,
