@@ -101,8 +101,11 @@ def _section_fields(obj) -> dict[str, Any]:
 @cache
 def meanings(cls: type) -> dict[str, str]:
     """Field name -> the comment after it in the class's source (comment-only lines right after it
-    continue it); a field without one is absent."""
-    source = textwrap.dedent(inspect.getsource(cls))
+    continue it); a field without one is absent, as is every field of a class whose source Python lacks."""
+    try:
+        source = textwrap.dedent(inspect.getsource(cls))
+    except (OSError, TypeError):  # no source to read (a class made in an interpreter): no meanings
+        return {}
     names = {f.name for f in dataclasses.fields(cls)}
     out: dict[str, str] = {}
     last, last_row = None, -1
