@@ -85,6 +85,18 @@ def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def is_spec(text) -> bool:
+    """Whether `text` parses as an agent spec of a known agent (whether it fits the game is checked
+    when the agent is made): the rule of a field that names an agent."""
+    from domino_agents.registry import parse_spec
+
+    try:
+        parse_spec(text)
+    except ValueError:
+        return False
+    return True
+
+
 def positive_ints(value) -> bool:
     """A non-empty list of positive ints (an MLP's hidden widths)."""
     return (isinstance(value, list) and len(value) >= 1
@@ -236,5 +248,5 @@ def table(obj, sections: tuple[str, ...] | None = None) -> str:
     return "\n".join(rows)
 
 
-__all__ = ["HIDDEN", "apply", "bounded", "check", "keys", "meanings", "parse_override", "positive_ints", "set_key",
+__all__ = ["HIDDEN", "apply", "bounded", "check", "is_spec", "keys", "meanings", "parse_override", "positive_ints", "set_key",
            "split_set", "table"]

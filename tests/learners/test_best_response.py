@@ -14,9 +14,10 @@ from domino_envs.errors import ConfigError
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
 from domino_training import exploit
-from domino_training.configs import TrainConfig, set_key, validate
+from domino_training.configs import set_key, validate
 from domino_training.exploit import best_response
 from domino_training.learners.pool import GreedyBatch, HeuristicBatch, PolicyBatch, RandomBatch, batch_opponent
+from domino_training.learners.ppo import TrainConfig
 from domino_training.scripts import exploit_pages
 
 SMALL = ("draw_v0", {"max_pip": 2, "hand_size": 2})

@@ -458,7 +458,7 @@ MUTATIONS = [
         ["tests/learners/test_device.py", "-k", "every_tensor_of_a_dmc"]),
     Mutation(
         "cuda_without_a_gpu", "ppo.device=cuda is accepted where torch sees no CUDA device",
-        "training/configs.py",
+        "training/learners/network.py",
         [("        if backend is None or not backend.is_available():\n            refuse",
           "        if backend is None:\n            refuse")],
         ["tests/learners/test_device.py", "-k", "cuda or entry_point"]),
@@ -501,7 +501,7 @@ MUTATIONS = [
         ["tests/fronts/test_compile_notice.py", "-k", "warm_compiles"]),
     Mutation(
         "ppo_two_threads_by_default", "ppo trains on 2 torch threads unless told otherwise",
-        "training/configs.py",
+        "training/learners/ppo.py",
         [("    torch_threads: int = bounded(1, min=1)  # torch intra-op threads of the update",
           "    torch_threads: int = bounded(2, min=1)  # torch intra-op threads of the update")],
         ["tests/learners/test_training.py", "-k", "one_torch_thread"]),

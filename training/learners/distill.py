@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -43,9 +44,35 @@ from domino_envs.errors import ConfigError
 from domino_envs.rng import mix_seed
 from domino_training.learners.network import masked_log_probs, torch_threads
 from domino_training.learners.run_folder import CsvLog, PointLog
+from domino_training.settings import bounded, is_spec
 
 DATA_FILE = "distill.npz"
 TEACHER_FILE = "distill_teacher.npz"  # the actor a policy=current teacher searches with
+SEARCH_SPEC = (is_spec, "an agent spec, e.g. pimc:n=64,rollout=random")
+
+
+@dataclass
+class Distill:
+    """Search distillation (training/learners/distill.py): `rounds` after imitation, before PPO, and one more
+    after every `every_updates` PPO updates (expert iteration); 0 and 0: off."""
+
+    teacher: str = bounded("pimc:n=64,rollout=random", rule=SEARCH_SPEC)  # an agent spec (policy=current: the actor as
+                                    # it is then); a search's
+    #                                            action values are its targets
+    rounds: int = bounded(0, min=0)  # DAgger rounds: the actor plays, the teacher labels, the actor fits all so far
+    every_updates: int = bounded(0, min=0)  # > 0: another round after every that many PPO updates, alternating with PPO
+    window: int = bounded(0, min=0)  # fit the positions of the last `window` rounds (0: all rounds so far)
+    positions: int = bounded(20000, min=1)  # teacher-labelled decisions a round
+    epochs: int = bounded(4, min=1)  # passes over every position gathered so far, each round
+    lr: float = bounded(3e-4, gt=0)  # Adam's learning rate of each round's fit
+    temperature: float = bounded(0.0, min=0)  # 0: the teacher's best actions (ties split); > 0: softmax(win share /
+                                    # temperature)
+    teacher_moves: float = bounded(0.5, min=0, max=1)  # round 0 only: share of the student's decisions the teacher
+                                    # plays instead
+    teacher_deals: int = bounded(0, min=0)  # > 0: each round's teacher first plays this many duplicate deals against
+    #                                 teacher_opponent (eval.seed's deals, the same every round): distill.csv's teacher_win
+    teacher_opponent: str = bounded("pimc:n=64,rollout=random", rule=SEARCH_SPEC)  # the table the teacher's strength
+                                    # is measured against
 
 
 def teacher_targets(teacher, game, state, seat: int, returns: np.ndarray, mask: np.ndarray,

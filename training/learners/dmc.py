@@ -29,7 +29,7 @@ training/learners/interface.py).
   format (meta ``algo: "dmc"``), so greedy-over-Q play is that file's argmax over legal outputs:
   the agent ``dmc:checkpoint=PATH`` (agents/trained.py `QPolicyAgent`, the ``ppo`` loader without
   sampling).
-- **Device** (``dmc.device``: cpu, cuda, cuda:N, mps; training/configs.py `check_device`): the
+- **Device** (``dmc.device``: cpu, cuda, cuda:N, mps; training/learners/network.py `check_device`): the
   Q-network, its forward passes and the Adam steps run there; the vector env, the staging and the
   replay buffers stay on the CPU in numpy (the observations are made there, the checkpoint holds
   them as they are); each step's learner observations and each minibatch cross once, and the
@@ -54,7 +54,6 @@ from domino_envs.outcome import centered_win_shares
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
 from domino_envs.version import __version__
-from domino_training.configs import REWARDS, check_device
 from domino_training.learners.checkpoint import (
     check_vector_rows,
     load_checkpoint_file,
@@ -64,8 +63,8 @@ from domino_training.learners.checkpoint import (
     save_checkpoint_file,
 )
 from domino_training.learners.interface import RUN_SET, register_learner
-from domino_training.learners.network import _mlp
-from domino_training.learners.pool import POOL_KINDS, GreedyBatch, HeuristicBatch, RandomBatch, draw_kinds
+from domino_training.learners.network import _mlp, check_device
+from domino_training.learners.pool import POOL_KINDS, REWARDS, GreedyBatch, HeuristicBatch, RandomBatch, draw_kinds
 from domino_training.learners.run_folder import LearnerRun, PointLog, drive
 from domino_training.settings import HIDDEN, apply, bounded, check
 
@@ -87,7 +86,7 @@ class DMC:
     max_grad_norm: float = bounded(10.0, gt=0)  # gradient norm clip
     reward: str = bounded("win", choices=REWARDS)  # "win": win share minus the fair share; "score": the game's points
     score_scale: float = bounded(0.02, gt=0)  # multiplies the game's points when reward == "score"
-    torch_threads: int = bounded(1, min=1)  # 1, as ppo.torch_threads (why: training/configs.py)
+    torch_threads: int = bounded(1, min=1)  # 1, as ppo.torch_threads (why: training/learners/ppo.py)
     checkpoint_every: int = bounded(20, min=1)  # iterations between checkpoints (and one at every mark)
     device: str = bounded("cpu", verify=check_device)  # the Q-network's torch device: cpu, cuda, cuda:N, mps (the env
                                     # stays on CPU)
