@@ -558,11 +558,15 @@ def test_page_shows_runnable_code(path):
 
 @pytest.mark.parametrize("path", SNIPPET_PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_python_snippets_run(path, tmp_path, monkeypatch):
+    from domino_agents import registry as agent_registry
+
     blocks = fenced_blocks(path.read_text())
     monkeypatch.chdir(tmp_path)  # whatever a snippet writes (a training run) lands here
-    for i, code in enumerate(blocks):
-        with contextlib.redirect_stdout(io.StringIO()):
-            run_snippet(code, f"{path} (python block {i + 1})")
+    # what a snippet registers (learners.md's sketch registers a learner) is forgotten after the page
+    with mock.patch.dict(agent_registry.AGENTS), mock.patch.dict(learner_registry.LEARNERS):
+        for i, code in enumerate(blocks):
+            with contextlib.redirect_stdout(io.StringIO()):
+                run_snippet(code, f"{path} (python block {i + 1})")
 
 
 def check_domino_command(argv: list[str]) -> None:
