@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -269,14 +270,17 @@ def test_a_bad_value_in_any_learners_settings_is_the_same_error_naming_key_and_b
     ``KEY=VALUE is not allowed; BOUND``."""
     planted = _bounded_params(learner)
     assert len(planted) >= 8, f"{learner}: only {sorted(planted)} declare bounds"
-    for key, (bad, bound) in planted.items():
+    for key, (bad, bound) in planted.items():  # the learner's check, which train_learner calls first (fast to fail)
         with pytest.raises(ConfigError) as err:
-            train_learner(learner, LearnerRun(GAME, {}, 0, 1024, [1024], tmp_path / "run", {key: bad}))
+            LEARNERS[learner].check(LearnerRun(GAME, {}, 0, 1024, [1024], tmp_path / "run", {key: bad}))
         said = str(err.value)
         assert said.startswith(f"{key}={bad!r} is not allowed; ") or said.startswith(f"{key}={float(bad)!r} is "
                                                                                      f"not allowed; "), said
         assert bound is None or said.endswith(bound), (said, bound)
-        assert not (tmp_path / "run").exists()
+    key, (bad, _) = next(iter(planted.items()))
+    with pytest.raises(ConfigError, match=re.escape(f"{key}=")):
+        train_learner(learner, LearnerRun(GAME, {}, 0, 1024, [1024], tmp_path / "run", {key: bad}))
+    assert not (tmp_path / "run").exists()
 
 
 def test_best_response_settings_go_through_the_same_checker():
