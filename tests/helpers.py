@@ -80,7 +80,7 @@ def run_snippet(code: str, where: str) -> dict:
     """Execute a documentation snippet in a fresh namespace (as a reader pasting it would) and
     return that namespace; `where` names it in tracebacks."""
     namespace: dict = {"__name__": "__doc_snippet__"}
-    exec(compile(code, where, "exec"), namespace)
+    exec(compile(code, where, "exec", dont_inherit=True), namespace)  # not this file's __future__ imports
     return namespace
 
 

@@ -1,10 +1,11 @@
-"""Per-game YAML configs (configs/*.yaml): the game, its rule keys, and how to train an agent for it.
+"""Per-game YAML configs (configs/*.yaml): the game, its rule keys, and how to train an agent for it;
+this module reads them (each file's YAML parsed once a process) and holds no learner's settings.
 
     game: draw_v0
     config:            # rule keys, overlaid on the engine's defaults by domino_envs.make
       num_players: 2
-    train:             # optional: training settings (TrainConfig below); missing keys keep defaults
-      seed: 0
+    train:             # optional: training settings (the ppo learner's TrainConfig, training/learners/ppo.py);
+      seed: 0          # missing keys keep defaults
       budget: {env_steps: 4000000, minutes: 55}
       ppo: {lr: 0.0003}
     demo:              # optional: `make demo`'s overrides of `train`, as dotted keys
@@ -16,184 +17,53 @@
 An unknown key anywhere fails with the list of allowed keys (rule keys fail in domino_envs.make).
 Any training key can be overridden from the command line with ``--set ppo.lr=3e-4`` (values are
 read as YAML, so ``--set network.hidden=[64,64]`` gives a list); a value of the wrong type fails.
+The train section is read into a settings object the caller gives (training/settings.py's pattern:
+a dataclass of sections, bounds on the fields, a ``validate()`` for the rules between keys), so the
+learners' settings live with the learners.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import importlib.resources
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import yaml
 
 import domino_envs
 from domino_envs.core import ConfigError
-from domino_training.settings import set_key
-
-if TYPE_CHECKING:
-    import torch
+from domino_training.settings import apply, check, parse_override, set_key
 
 TOP_LEVEL_KEYS = ("game", "config", "train", "demo", "stages")
 
 
 @dataclass
-class Budget:
-    env_steps: int = 2_000_000      # decisions stepped in the vector env (every seat's), or SB3 timesteps
-    minutes: float = 0.0            # wall-clock cap on training (0: none), numba's compiling and the imitation
-                                    # warm start not counted (run_folder.BudgetClock); a resumed run gets it afresh
-    checkpoint_every: int = 10      # updates between checkpoints (the last one is always saved)
-
-
-@dataclass
-class Network:
-    hidden: list = field(default_factory=lambda: [256, 256])  # MLP widths of the actor and the critic
-    init_actor: str = ""            # a policy file (.npz) the actor starts from, e.g. a best response's target
-
-
-@dataclass
-class PPO:
-    num_envs: int = 256             # games stepped in lockstep
-    rollout_steps: int = 64         # vector steps per update (num_envs * rollout_steps decisions)
-    lr: float = 3e-4                # Adam's learning rate
-    anneal_lr: bool = True          # linear decay to 0 over the budget
-    lr_horizon: int = 0             # decisions over which anneal_lr takes lr to 0 (0: budget.env_steps); a run
-                                    # stopped early on purpose (a stage redoing a time-capped run) keeps its schedule
-    gamma: float = 1.0              # episodes are short and end in one reward: no discount
-    gae_lambda: float = 0.95        # GAE's lambda: bias against variance of the advantages
-    clip: float = 0.2               # PPO's ratio clip
-    epochs: int = 4                 # passes over each rollout
-    minibatch_size: int = 4096      # decisions per gradient step
-    ent_coef: float = 0.01          # entropy bonus
-    vf_coef: float = 0.5            # value loss weight
-    max_grad_norm: float = 0.5      # gradient norm clip
-    reward: str = "win"             # "win": the hand's win share minus the fair share; "score": the game's rewards
-    score_scale: float = 0.02       # multiplies the game's rewards when reward == "score"
-    perfect_info_critic: bool = False  # the critic reads every seat's observation (actor: its own only)
-    torch_threads: int = 1          # torch intra-op threads of the update and the fits (collection runs on 1):
-                                    # 2 gave 22.4k decisions/s against 18.5k with 1 in Draw on an idle 2-core
-                                    # machine (docs/speed.md), but costs several times over beside another
-                                    # training; results differ between thread counts
-    device: str = "cpu"             # any torch device that exists: cpu, cuda, cuda:N, mps (check_device); the env
-                                    # stays on CPU, the network, its forward passes and the update run there
-
-
-@dataclass
-class Opponents:
-    """Who plays the seats the learner does not: weights of the pool, drawn per game."""
-
-    self_play: float = 0.5          # every seat is the learner (each seat's decisions train it)
-    snapshot: float = 0.2           # a frozen earlier learner in the other seats
-    random: float = 0.1             # random players in the other seats
-    greedy: float = 0.1             # greedy players in the other seats
-    heuristic: float = 0.1          # the game's heuristic in the other seats
-    target: float = 0.0             # a fixed agent, `target_spec`, in the other seats (ppo only; a best response)
-    target_spec: str = ""           # its agent spec: random, greedy, heuristic, mlp:checkpoint=PATH, trained...
-    snapshot_every: int = 10        # updates between snapshots added to the pool
-    max_snapshots: int = 8          # oldest dropped first
-
-
-@dataclass
-class Imitation:
-    """Warm start: the actor first copies an agent's choices (training/learners/imitate.py); 0 decisions: off."""
-
-    teacher: str = "heuristic"      # an agent spec that plays from observations: heuristic, greedy, trained...
-    decisions: int = 0              # teacher decisions to learn from
-    epochs: int = 8                 # passes over the demonstrations
-    lr: float = 1e-3                # Adam's learning rate while cloning
-
-
-@dataclass
-class Distill:
-    """Search distillation (training/learners/distill.py): `rounds` after imitation, before PPO, and one more
-    after every `every_updates` PPO updates (expert iteration); 0 and 0: off."""
-
-    teacher: str = "pimc:n=64,rollout=random"  # an agent spec (policy=current: the actor as it is then); a search's
-    #                                            action values are its targets
-    rounds: int = 0                 # DAgger rounds: the actor plays, the teacher labels, the actor fits all so far
-    every_updates: int = 0          # > 0: another round after every that many PPO updates, alternating with PPO
-    window: int = 0                 # fit the positions of the last `window` rounds (0: all rounds so far)
-    positions: int = 20000          # teacher-labelled decisions a round
-    epochs: int = 4                 # passes over every position gathered so far, each round
-    lr: float = 3e-4                # Adam's learning rate of each round's fit
-    temperature: float = 0.0        # 0: the teacher's best actions (ties split); > 0: softmax(win share / temperature)
-    teacher_moves: float = 0.5      # round 0 only: share of the student's decisions the teacher plays instead
-    teacher_deals: int = 0          # > 0: each round's teacher first plays this many duplicate deals against
-    #                                 teacher_opponent (eval.seed's deals, the same every round): distill.csv's teacher_win
-    teacher_opponent: str = "pimc:n=64,rollout=random"  # the table the teacher's strength is measured against
-
-
-@dataclass
-class Eval:
-    every_updates: int = 25         # evaluation against `opponents` during training every that many PPO updates
-    #                                 worth of env steps (ppo.num_envs x ppo.rollout_steps each), whatever the learner
-    every_env_steps: int = 0        # > 0: every that many env steps instead (the unit of every learner)
-    deals: int = 100                # duplicate deals per matchup during training
-    opponents: list = field(default_factory=lambda: ["random", "greedy", "heuristic"])
-    final_deals: int = 500          # duplicate deals per matchup of the table at the end (0: none)
-    final_opponents: list = field(default_factory=lambda: ["random", "greedy", "heuristic"])
-    seed: int = 12345               # deals of the evaluation (the same at every point of a run)
-
-
-@dataclass
-class SB3:
-    n_steps: int = 512              # MaskablePPO's rollout length per env
-    batch_size: int = 256           # MaskablePPO's minibatch
-    n_epochs: int = 4               # passes over each rollout
-    lr: float = 3e-4                # Adam's learning rate
-    gamma: float = 1.0              # discount (1: episodes are short and end in one reward)
-    ent_coef: float = 0.01          # entropy bonus
-    n_envs: int = 4                 # SingleSeatEnv copies in a DummyVecEnv
-    refresh_every: int = 10_000     # timesteps between copies of the learner into the self-play opponents
-    torch_threads: int = 1          # MaskablePPO was fastest with 1 (2,863 timesteps/s vs 2,338 with 2)
-
-
-@dataclass
-class TrainConfig:
-    algo: str = "ppo"               # "ppo" (ours, on the vector env) or "sb3" (MaskablePPO on SingleSeatEnv)
-    seed: int = 0
-    budget: Budget = field(default_factory=Budget)
-    network: Network = field(default_factory=Network)
-    ppo: PPO = field(default_factory=PPO)
-    opponents: Opponents = field(default_factory=Opponents)
-    imitation: Imitation = field(default_factory=Imitation)
-    distill: Distill = field(default_factory=Distill)
-    eval: Eval = field(default_factory=Eval)
-    sb3: SB3 = field(default_factory=SB3)
-
-    def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
-
-
-ALGOS = ("ppo", "sb3")
-# The opponent pool's kinds, declared once (the `Opponents` weights are named after them; a drawn
-# kind is its index here, training/learners/pool.py `draw_kinds`):
-#   self_play  the learner in every seat (all seats' decisions train it)
-#   snapshot   a frozen earlier learner in the other seats (ppo; sb3 plays it as its learner copy)
-#   random, greedy, heuristic  that baseline agent in the other seats
-#   target     the fixed agent `target_spec` in the other seats (ppo only: a best response)
-# dmc plays the kinds without snapshot and target, sb3 those without target.
-POOL_KINDS = ("self_play", "snapshot", "random", "greedy", "heuristic", "target")
-REWARDS = ("win", "score")
-TEACHERS = ("heuristic", "greedy", "random")  # the baselines; any agent spec that plays from observations teaches
-
-
-@dataclass
 class RunConfig:
-    """Everything a training run needs: the game, its rule keys and the training settings."""
+    """Everything a training run needs: the game, its rule keys and the training settings (a settings
+    dataclass: the ppo learner's TrainConfig for a game file's train section)."""
 
     game: str
     config: dict
-    train: TrainConfig
+    train: Any
 
     def to_dict(self) -> dict:
-        return {"game": self.game, "config": dict(self.config), "train": self.train.to_dict()}
+        return {"game": self.game, "config": dict(self.config), "train": dataclasses.asdict(self.train)}
+
+
+_PARSED: dict[str, Any] = {}  # a config file's text -> its YAML: each text is parsed once a process
 
 
 def _read(path: str | Path) -> dict:
+    """A config file's mapping, checked at the top level; a copy of the one parse of its text (the run's
+    settings, the default-path lookup and the stages all read through here)."""
     try:
-        data = yaml.safe_load(Path(path).read_text())
+        text = Path(path).read_text()
+        if text not in _PARSED:
+            _PARSED[text] = yaml.safe_load(text)
+        data = copy.deepcopy(_PARSED[text])
     except OSError as err:
         raise ConfigError(f"{path}: cannot read the config file ({err.strerror})") from None
     except yaml.YAMLError as err:
@@ -208,17 +78,21 @@ def _read(path: str | Path) -> dict:
 
 def load(path: str | Path) -> tuple[str, dict]:
     """(game name, rule config dict) from a YAML file; ConfigError naming what is malformed."""
-    data = _read(path)
+    return _game_and_rules(_read(path), path)
+
+
+def _game_and_rules(data: dict, path) -> tuple[str, dict]:
     config = data.get("config") or {}
     if not isinstance(config, dict):
         raise ConfigError(f"{path}: 'config' must be a mapping, got {config!r}")
     return data["game"], config
 
 
-def load_stages(game: str, path: str | Path | None = None) -> list[list[str]]:
+def read_stages(settings, game: str, path: str | Path | None = None) -> list[list[str]]:
     """The recipe of the game's shipped policy (the config's `stages`, default one stage of the train
     section as it is): a list of 'key=value' overrides per stage. A stage after the first starts from
-    the stage before's actor with no imitation (`stage_overrides`). Each is checked here."""
+    the stage before's actor with no imitation (`stage_overrides`). Each is checked here, as `read_run`
+    reads it into `settings` (a fresh settings object: the ppo learner's TrainConfig)."""
     path = default_path(game) if path is None else path
     stages = _read(path).get("stages") or [{}]
     if not isinstance(stages, list) or not all(isinstance(st, dict) for st in stages):
@@ -226,7 +100,7 @@ def load_stages(game: str, path: str | Path | None = None) -> list[list[str]]:
     out = [[f"{key}={json.dumps(value)}" for key, value in st.items()] for st in stages]
     for k, overrides in enumerate(out):
         try:
-            load_run(path, overrides=overrides)
+            read_run(copy.deepcopy(settings), path, overrides=overrides)
         except ConfigError as err:
             raise ConfigError(f"{path}: stages[{k}]: {err}") from None
     return out
@@ -256,7 +130,9 @@ def default_path(game: str) -> Path:
 
 
 # ------------------------------------------------------------------------------ train section
-def _apply_mapping(train: TrainConfig, mapping, prefix: str = "") -> None:
+def apply_mapping(train, mapping, prefix: str = "") -> None:
+    """Set a train section's (nested) mapping on the settings object `train`, key by key (set_key:
+    an unknown key or a wrong type names the dotted key)."""
     if not isinstance(mapping, dict):
         raise ConfigError(f"train{'.' + prefix if prefix else ''} must be a mapping, got {mapping!r}")
     for key, value in mapping.items():
@@ -265,163 +141,56 @@ def _apply_mapping(train: TrainConfig, mapping, prefix: str = "") -> None:
         for part in dotted.split("."):
             target = getattr(target, part, None) if target is not None else None
         if dataclasses.is_dataclass(target) and isinstance(value, dict):
-            _apply_mapping(train, value, dotted)
+            apply_mapping(train, value, dotted)
         else:
             set_key(train, dotted, value)
 
 
-def game_train_config(game: str) -> TrainConfig:
-    """The train section of the game's shipped config file as a TrainConfig (TrainConfig's defaults for a
-    game without one): the base of the ppo, ppo_bc and sb3 learners."""
-    train = TrainConfig()
+def validate(train) -> None:
+    """The settings' own ``validate()`` where they have one (the bounds, then their rules between keys),
+    else their bounds (training/settings.py `check`)."""
+    if callable(getattr(train, "validate", None)):
+        train.validate()
+    else:
+        check(train)
+
+
+def game_train_config(settings, game: str):
+    """`settings` (a fresh settings object) with the train section of the game's shipped config file
+    on top (as they are for a game without one): the base of the ppo, ppo_bc and sb3 learners."""
     try:
         path = default_path(game)
     except ConfigError:
-        return train
-    _apply_mapping(train, _read(path).get("train") or {})
-    return train
+        return settings
+    apply_mapping(settings, _read(path).get("train") or {})
+    return settings
 
 
-def parse_override(text: str) -> tuple[str, Any]:
-    """'ppo.lr=3e-4' -> ('ppo.lr', 0.0003); values read as YAML."""
-    key, eq, raw = text.partition("=")
-    if not eq or not key.strip():
-        raise ConfigError(f"--set {text!r}: write KEY=VALUE, e.g. --set ppo.lr=3e-4")
-    try:
-        value = yaml.safe_load(raw)
-    except yaml.YAMLError:
-        value = raw
-    if isinstance(value, str):  # YAML reads 3e-4 as a string; numbers in any float spelling count
-        try:
-            value = float(value)
-        except ValueError:
-            pass
-    return key.strip(), value
+def learner_config(settings, run, learner: str, algo: str, sections: tuple, run_sets: dict, adjust=None) -> RunConfig:
+    """The RunConfig a learner on a game file's train section (ppo, ppo_bc, sb3) trains `run` (a
+    LearnerRun) with: `settings` (a fresh settings object) with the game's train section without its
+    stages on top (no time budget, no evaluation, no distillation), `adjust(train)` (the learner's own
+    defaults), then the run's params (keys of `sections`; the `run_sets` keys are the run's, not
+    params), checked."""
+    train = game_train_config(settings, run.game)
+    train.algo = algo
+    train.seed = int(run.seed)
+    train.budget.env_steps, train.budget.minutes = int(run.budget), 0.0
+    train.eval.every_updates, train.eval.final_deals = 0, 0
+    train.distill.rounds = train.distill.every_updates = 0
+    if adjust is not None:
+        adjust(train)
+    apply(train, run.params, learner, sections, run_sets)
+    validate(train)
+    return RunConfig(run.game, dict(run.config), train)
 
 
-def _is_spec(text) -> bool:
-    """Whether `text` parses as an agent spec of a known agent (whether it fits the game is checked
-    when the agent is made)."""
-    from domino_agents.registry import parse_spec
-
-    try:
-        parse_spec(text)
-    except ValueError:
-        return False
-    return True
-
-
-DEVICES_ALLOWED = "cpu (or cpu:0), cuda or cuda:N where torch sees that GPU, mps where torch has it, xpu(:N) likewise"
-
-
-def check_device(key: str, value) -> torch.device:
-    """The torch device that the setting `key` names, if it exists on this machine; else ConfigError
-    naming the key, the value and what is allowed. The learners' one device check (ppo.device,
-    dmc.device), so a run never starts on a device it cannot use and nothing falls back to CPU."""
-    import torch  # here, not at the top: the commands that import this module without training need no torch
-
-    def refuse(why: str):
-        raise ConfigError(f"{key}={value!r} is not allowed; {why}")
-
-    if not isinstance(value, str):
-        refuse(f"a torch device string: {DEVICES_ALLOWED}")
-    try:
-        device = torch.device(value)
-    except (RuntimeError, ValueError):
-        refuse(f"not a torch device string; allowed: {DEVICES_ALLOWED}")
-    if device.type == "cpu":
-        if device.index not in (None, 0):
-            refuse("the CPU is one device: cpu or cpu:0")
-    elif device.type in ("cuda", "xpu"):
-        backend = getattr(torch, device.type, None)  # torch.cuda, torch.xpu (absent from some builds)
-        if backend is None or not backend.is_available():
-            refuse(f"torch sees no {device.type.upper()} device; use {key}=cpu")
-        count = backend.device_count()
-        if device.index is not None and device.index >= count:
-            refuse(f"torch sees {count} {device.type.upper()} device(s), {device.type}:0 to {device.type}:{count - 1}")
-    elif device.type == "mps":
-        if not torch.backends.mps.is_available():
-            refuse(f"torch has no MPS device here (Apple silicon with an MPS build of torch); use {key}=cpu")
-        if device.index not in (None, 0):
-            refuse("MPS is one device: mps or mps:0")
-    else:
-        refuse(f"the learners run on {DEVICES_ALLOWED}; {device.type!r} is not one of them")
-    return device
-
-
-def validate(train: TrainConfig) -> None:
-    """Values outside what the trainers accept: ConfigError naming the key and the allowed range."""
-    def need(ok, key, value, allowed):
-        if not ok:
-            raise ConfigError(f"{key}={value!r} is not allowed; {allowed}")
-
-    need(train.algo in ALGOS, "algo", train.algo, f"allowed: {list(ALGOS)}")
-    need(train.ppo.reward in REWARDS, "ppo.reward", train.ppo.reward, f"allowed: {list(REWARDS)}")
-    need(train.seed >= 0, "seed", train.seed, "must be >= 0")
-    need(train.budget.env_steps >= 1, "budget.env_steps", train.budget.env_steps, "must be >= 1")
-    need(train.budget.minutes >= 0, "budget.minutes", train.budget.minutes, "must be >= 0")
-    need(train.budget.checkpoint_every >= 1, "budget.checkpoint_every", train.budget.checkpoint_every, "must be >= 1")
-    hidden = train.network.hidden
-    need(len(hidden) >= 1 and all(isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in hidden),
-         "network.hidden", hidden, "must be a non-empty list of positive ints")
-    for key in ("num_envs", "rollout_steps", "epochs", "minibatch_size", "torch_threads"):
-        v = getattr(train.ppo, key)
-        need(v >= 1, f"ppo.{key}", v, "must be >= 1")
-    need(train.ppo.lr_horizon >= 0, "ppo.lr_horizon", train.ppo.lr_horizon, "must be >= 0 (0: budget.env_steps)")
-    for key in ("lr", "clip", "max_grad_norm", "score_scale"):
-        v = getattr(train.ppo, key)
-        need(v > 0, f"ppo.{key}", v, "must be > 0")
-    for key in ("gamma", "gae_lambda"):
-        v = getattr(train.ppo, key)
-        need(0 <= v <= 1, f"ppo.{key}", v, "must be in [0, 1]")
-    for key in ("ent_coef", "vf_coef"):
-        v = getattr(train.ppo, key)
-        need(v >= 0, f"ppo.{key}", v, "must be >= 0")
-    check_device("ppo.device", train.ppo.device)
-    weights = [getattr(train.opponents, k) for k in POOL_KINDS]
-    need(all(w >= 0 for w in weights) and sum(weights) > 0, "opponents", weights,
-         "weights must be >= 0 with a positive sum")
-    need(not train.network.init_actor or train.algo == "ppo", "network.init_actor", train.network.init_actor,
-         "starting from a policy file is for algo ppo only")
-    if train.opponents.target > 0:
-        need(train.algo == "ppo", "opponents.target", train.opponents.target, "a target opponent is for algo ppo only")
-        need(_is_spec(train.opponents.target_spec), "opponents.target_spec", train.opponents.target_spec,
-             "opponents.target > 0 needs an agent spec, e.g. heuristic or mlp:checkpoint=PATH")
-    need(train.opponents.snapshot_every >= 1, "opponents.snapshot_every", train.opponents.snapshot_every, "must be >= 1")
-    need(train.opponents.max_snapshots >= 1, "opponents.max_snapshots", train.opponents.max_snapshots, "must be >= 1")
-    need(_is_spec(train.imitation.teacher), "imitation.teacher", train.imitation.teacher,
-         f"an agent spec that plays from observations, e.g. {list(TEACHERS)}, trained, mlp:checkpoint=PATH")
-    need(train.imitation.decisions >= 0, "imitation.decisions", train.imitation.decisions, "must be >= 0")
-    need(train.imitation.epochs >= 1, "imitation.epochs", train.imitation.epochs, "must be >= 1")
-    need(train.imitation.lr > 0, "imitation.lr", train.imitation.lr, "must be > 0")
-    d = train.distill
-    need(_is_spec(d.teacher), "distill.teacher", d.teacher, "an agent spec, e.g. pimc:n=64,rollout=random")
-    need(_is_spec(d.teacher_opponent), "distill.teacher_opponent", d.teacher_opponent,
-         "an agent spec, e.g. pimc:n=64,rollout=random")
-    for key in ("rounds", "every_updates", "window", "teacher_deals"):
-        need(getattr(d, key) >= 0, f"distill.{key}", getattr(d, key), "must be >= 0")
-    for key in ("positions", "epochs"):
-        need(getattr(d, key) >= 1, f"distill.{key}", getattr(d, key), "must be >= 1")
-    need(d.lr > 0, "distill.lr", d.lr, "must be > 0")
-    need(d.temperature >= 0, "distill.temperature", d.temperature, "must be >= 0")
-    need(0 <= d.teacher_moves <= 1, "distill.teacher_moves", d.teacher_moves, "must be in [0, 1]")
-    for key in ("rounds", "every_updates"):
-        need(not getattr(d, key) or train.algo == "ppo", f"distill.{key}", getattr(d, key),
-             f"search distillation is for algo ppo only (with another algo: --set distill.{key}=0)")
-    need(train.eval.every_updates >= 0, "eval.every_updates", train.eval.every_updates, "must be >= 0")
-    need(train.eval.every_env_steps >= 0, "eval.every_env_steps", train.eval.every_env_steps, "must be >= 0")
-    need(train.eval.deals >= 1, "eval.deals", train.eval.deals, "must be >= 1")
-    need(train.eval.final_deals >= 0, "eval.final_deals", train.eval.final_deals, "must be >= 0")
-    for key in ("n_steps", "batch_size", "n_epochs", "n_envs", "refresh_every", "torch_threads"):
-        v = getattr(train.sb3, key)
-        need(v >= 1, f"sb3.{key}", v, "must be >= 1")
-
-
-def load_run(path: str | Path | None = None, game: str | None = None, overrides: list[str] | tuple = (),
+def read_run(settings, path: str | Path | None = None, game: str | None = None, overrides: list[str] | tuple = (),
              demo: bool = False) -> RunConfig:
-    """RunConfig from a config file (default: the game's file in configs/), its `demo` overrides when
-    `demo`, then command-line overrides ('key=value': a rule key like num_players, or a dotted training
-    key like ppo.lr); the rule config is checked by building the game."""
+    """RunConfig from a config file (default: the game's file in configs/) read into `settings` (a fresh
+    settings object), its `demo` overrides when `demo`, then command-line overrides ('key=value': a rule
+    key like num_players, or a dotted training key like ppo.lr); the rule config is checked by building
+    the game."""
     if path is None:
         if game is None:
             raise ConfigError("give a config file or a game name")
@@ -429,16 +198,16 @@ def load_run(path: str | Path | None = None, game: str | None = None, overrides:
     data = _read(path)
     if game is not None and data["game"] != game:
         raise ConfigError(f"{path} is a config of {data['game']!r}, not of {game!r}")
-    name, config = load(path)
+    name, config = _game_and_rules(data, path)
     # a training key is dotted (ppo.lr=3e-4) or a top-level field (algo, seed); any other key is a rule key
     # (num_players=3), checked by the game
-    top = {f.name for f in dataclasses.fields(TrainConfig)}
+    top = {f.name for f in dataclasses.fields(settings)}
     rules = [text for text in overrides if "." not in (key := text.partition("=")[0].strip()) and key not in top]
     overrides = [text for text in overrides if text not in rules]
     config = {**config, **domino_envs.registry.config_from_pairs(rules, "--set")}
     domino_envs.make_game(name, **config)  # unknown or bad rule keys fail here
-    train = TrainConfig()
-    _apply_mapping(train, data.get("train") or {})
+    train = settings
+    apply_mapping(train, data.get("train") or {})
     if demo:
         demo_overrides = data.get("demo") or {}
         if not isinstance(demo_overrides, dict):
@@ -451,6 +220,5 @@ def load_run(path: str | Path | None = None, game: str | None = None, overrides:
     return RunConfig(name, dict(config), train)
 
 
-__all__ = ["Budget", "ConfigError", "DEVICES_ALLOWED", "Eval", "Imitation", "Network", "Opponents", "PPO", "RunConfig",
-           "SB3", "TrainConfig", "check_device", "default_path", "game_train_config", "load", "load_run", "load_stages",
-           "make_from_file", "parse_override", "set_key", "stage_overrides", "validate"]
+__all__ = ["ConfigError", "RunConfig", "apply_mapping", "default_path", "game_train_config", "learner_config", "load",
+           "make_from_file", "parse_override", "read_run", "read_stages", "set_key", "stage_overrides", "validate"]

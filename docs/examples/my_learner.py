@@ -25,18 +25,17 @@ import numpy as np
 
 from domino_agents.trained import policy_meta, save_policy
 from domino_envs import make_game
-from domino_envs.core import ConfigError
 from domino_envs.outcome import win_shares
 from domino_envs.vector import VectorEnv
 from domino_training.learners import LearnerRun, PointLog, register_learner, train_learner
-from domino_training.settings import apply
+from domino_training.settings import apply, bounded, check
 
 
 @dataclass
 class Search:
-    num_envs: int = 32              # games played side by side
-    steps_per_round: int = 64       # vector steps each candidate plays against the incumbent
-    sigma: float = 0.1              # scale of the Gaussian noise added to the incumbent
+    num_envs: int = bounded(32, min=1)  # games played side by side
+    steps_per_round: int = bounded(64, min=1)  # vector steps each candidate plays against the incumbent
+    sigma: float = bounded(0.1, gt=0)  # scale of the Gaussian noise added to the incumbent
 
 
 @dataclass
@@ -48,12 +47,11 @@ class Settings:
 
 
 def settings(run: LearnerRun) -> Search:
-    """The defaults overlaid with the run's params; ConfigError naming an unknown key and the allowed ones."""
-    s = apply(Settings(), run.params, "my_learner").search
-    if s.num_envs < 1 or s.steps_per_round < 1 or s.sigma <= 0:
-        raise ConfigError(f"my_learner: search.num_envs and search.steps_per_round must be >= 1 and search.sigma "
-                          f"> 0; got {s}")
-    return s
+    """The defaults overlaid with the run's params; ConfigError naming an unknown key and the allowed ones,
+    or a value outside its field's bounds (`check`, the one checker every learner's settings go through)."""
+    s = apply(Settings(), run.params, "my_learner")
+    check(s)
+    return s.search
 
 
 def act(w, b, obs, masks):
@@ -63,7 +61,7 @@ def act(w, b, obs, masks):
 
 def train(run: LearnerRun, log: PointLog, progress: bool) -> None:
     """Hill climbing until every pending mark is saved (see module doc)."""
-    s = settings(run)
+    s = log.settings  # settings(run), built once by the driver's check
     game = make_game(run.game, **run.config)
     state = Path(run.run_dir) / "search_state.npz"
     if state.is_file():  # resume: the incumbent and the counters saved at the last mark

@@ -24,8 +24,7 @@ from domino_agents.registry import make_agent
 from domino_agents.trained import load_policy, policy_meta, save_policy
 from domino_envs.errors import CheckpointError
 from domino_envs.games import draw
-from domino_training.configs import load_run
-from domino_training.learners.ppo import Trainer
+from domino_training.learners.ppo import Trainer, load_run
 from domino_training.learners.train import main as train_main
 
 TINY = ["ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=32", "ppo.epochs=1", "network.hidden=[16]",
@@ -339,8 +338,8 @@ def _ppo_trainer(folder):
 
 
 def _dmc_trainer(folder):
-    from domino_training.learners import LearnerRun, dmc_settings
-    from domino_training.learners.dmc import DMCTrainer
+    from domino_training.learners import LearnerRun
+    from domino_training.learners.dmc import DMCTrainer, dmc_settings
 
     params = {"dmc.num_envs": 2, "dmc.rollout_steps": 4, "dmc.batch_size": 8, "dmc.replay_size": 64,
               "network.hidden": [8], "dmc.torch_threads": 1}

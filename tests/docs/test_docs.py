@@ -77,8 +77,7 @@ REFERENCE_PAGES = [DOCS / p for p in ("quickstart.md", "envs.md", "tools.md", "t
 # Every Markdown file a reader can reach: the README and every page under docs/.
 MARKDOWN_FILES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 # Every ```python block of those runs, except blocks marked not-run (tests/helpers.py NOT_RUN):
-# adding_a_game.md's registry fragment, mirror_placements.md's 14-second measurement and learners.md's
-# sketch (docs/examples/my_learner.py is the tested whole).
+# adding_a_game.md's registry fragment and mirror_placements.md's 14-second measurement.
 SNIPPET_PAGES = [p for p in MARKDOWN_FILES if fenced_blocks(p.read_text(), include_not_run=True)]
 # Pages that must show runnable code: the game pages, the quickstart and envs.md.
 ALL_PAGES = [DOCS / "games" / p for p in GAME_PAGES] + [DOCS / "quickstart.md", DOCS / "envs.md"]
@@ -559,11 +558,15 @@ def test_page_shows_runnable_code(path):
 
 @pytest.mark.parametrize("path", SNIPPET_PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_python_snippets_run(path, tmp_path, monkeypatch):
+    from domino_agents import registry as agent_registry
+
     blocks = fenced_blocks(path.read_text())
     monkeypatch.chdir(tmp_path)  # whatever a snippet writes (a training run) lands here
-    for i, code in enumerate(blocks):
-        with contextlib.redirect_stdout(io.StringIO()):
-            run_snippet(code, f"{path} (python block {i + 1})")
+    # what a snippet registers (learners.md's sketch registers a learner) is forgotten after the page
+    with mock.patch.dict(agent_registry.AGENTS), mock.patch.dict(learner_registry.LEARNERS):
+        for i, code in enumerate(blocks):
+            with contextlib.redirect_stdout(io.StringIO()):
+                run_snippet(code, f"{path} (python block {i + 1})")
 
 
 def check_domino_command(argv: list[str]) -> None:

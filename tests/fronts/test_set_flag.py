@@ -11,7 +11,7 @@ import pytest
 
 from domino_envs.registry import config_from_pairs, make_game
 from domino_training.cli import COMMANDS
-from domino_training.configs import load_run
+from domino_training.learners.ppo import load_run
 
 # each command's own arguments around the --set pairs (the benchmark's games come from its suite)
 LINES = {

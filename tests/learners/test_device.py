@@ -21,10 +21,10 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from domino_envs.errors import ConfigError
-from domino_training.configs import check_device, load_run
-from domino_training.learners import LearnerRun, dmc_settings, train_learner
-from domino_training.learners.dmc import DMCTrainer
-from domino_training.learners.ppo import Trainer
+from domino_training.learners import LearnerRun, train_learner
+from domino_training.learners.dmc import DMCTrainer, dmc_settings
+from domino_training.learners.network import check_device
+from domino_training.learners.ppo import Trainer, load_run
 
 GAME = "draw_v0"
 PPO_TINY = ["ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=32", "ppo.epochs=2", "network.hidden=[16]",

@@ -8,9 +8,8 @@ import torch
 
 from domino_envs import make_game
 from domino_envs.errors import ConfigError
-from domino_training.configs import load_run
 from domino_training.learners import distill
-from domino_training.learners.ppo import Trainer
+from domino_training.learners.ppo import Trainer, load_run
 from domino_training.learners.train import train
 
 TINY = ["network.hidden=[16]", "ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=64", "imitation.decisions=0",

@@ -11,8 +11,8 @@ import pytest
 import torch
 from scipy import stats
 
-from domino_training.learners import LearnerRun, dmc_settings
-from domino_training.learners.dmc import DMCTrainer
+from domino_training.learners import LearnerRun
+from domino_training.learners.dmc import DMCTrainer, dmc_settings
 from tests.helpers import ScriptedVenv
 
 GAME = "draw_v0"

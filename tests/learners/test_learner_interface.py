@@ -4,8 +4,10 @@ points (the same weights for ppo and dmc); bad params, runs and names fail clear
 something measurable in seconds; the example user learner (docs/examples/my_learner.py) end to end."""
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -43,6 +45,21 @@ def tiny(learner: str, run_dir: Path, budget: int = 1024, marks=(512, 1024), **p
 
 def weights(spec: str):
     return load_policy(spec.split("checkpoint=", 1)[1])[0]
+
+
+def test_the_learners_package_and_the_train_command_import_no_torch():
+    """The built-ins are a name -> module table imported on first use: importing the package, its
+    registry and the `domino train` command loads no torch; looking a learner up imports its module."""
+    import subprocess
+
+    code = ("import sys\nimport domino_training, domino_training.learners, domino_training.learners.train\n"
+            "from domino_training.learners import LEARNERS, learner_names\n"
+            "assert learner_names() == ['ppo', 'ppo_bc', 'dmc', 'sb3', 'rllib'], learner_names()\n"
+            "assert 'torch' not in sys.modules, 'torch imported'\n"
+            "LEARNERS['dmc']\nassert 'torch' in sys.modules and 'domino_training.learners.dmc' in sys.modules\n"
+            "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "ok" in done.stdout, done.stderr[-2000:]
 
 
 def test_every_builtin_non_optional_learner_is_tested_here():
@@ -212,6 +229,68 @@ def test_a_bad_param_value_is_refused_naming_it(tmp_path):
         train_learner("ppo", LearnerRun(GAME, {}, 0, 1024, [1024], tmp_path, {"ppo.lr": "fast"}))
 
 
+def _bad_value(bounds: dict, default):
+    """A value just outside a field's bounds (training/settings.py `bounded`)."""
+    if "verify" in bounds:
+        return "tpu"  # no torch device of that name
+    if "rule" in bounds:
+        return [] if isinstance(default, list) else "no_such_agent"
+    if "choices" in bounds:
+        return "no_such_choice"
+    if "max" in bounds:
+        return type(default)(bounds["max"] + 1)
+    return type(default)(bounds["min"] - 1) if "min" in bounds else type(default)(bounds["gt"])
+
+
+def _bounded_params(learner: str) -> dict:
+    """Every bounded key of a learner's settings (its params) -> (bad value, its bound in words)."""
+    from domino_training.settings import _allowed, keys
+
+    entry = LEARNERS[learner]
+    out = {}
+    defaults = keys(entry.settings(), entry.sections)
+
+    def walk(obj, prefix):
+        for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name)
+            if dataclasses.is_dataclass(value):
+                walk(value, prefix + f.name + ".")
+            elif f.metadata and prefix + f.name in defaults:
+                out[prefix + f.name] = (_bad_value(f.metadata, value),
+                                        None if "verify" in f.metadata else _allowed(f.metadata))
+
+    walk(entry.settings(), "")
+    return out
+
+
+@pytest.mark.parametrize("learner", [*BUILTIN, "rllib"])
+def test_a_bad_value_in_any_learners_settings_is_the_same_error_naming_key_and_bound(learner, tmp_path):
+    """The one checker (training/settings.py `check`): a value outside any bounded field of any learner's
+    settings, planted as a param, is refused before anything is written with the same ConfigError,
+    ``KEY=VALUE is not allowed; BOUND``."""
+    planted = _bounded_params(learner)
+    assert len(planted) >= 8, f"{learner}: only {sorted(planted)} declare bounds"
+    for key, (bad, bound) in planted.items():  # the learner's check, which train_learner calls first (fast to fail)
+        with pytest.raises(ConfigError) as err:
+            LEARNERS[learner].check(LearnerRun(GAME, {}, 0, 1024, [1024], tmp_path / "run", {key: bad}))
+        said = str(err.value)
+        assert said.startswith(f"{key}={bad!r} is not allowed; ") or said.startswith(f"{key}={float(bad)!r} is "
+                                                                                     f"not allowed; "), said
+        assert bound is None or said.endswith(bound), (said, bound)
+    key, (bad, _) = next(iter(planted.items()))
+    with pytest.raises(ConfigError, match=re.escape(f"{key}=")):
+        train_learner(learner, LearnerRun(GAME, {}, 0, 1024, [1024], tmp_path / "run", {key: bad}))
+    assert not (tmp_path / "run").exists()
+
+
+def test_best_response_settings_go_through_the_same_checker():
+    from domino_training.exploit.best_response import BRSettings
+
+    for key in ("steps", "seeds", "marks", "deals", "curve_deals", "imitation"):
+        with pytest.raises(ConfigError, match=rf"^best response {key}=0 is not allowed; must be >= 1$"):
+            BRSettings(**{key: 0}).check()
+
+
 def test_an_unknown_learner_lists_the_learners(tmp_path):
     with pytest.raises(LearnerError, match=r"unknown learner 'nope'.*'ppo', 'ppo_bc', 'dmc', 'sb3', 'rllib'"):
         train_learner("nope", LearnerRun(GAME, {}, 0, 1024, [1024], tmp_path, {}))
@@ -256,8 +335,7 @@ def beats_random(spec: str) -> tuple[bool, float, float]:
 
 
 def test_dmc_beats_random_after_a_small_budget_and_an_untrained_net_does_not(tmp_path):
-    from domino_training.learners import dmc_settings
-    from domino_training.learners.dmc import DMCTrainer
+    from domino_training.learners.dmc import DMCTrainer, dmc_settings
 
     run = LearnerRun("block_v0", {}, 0, 128_000, [128_000], tmp_path / "run", DMC_LEARNS)
     untrained = DMCTrainer("block_v0", {}, dmc_settings(run), 0, tmp_path / "untrained")
@@ -294,8 +372,7 @@ def test_the_example_learner_registers_trains_and_plays(tmp_path, monkeypatch):
 
 # ------------------------------------------------------------------------------ dmc internals
 def test_dmc_targets_are_each_seats_final_win_share_and_no_decision_is_lost(tmp_path):
-    from domino_training.learners import dmc_settings
-    from domino_training.learners.dmc import DMCTrainer
+    from domino_training.learners.dmc import DMCTrainer, dmc_settings
 
     t = DMCTrainer(GAME, {}, dmc_settings(tiny("dmc", tmp_path)), 0, tmp_path)
     made = sum(t.iterate()["learner_decisions"] for _ in range(4))
@@ -309,8 +386,7 @@ def test_dmc_targets_are_each_seats_final_win_share_and_no_decision_is_lost(tmp_
 def test_dmc_finish_gives_each_staged_decision_its_own_seats_final_value(tmp_path):
     """Games 7 and 9 end: each of their staged decisions moves to the replay with the final value
     of the seat that made it; game 11's decision stays staged."""
-    from domino_training.learners import dmc_settings
-    from domino_training.learners.dmc import DMCTrainer
+    from domino_training.learners.dmc import DMCTrainer, dmc_settings
 
     t = DMCTrainer(GAME, {}, dmc_settings(tiny("dmc", tmp_path)), 0, tmp_path)
     t.st_obs = np.arange(4, dtype=np.float32)[:, None].repeat(t.rp_obs.shape[1], axis=1)
@@ -326,8 +402,7 @@ def test_dmc_finish_gives_each_staged_decision_its_own_seats_final_value(tmp_pat
 def test_dmc_checkpoint_of_another_run_or_corrupted_is_refused(tmp_path):
     import torch
 
-    from domino_training.learners import dmc_settings
-    from domino_training.learners.dmc import DMCTrainer
+    from domino_training.learners.dmc import DMCTrainer, dmc_settings
 
     run = tiny("dmc", tmp_path / "run", 512, [512])
     train_learner("dmc", run)

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from domino_training.configs import load_run
-from domino_training.learners.ppo import LEARNER, SNAPSHOT, SNAPSHOT0, Trainer
+from domino_training.learners.ppo import LEARNER, SNAPSHOT, SNAPSHOT0, Trainer, load_run
 
 TINY = ["ppo.num_envs=16", "ppo.rollout_steps=16", "ppo.minibatch_size=64", "ppo.epochs=1", "network.hidden=[16]",
         "budget.env_steps=100000", "imitation.decisions=0", "eval.every_updates=0", "eval.final_deals=0",

@@ -18,8 +18,8 @@ from domino_agents.sb3_agent import SB3Agent
 from domino_agents.trained import CheckpointError, PolicyAgent, mlp_logits
 from domino_envs.core import H_DONE, H_TURN
 from domino_envs.registry import make_game
-from domino_training.configs import load_run
 from domino_training.evaluate import evaluate
+from domino_training.learners.ppo import load_run
 from domino_training.learners.run_folder import PointLog
 from domino_training.learners.sb3 import LearnerCopy, PoolOpponent, actor_layers
 from domino_training.learners.train import train

@@ -9,10 +9,19 @@ import domino_envs
 from domino_agents.registry import make_agent
 from domino_agents.trained import CheckpointError, PolicyAgent, load_policy, save_policy
 from domino_envs.core import ConfigError
-from domino_training.configs import TrainConfig, load_run, parse_override, set_key
+from domino_training.configs import parse_override, set_key
 from domino_training.learners.checkpoint import load_checkpoint_file
 from domino_training.learners.pool import GreedyBatch, PolicyBatch, RandomBatch, sample_actions
-from domino_training.learners.ppo import CHECKPOINT_FORMAT, Buffer, SeatChains, Trainer, gae, masked_log_probs
+from domino_training.learners.ppo import (
+    CHECKPOINT_FORMAT,
+    Buffer,
+    SeatChains,
+    TrainConfig,
+    Trainer,
+    gae,
+    load_run,
+    masked_log_probs,
+)
 from domino_training.learners.train import main as train_main
 from domino_training.learners.train import train
 

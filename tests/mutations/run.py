@@ -269,7 +269,7 @@ MUTATIONS = [
         ["tests/agents/test_pimc.py", "-k", "one_rollout_at_a_time"]),
     Mutation(
         "distill_skips_due_round_on_resume", "a session does not run the rounds due when it starts (pre-PPO ones, one interrupted)",
-        "training/learners/interface.py",
+        "training/learners/distill.py",
         [("            self.catch_up()\n\n    def catch_up", "\n    def catch_up")],
         ["tests/learners/test_distill.py", "-k", "alternate"]),
     Mutation(
@@ -477,14 +477,14 @@ MUTATIONS = [
         ["tests/learners/test_device.py", "-k", "every_tensor_of_a_dmc"]),
     Mutation(
         "cuda_without_a_gpu", "ppo.device=cuda is accepted where torch sees no CUDA device",
-        "training/configs.py",
+        "training/learners/network.py",
         [("        if backend is None or not backend.is_available():\n            refuse",
           "        if backend is None:\n            refuse")],
         ["tests/learners/test_device.py", "-k", "cuda or entry_point"]),
     Mutation(
         "dmc_device_unchecked", "dmc.device is never checked",
         "training/learners/dmc.py",
-        [('    check_device("dmc.device", d.device)\n', "")],
+        [('device: str = bounded("cpu", verify=check_device)', 'device: str = bounded("cpu")')],
         ["tests/learners/test_device.py", "-k", "entry_point"]),
     Mutation(
         "dmc_resume_needs_same_device", "a DMC checkpoint resumes only on the device it was written on",
@@ -520,9 +520,9 @@ MUTATIONS = [
         ["tests/fronts/test_compile_notice.py", "-k", "warm_compiles"]),
     Mutation(
         "ppo_two_threads_by_default", "ppo trains on 2 torch threads unless told otherwise",
-        "training/configs.py",
-        [("    torch_threads: int = 1          # torch intra-op threads of the update",
-          "    torch_threads: int = 2          # torch intra-op threads of the update")],
+        "training/learners/ppo.py",
+        [("    torch_threads: int = bounded(1, min=1)  # torch intra-op threads of the update",
+          "    torch_threads: int = bounded(2, min=1)  # torch intra-op threads of the update")],
         ["tests/learners/test_training.py", "-k", "one_torch_thread"]),
     # issue 55: results pages are their data rendered; plantings select tests
     Mutation(
@@ -581,7 +581,7 @@ MUTATIONS = [
         ["tests/learners/test_learner_interface.py", "-k", "compiling_does_not_count"]),
     Mutation(
         "budget_counts_warm_start", "the time budget's clock runs through the imitation warm start",
-        "training/learners/interface.py",
+        "training/learners/ppo.py",
         [("        with log.uncounted():  # the time budget caps PPO (docs/training.md): the warm start comes on top\n"
           "            stats = trainer.warm_start()\n", "        stats = trainer.warm_start()\n")],
         ["tests/learners/test_learner_interface.py", "-k", "warm_start_does_not_count"]),
@@ -838,6 +838,45 @@ MUTATIONS = [
         "training/exploit/cli.py",
         [('    params = [text for text in pairs if "." in text.partition("=")[0]]\n', "    params = []\n")],
         ["tests/fronts/test_shared_flags.py"]),
+    # issue 59: learners (each learner whole in its module; bounds on the fields and one checker)
+    Mutation(
+        "checker_skips_sections", "the one settings checker does not look inside a settings section",
+        "training/settings.py",
+        [('            check(value, key + ".")\n', "            pass\n")],
+        ["tests/learners/test_learner_interface.py", "-k", "bad_value_in_any"]),
+    Mutation(
+        "checker_gt_as_min", "a bound 'gt' (value > bound) accepts the bound itself",
+        "training/settings.py",
+        [('("gt" not in bounds or value > bounds["gt"])', '("gt" not in bounds or value >= bounds["gt"])')],
+        ["tests/learners/test_learner_interface.py", "-k", "bad_value_in_any"]),
+    Mutation(
+        "checker_ignores_max", "the one settings checker never checks a field's upper bound",
+        "training/settings.py",
+        [(' and ("max" not in bounds or value <= bounds["max"]))', ")")],
+        ["tests/learners/test_learner_interface.py", "-k", "bad_value_in_any"]),
+    Mutation(
+        "checker_names_the_field_not_the_key", "a bad value's error names the field, not its dotted key",
+        "training/settings.py",
+        [('            raise ConfigError(f"{key}={value!r} is not allowed; {_allowed(f.metadata)}")',
+          '            raise ConfigError(f"{f.name}={value!r} is not allowed; {_allowed(f.metadata)}")')],
+        ["tests/learners/test_learner_interface.py", "-k", "bad_value_in_any"]),
+    Mutation(
+        "best_response_settings_unchecked", "BRSettings.check skips the field bounds",
+        "training/exploit/best_response.py",
+        [('        check(self, "best response ")\n', "")],
+        ["tests/learners/test_learner_interface.py", "-k", "best_response_settings"]),
+    Mutation(
+        "registry_never_imports_a_builtin", "the registry looks a built-in up without importing its module",
+        "training/learners/interface.py",
+        [("        if name not in self.entries and name in self.lazy:", "        if name in self.entries and name in self.lazy:")],
+        ["tests/learners/test_learner_interface.py", "-k", "every_builtin_non_optional or import_no_torch"]),
+    Mutation(
+        "learners_package_imports_torch", "the learners package imports a learner's module (and torch) with itself",
+        "training/learners/__init__.py",
+        [("from domino_training.learners.interface import (",
+          "from domino_training.learners.dmc import dmc_settings  # noqa: F401\n"
+          "from domino_training.learners.interface import (")],
+        ["tests/learners/test_learner_interface.py", "-k", "import_no_torch"]),
 ]
 
 

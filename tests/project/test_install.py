@@ -207,7 +207,7 @@ USER_FILES = {
         import agents, training, training.configs
         import domino_envs, domino_agents, domino_training
         from domino_agents.registry import make_agent
-        from domino_training.configs import load_run
+        from domino_training.learners.ppo import load_run
 
         env = domino_envs.make("draw_v0")
         env.reset(seed=1)

@@ -103,7 +103,7 @@ def test_each_recipe_ends_where_the_shipped_policy_did():
     """The last stage of each config's recipe stops at the decisions the shipped policy's last stage
     reached (docs/trained.json: PPO's; a run's budget counts its imitation decisions too) on that run's
     learning-rate schedule (annealed over its budget)."""
-    from domino_training.configs import load_stages
+    from domino_training.learners.ppo import load_stages
 
     rows = json.loads((ship.DOCS / "trained.json").read_text())
     assert len(rows) == 6
@@ -115,7 +115,8 @@ def test_each_recipe_ends_where_the_shipped_policy_did():
 
 
 def test_a_recipe_is_checked_stage_by_stage(tmp_path):
-    from domino_training.configs import ConfigError, default_path, load_stages, stage_overrides
+    from domino_training.configs import ConfigError, default_path, stage_overrides
+    from domino_training.learners.ppo import load_stages
 
     steps = [200000 + 3358720, 9273344, 8994816, 14647296]  # imitation, then the PPO decisions each stage reached
     assert load_stages("magic7_v0") == [[f"budget.env_steps={n}", "budget.minutes=0", "ppo.lr_horizon=40000000",

@@ -1,9 +1,12 @@
 """The learners: our PPO (with imitation and search distillation), deep Monte-Carlo, SB3's MaskablePPO
 and RLlib's PPO, the opponent pool they train against, the run folder and the one driver.
 
-Inside this package (lower modules first): network, pool, checkpoint, run_folder < imitate, distill < ppo,
-dmc, sb3, rllib < interface (the learner registry and the one driver, train_learner) < train and
-rllib_command (the `domino train` command and the RLlib command, fronts of that driver). The names a user imports are
+Inside this package (lower modules first): network, pool, checkpoint, run_folder < interface (the
+contract, the learner registry and the one driver, train_learner) < imitate, distill, sb3 < ppo, dmc,
+rllib (each learner whole: its settings, check, train and register_learner call; the registry imports
+a built-in's module on first use; each settings section lives with what reads it, and ppo.py's
+TrainConfig gathers the sections of a game file's train section) < train and rllib_command (the
+`domino train` command and the RLlib command, fronts of that driver). The names a user imports are
 re-exported here: ``from domino_training.learners import LearnerRun, register_learner, train_learner``.
 """
 from domino_training.learners.interface import (
@@ -13,12 +16,11 @@ from domino_training.learners.interface import (
     LearnerRun,
     PointLog,
     PolicyPoint,
-    dmc_settings,
     learner_names,
     params_table,
     register_learner,
     train_learner,
 )
 
-__all__ = ["Evaluation", "LEARNERS", "LearnerError", "LearnerRun", "PointLog", "PolicyPoint", "dmc_settings",
+__all__ = ["Evaluation", "LEARNERS", "LearnerError", "LearnerRun", "PointLog", "PolicyPoint",
            "learner_names", "params_table", "register_learner", "train_learner"]

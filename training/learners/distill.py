@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -42,9 +43,36 @@ import torch
 from domino_envs.errors import ConfigError
 from domino_envs.rng import mix_seed
 from domino_training.learners.network import masked_log_probs, torch_threads
+from domino_training.learners.run_folder import CsvLog, PointLog
+from domino_training.settings import bounded, is_spec
 
 DATA_FILE = "distill.npz"
 TEACHER_FILE = "distill_teacher.npz"  # the actor a policy=current teacher searches with
+SEARCH_SPEC = (is_spec, "an agent spec, e.g. pimc:n=64,rollout=random")
+
+
+@dataclass
+class Distill:
+    """Search distillation (training/learners/distill.py): `rounds` after imitation, before PPO, and one more
+    after every `every_updates` PPO updates (expert iteration); 0 and 0: off."""
+
+    teacher: str = bounded("pimc:n=64,rollout=random", rule=SEARCH_SPEC)  # an agent spec (policy=current: the actor as
+                                    # it is then); a search's
+    #                                            action values are its targets
+    rounds: int = bounded(0, min=0)  # DAgger rounds: the actor plays, the teacher labels, the actor fits all so far
+    every_updates: int = bounded(0, min=0)  # > 0: another round after every that many PPO updates, alternating with PPO
+    window: int = bounded(0, min=0)  # fit the positions of the last `window` rounds (0: all rounds so far)
+    positions: int = bounded(20000, min=1)  # teacher-labelled decisions a round
+    epochs: int = bounded(4, min=1)  # passes over every position gathered so far, each round
+    lr: float = bounded(3e-4, gt=0)  # Adam's learning rate of each round's fit
+    temperature: float = bounded(0.0, min=0)  # 0: the teacher's best actions (ties split); > 0: softmax(win share /
+                                    # temperature)
+    teacher_moves: float = bounded(0.5, min=0, max=1)  # round 0 only: share of the student's decisions the teacher
+                                    # plays instead
+    teacher_deals: int = bounded(0, min=0)  # > 0: each round's teacher first plays this many duplicate deals against
+    #                                 teacher_opponent (eval.seed's deals, the same every round): distill.csv's teacher_win
+    teacher_opponent: str = bounded("pimc:n=64,rollout=random", rule=SEARCH_SPEC)  # the table the teacher's strength
+                                    # is measured against
 
 
 def teacher_targets(teacher, game, state, seat: int, returns: np.ndarray, mask: np.ndarray,
@@ -237,3 +265,48 @@ def rounds_done(trainer, extra: dict) -> int:
     if isinstance(done, bool) or not isinstance(done, int) or done < 0:
         raise ConfigError(f"{trainer.checkpoint_path}: distill_rounds={done!r} must be an int >= 0")
     return done
+
+
+class PPOWithRounds:
+    """Our PPO Trainer with its distillation rounds (distill.*, training/learners/distill.py): the
+    rounds due before PPO first, then one after every ``distill.every_updates`` updates, each logged in
+    distill.csv and counted in the checkpoint, so a resumed run does each round once."""
+
+    def __init__(self, trainer, extra: dict, log: PointLog):
+        self.trainer, self.log = trainer, log
+        d = trainer.cfg.distill
+        self.on = bool(d.rounds or d.every_updates)
+        self.done = rounds_done(trainer, extra) if self.on else 0
+        if self.on:
+            self.csv = CsvLog(trainer.dir / "distill.csv")
+            self.csv.truncate_after(trainer.env_steps if self.done else -1)
+            self.catch_up()
+
+    def catch_up(self) -> None:
+        """Run (and log) the rounds due by this update that are not done yet."""
+        t = self.trainer
+        while self.done < rounds_due(t.cfg.distill, t.update):
+            self.save_checkpoint()  # a round interrupted resumes here, after the PPO update before it
+            row = run_round(t, self.done, lambda *a, **k: self.log.say(" ".join(map(str, a))))
+            self.csv.write({"round": row["round"], "update": row["update"], "env_steps": t.env_steps, **row})
+            self.done += 1
+
+    def iterate(self) -> dict:
+        row = self.trainer.iterate()
+        if self.on:
+            self.catch_up()
+        return row
+
+    def save_checkpoint(self):
+        return self.trainer.save_checkpoint({"distill_rounds": self.done} if self.on else None)
+
+    def export_policy(self, path=None):
+        return self.trainer.export_policy(path)
+
+    @property
+    def env_steps(self) -> int:
+        return self.trainer.env_steps
+
+    @property
+    def seconds(self) -> float:
+        return self.trainer.seconds

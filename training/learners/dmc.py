@@ -29,7 +29,7 @@ training/learners/interface.py).
   format (meta ``algo: "dmc"``), so greedy-over-Q play is that file's argmax over legal outputs:
   the agent ``dmc:checkpoint=PATH`` (agents/trained.py `QPolicyAgent`, the ``ppo`` loader without
   sampling).
-- **Device** (``dmc.device``: cpu, cuda, cuda:N, mps; training/configs.py `check_device`): the
+- **Device** (``dmc.device``: cpu, cuda, cuda:N, mps; training/learners/network.py `check_device`): the
   Q-network, its forward passes and the Adam steps run there; the vector env, the staging and the
   replay buffers stay on the CPU in numpy (the observations are made there, the checkpoint holds
   them as they are); each step's learner observations and each minibatch cross once, and the
@@ -54,7 +54,6 @@ from domino_envs.outcome import centered_win_shares
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
 from domino_envs.version import __version__
-from domino_training.configs import check_device
 from domino_training.learners.checkpoint import (
     check_vector_rows,
     load_checkpoint_file,
@@ -63,46 +62,49 @@ from domino_training.learners.checkpoint import (
     read_generators,
     save_checkpoint_file,
 )
-from domino_training.learners.network import _mlp
-from domino_training.learners.pool import POOL_KINDS, GreedyBatch, HeuristicBatch, RandomBatch, draw_kinds
+from domino_training.learners.interface import RUN_SET, register_learner
+from domino_training.learners.network import _mlp, check_device
+from domino_training.learners.pool import POOL_KINDS, REWARDS, GreedyBatch, HeuristicBatch, RandomBatch, draw_kinds
+from domino_training.learners.run_folder import LearnerRun, PointLog, drive
+from domino_training.settings import HIDDEN, apply, bounded, check
 
 CHECKPOINT_FORMAT = "domino-envs-dmc-checkpoint/1"
 DMC_KINDS = tuple(k for k in POOL_KINDS if k not in ("snapshot", "target"))  # index = the seat code of that kind
 LEARNER, RANDOM, GREEDY, HEURISTIC = (DMC_KINDS.index(k) for k in ("self_play", "random", "greedy", "heuristic"))
-REWARDS = ("win", "score")
 
 
 # ------------------------------------------------------------------------------ settings
 @dataclass
 class DMC:
-    num_envs: int = 256            # games stepped in lockstep
-    rollout_steps: int = 32        # vector steps per iteration (num_envs * rollout_steps env steps)
-    lr: float = 3e-4               # Adam
-    batch_size: int = 1024         # decisions per gradient step
-    replay_size: int = 65536       # most recent finished decisions kept
-    sample_reuse: float = 1.0      # minibatch samples per new finished decision
-    epsilon: float = 0.05          # probability of a uniformly random legal action
-    max_grad_norm: float = 10.0    # gradient norm clip
-    reward: str = "win"            # "win": win share minus the fair share; "score": the game's points
-    score_scale: float = 0.02      # multiplies the game's points when reward == "score"
-    torch_threads: int = 1         # 1, as ppo.torch_threads (why: training/configs.py)
-    checkpoint_every: int = 20     # iterations between checkpoints (and one at every mark)
-    device: str = "cpu"            # the Q-network's torch device: cpu, cuda, cuda:N, mps (the env stays on CPU)
+    num_envs: int = bounded(256, min=1)  # games stepped in lockstep
+    rollout_steps: int = bounded(32, min=1)  # vector steps per iteration (num_envs * rollout_steps env steps)
+    lr: float = bounded(3e-4, gt=0)  # Adam
+    batch_size: int = bounded(1024, min=1)  # decisions per gradient step
+    replay_size: int = bounded(65536, min=1)  # most recent finished decisions kept
+    sample_reuse: float = bounded(1.0, gt=0)  # minibatch samples per new finished decision
+    epsilon: float = bounded(0.05, min=0, max=1)  # probability of a uniformly random legal action
+    max_grad_norm: float = bounded(10.0, gt=0)  # gradient norm clip
+    reward: str = bounded("win", choices=REWARDS)  # "win": win share minus the fair share; "score": the game's points
+    score_scale: float = bounded(0.02, gt=0)  # multiplies the game's points when reward == "score"
+    torch_threads: int = bounded(1, min=1)  # 1, as ppo.torch_threads (why: training/learners/ppo.py)
+    checkpoint_every: int = bounded(20, min=1)  # iterations between checkpoints (and one at every mark)
+    device: str = bounded("cpu", verify=check_device)  # the Q-network's torch device: cpu, cuda, cuda:N, mps (the env
+                                    # stays on CPU)
 
 
 @dataclass
 class DMCNetwork:
-    hidden: list = field(default_factory=lambda: [256, 256])  # MLP widths of the Q-network
+    hidden: list = bounded([256, 256], rule=HIDDEN)  # MLP widths of the Q-network
 
 
 @dataclass
 class DMCOpponents:
     """The weights of `DMC_KINDS`, drawn per game."""
 
-    self_play: float = 1.0         # the learner in every seat
-    random: float = 0.0            # a baseline in every seat but one learner seat
-    greedy: float = 0.0            # greedy in every seat but one learner seat
-    heuristic: float = 0.0         # the game's heuristic likewise
+    self_play: float = bounded(1.0, min=0)  # the learner in every seat
+    random: float = bounded(0.0, min=0)  # a baseline in every seat but one learner seat
+    greedy: float = bounded(0.0, min=0)  # greedy in every seat but one learner seat
+    heuristic: float = bounded(0.0, min=0)  # the game's heuristic likewise
 
 
 @dataclass
@@ -118,24 +120,12 @@ class DMCSettings:
 
 
 def validate_settings(s: DMCSettings) -> None:
-    """ConfigError naming the first value outside what the trainer accepts."""
-    def need(ok, key, value, allowed):
-        if not ok:
-            raise ConfigError(f"{key}={value!r} is not allowed; {allowed}")
-
-    d = s.dmc
-    for key in ("num_envs", "rollout_steps", "batch_size", "replay_size", "torch_threads", "checkpoint_every"):
-        need(getattr(d, key) >= 1, f"dmc.{key}", getattr(d, key), "must be >= 1")
-    for key in ("lr", "sample_reuse", "max_grad_norm", "score_scale"):
-        need(getattr(d, key) > 0, f"dmc.{key}", getattr(d, key), "must be > 0")
-    need(0 <= d.epsilon <= 1, "dmc.epsilon", d.epsilon, "must be in [0, 1]")
-    need(d.reward in REWARDS, "dmc.reward", d.reward, f"allowed: {list(REWARDS)}")
-    check_device("dmc.device", d.device)
-    hidden = s.network.hidden
-    need(len(hidden) >= 1 and all(isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in hidden),
-         "network.hidden", hidden, "must be a non-empty list of positive ints")
+    """ConfigError naming the first value outside what the trainer accepts (the bounds on the fields,
+    training/settings.py `check`, then the weights' sum)."""
+    check(s)
     w = [getattr(s.opponents, k) for k in DMC_KINDS]
-    need(all(x >= 0 for x in w) and sum(w) > 0, "opponents", w, "weights must be >= 0 with a positive sum")
+    if not sum(w) > 0:
+        raise ConfigError(f"opponents={w!r} is not allowed; weights must be >= 0 with a positive sum")
 
 
 # ------------------------------------------------------------------------------ the trainer
@@ -435,4 +425,26 @@ class DMCTrainer:
         self.iteration, self.env_steps, self.seconds = counts["update"], counts["env_steps"], counts["seconds"]
 
 
-__all__ = ["DMC", "DMCNetwork", "DMCOpponents", "DMCSettings", "DMCTrainer", "validate_settings"]
+# ------------------------------------------------------------------------------ the dmc learner
+def dmc_settings(run: LearnerRun) -> DMCSettings:
+    """The DMCSettings of `run`'s params (ConfigError naming an unknown or bad key)."""
+    settings = apply(DMCSettings(), run.params, "dmc", run_sets=RUN_SET)
+    validate_settings(settings)
+    return settings
+
+
+def train_dmc(run: LearnerRun, log: PointLog, progress: bool) -> None:
+    """Deep Monte-Carlo through the marks."""
+    settings = log.settings  # dmc_settings(run), built by the driver's check
+    trainer = DMCTrainer(run.game, run.config, settings, run.seed, run.run_dir)
+    if trainer.checkpoint_path.is_file():
+        trainer.load_checkpoint()
+        log.resumed_at(trainer.env_steps)
+    drive(trainer, log, run.budget, "dmc", settings.dmc.checkpoint_every, progress)
+
+
+register_learner("dmc", train_dmc, "deep Monte-Carlo: a masked Q-network regressing episode returns, epsilon-greedy",
+                 check=dmc_settings, settings=DMCSettings)
+
+
+__all__ = ["DMC", "DMCNetwork", "DMCOpponents", "DMCSettings", "DMCTrainer", "dmc_settings", "train_dmc", "validate_settings"]

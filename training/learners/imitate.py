@@ -11,6 +11,8 @@ shipped policy is still a plain network: the teacher is not consulted after the 
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 
@@ -19,6 +21,21 @@ from domino_envs.outcome import centered_win_shares
 from domino_envs.vector import VectorEnv
 from domino_training.learners.network import ActorCritic, masked_log_probs
 from domino_training.learners.pool import batch_opponent
+from domino_training.settings import bounded, is_spec
+
+TEACHERS = ("heuristic", "greedy", "random")  # the baselines; any agent spec that plays from observations teaches
+TEACHER = (is_spec, f"an agent spec that plays from observations, e.g. {list(TEACHERS)}, trained, mlp:checkpoint=PATH")
+
+
+@dataclass
+class Imitation:
+    """Warm start: the actor first copies an agent's choices (training/learners/imitate.py); 0 decisions: off."""
+
+    teacher: str = bounded("heuristic", rule=TEACHER)  # an agent spec that plays from observations: heuristic, greedy,
+                                    # trained...
+    decisions: int = bounded(0, min=0)  # teacher decisions to learn from
+    epochs: int = bounded(8, min=1)  # passes over the demonstrations
+    lr: float = bounded(1e-3, gt=0)  # Adam's learning rate while cloning
 
 
 def demonstrations(run, decisions: int, teacher: str = "heuristic", num_envs: int = 64, seed: int = 0):

@@ -1,15 +1,62 @@
 """The actor-critic network our PPO trains and imitation warm-starts: separate ReLU MLPs for the
 actor (observation -> logits) and the critic (observation, or the perfect-information row, ->
 value), and the masked log-softmax both use. Its own module so that ppo.py and imitate.py each
-import it without importing each other."""
+import it without importing each other. The `Network` settings section and the learners' one torch
+device check (`check_device`) live here too."""
 from __future__ import annotations
 
 import contextlib
 import math
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 from torch import nn
+
+from domino_envs.errors import ConfigError
+from domino_training.settings import HIDDEN, bounded
+
+
+@dataclass
+class Network:
+    hidden: list = bounded([256, 256], rule=HIDDEN)  # MLP widths of the actor and the critic
+    init_actor: str = ""            # a policy file (.npz) the actor starts from, e.g. a best response's target
+
+
+DEVICES_ALLOWED = "cpu (or cpu:0), cuda or cuda:N where torch sees that GPU, mps where torch has it, xpu(:N) likewise"
+
+
+def check_device(key: str, value) -> torch.device:
+    """The torch device that the setting `key` names, if it exists on this machine; else ConfigError
+    naming the key, the value and what is allowed. The learners' one device check (ppo.device,
+    dmc.device), so a run never starts on a device it cannot use and nothing falls back to CPU."""
+    def refuse(why: str):
+        raise ConfigError(f"{key}={value!r} is not allowed; {why}")
+
+    if not isinstance(value, str):
+        refuse(f"a torch device string: {DEVICES_ALLOWED}")
+    try:
+        device = torch.device(value)
+    except (RuntimeError, ValueError):
+        refuse(f"not a torch device string; allowed: {DEVICES_ALLOWED}")
+    if device.type == "cpu":
+        if device.index not in (None, 0):
+            refuse("the CPU is one device: cpu or cpu:0")
+    elif device.type in ("cuda", "xpu"):
+        backend = getattr(torch, device.type, None)  # torch.cuda, torch.xpu (absent from some builds)
+        if backend is None or not backend.is_available():
+            refuse(f"torch sees no {device.type.upper()} device; use {key}=cpu")
+        count = backend.device_count()
+        if device.index is not None and device.index >= count:
+            refuse(f"torch sees {count} {device.type.upper()} device(s), {device.type}:0 to {device.type}:{count - 1}")
+    elif device.type == "mps":
+        if not torch.backends.mps.is_available():
+            refuse(f"torch has no MPS device here (Apple silicon with an MPS build of torch); use {key}=cpu")
+        if device.index not in (None, 0):
+            refuse("MPS is one device: mps or mps:0")
+    else:
+        refuse(f"the learners run on {DEVICES_ALLOWED}; {device.type!r} is not one of them")
+    return device
 
 
 def _mlp(sizes: list[int], last_std: float) -> nn.Sequential:

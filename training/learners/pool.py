@@ -15,18 +15,48 @@ plays at once, with the same choice rule as its agent:
 - `batch_opponent(spec, game, seed)`: the batched form of an agent spec, one of the above that
   plays like `make_agent(spec)`; a learned best response plays against it (its target).
 - `sample_actions`: the masked categorical sampler the learner and the snapshots share.
-- `POOL_KINDS` (declared in training/configs.py, whose `validate` reads the weights named after
-  them) and `draw_kinds`, the per-game draw of a kind that ppo and dmc share (dmc plays a subset).
+- `POOL_KINDS`, declared here with the `Opponents` settings section whose weights are named after
+  them, and `draw_kinds`, the per-game draw of a kind that ppo and dmc share (dmc plays a subset);
+  `REWARDS`, what a learner's seats are rewarded with (ppo.reward, dmc.reward).
 
 Every opponent draws from the `numpy.random.Generator` it is given (the trainer's own stream).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from domino_agents.actions import greedy_scores
 from domino_agents.trained import mlp_logits
-from domino_training.configs import POOL_KINDS
+from domino_training.settings import bounded
+
+# The opponent pool's kinds, declared once (the `Opponents` weights are named after them; a drawn
+# kind is its index here, training/learners/pool.py `draw_kinds`):
+#   self_play  the learner in every seat (all seats' decisions train it)
+#   snapshot   a frozen earlier learner in the other seats (ppo; sb3 plays it as its learner copy)
+#   random, greedy, heuristic  that baseline agent in the other seats
+#   target     the fixed agent `target_spec` in the other seats (ppo only: a best response)
+# dmc plays the kinds without snapshot and target, sb3 those without target.
+POOL_KINDS = ("self_play", "snapshot", "random", "greedy", "heuristic", "target")
+REWARDS = ("win", "score")
+REWARDS = ("win", "score")  # "win": a seat's win share minus the fair share; "score": the game's points, scaled
+
+
+@dataclass
+class Opponents:
+    """Who plays the seats the learner does not: weights of the pool, drawn per game."""
+
+    self_play: float = bounded(0.5, min=0)  # every seat is the learner (each seat's decisions train it)
+    snapshot: float = bounded(0.2, min=0)  # a frozen earlier learner in the other seats
+    random: float = bounded(0.1, min=0)  # random players in the other seats
+    greedy: float = bounded(0.1, min=0)  # greedy players in the other seats
+    heuristic: float = bounded(0.1, min=0)  # the game's heuristic in the other seats
+    target: float = bounded(0.0, min=0)  # a fixed agent, `target_spec`, in the other seats (ppo only; a best response)
+    target_spec: str = ""           # its agent spec: random, greedy, heuristic, mlp:checkpoint=PATH, trained...
+    snapshot_every: int = bounded(10, min=1)  # updates between snapshots added to the pool
+    max_snapshots: int = bounded(8, min=1)  # oldest dropped first
+
 
 
 def draw_kinds(weights: np.ndarray, rng: np.random.Generator, count: int) -> np.ndarray:

@@ -40,9 +40,10 @@ Each piece is an importable function or small class, so tests call them one at a
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -57,7 +58,7 @@ from domino_envs.outcome import centered_win_shares, win_shares
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
 from domino_envs.version import __version__
-from domino_training.configs import RunConfig, TrainConfig, check_device
+from domino_training.configs import RunConfig, learner_config, read_run, read_stages
 from domino_training.learners.checkpoint import (
     check_vector_rows,
     load_checkpoint_file,
@@ -66,17 +67,25 @@ from domino_training.learners.checkpoint import (
     read_generators,
     save_checkpoint_file,
 )
-from domino_training.learners.network import ActorCritic, masked_log_probs, torch_threads
+from domino_training.learners.distill import Distill, PPOWithRounds
+from domino_training.learners.imitate import Imitation
+from domino_training.learners.interface import RUN_SET, register_learner
+from domino_training.learners.network import ActorCritic, Network, check_device, masked_log_probs, torch_threads
 from domino_training.learners.pool import (
     POOL_KINDS,
+    REWARDS,
     GreedyBatch,
     HeuristicBatch,
+    Opponents,
     PolicyBatch,
     RandomBatch,
     batch_opponent,
     draw_kinds,
     sample_actions,
 )
+from domino_training.learners.run_folder import Eval, LearnerRun, PointLog, drive
+from domino_training.learners.sb3 import SB3
+from domino_training.settings import bounded, check, is_spec
 
 LEARNER = 0
 # opponent codes in the per-seat controller table; snapshots take SNAPSHOT0 + slot; the fixed
@@ -87,6 +96,101 @@ SELF_PLAY, SNAPSHOT = POOL_KINDS.index("self_play"), POOL_KINDS.index("snapshot"
 KIND_CODES = np.array([{"self_play": LEARNER, "snapshot": SNAPSHOT0, "random": RANDOM, "greedy": GREEDY,
                         "heuristic": HEURISTIC, "target": TARGET}[k] for k in POOL_KINDS], dtype=np.int64)
 CHECKPOINT_FORMAT = "domino-envs-ppo-checkpoint/1"
+
+
+# ------------------------------------------------------------------------------ settings
+ALGOS = ("ppo", "sb3")
+
+
+@dataclass
+class Budget:
+    env_steps: int = bounded(2_000_000, min=1)  # decisions stepped in the vector env (every seat's), or SB3 timesteps
+    minutes: float = bounded(0.0, min=0)  # wall-clock cap on training (0: none), numba's compiling and the imitation
+                                    # warm start not counted (run_folder.BudgetClock); a resumed run gets it afresh
+    checkpoint_every: int = bounded(10, min=1)  # updates between checkpoints (the last one is always saved)
+
+
+@dataclass
+class PPO:
+    num_envs: int = bounded(256, min=1)  # games stepped in lockstep
+    rollout_steps: int = bounded(64, min=1)  # vector steps per update (num_envs * rollout_steps decisions)
+    lr: float = bounded(3e-4, gt=0)  # Adam's learning rate
+    anneal_lr: bool = True          # linear decay to 0 over the budget
+    lr_horizon: int = bounded(0, min=0)  # decisions over which anneal_lr takes lr to 0 (0: budget.env_steps); a run
+                                    # stopped early on purpose (a stage redoing a time-capped run) keeps its schedule
+    gamma: float = bounded(1.0, min=0, max=1)  # episodes are short and end in one reward: no discount
+    gae_lambda: float = bounded(0.95, min=0, max=1)  # GAE's lambda: bias against variance of the advantages
+    clip: float = bounded(0.2, gt=0)  # PPO's ratio clip
+    epochs: int = bounded(4, min=1)  # passes over each rollout
+    minibatch_size: int = bounded(4096, min=1)  # decisions per gradient step
+    ent_coef: float = bounded(0.01, min=0)  # entropy bonus
+    vf_coef: float = bounded(0.5, min=0)  # value loss weight
+    max_grad_norm: float = bounded(0.5, gt=0)  # gradient norm clip
+    reward: str = bounded("win", choices=REWARDS)  # "win": the hand's win share minus the fair share; "score": the
+                                    # game's rewards
+    score_scale: float = bounded(0.02, gt=0)  # multiplies the game's rewards when reward == "score"
+    perfect_info_critic: bool = False  # the critic reads every seat's observation (actor: its own only)
+    torch_threads: int = bounded(1, min=1)  # torch intra-op threads of the update and the fits (collection runs on 1):
+                                    # 2 gave 22.4k decisions/s against 18.5k with 1 in Draw on an idle 2-core
+                                    # machine (docs/speed.md), but costs several times over beside another
+                                    # training; results differ between thread counts
+    device: str = bounded("cpu", verify=check_device)  # any torch device that exists: cpu, cuda, cuda:N, mps
+                                    # (check_device); the env
+                                    # stays on CPU, the network, its forward passes and the update run there
+
+
+@dataclass
+class TrainConfig:
+    """The ppo learner's settings, and the train section of a game file (configs/<game>.yaml) that
+    `domino train` reads for every learner: its seed, budget and eval are the run's; ppo, ppo_bc and sb3
+    take the rest as params (each section lives with what reads it: network.py, pool.py, imitate.py,
+    distill.py, run_folder.py, sb3.py)."""
+
+    algo: str = bounded("ppo", choices=ALGOS)  # "ppo" (ours, on the vector env) or "sb3" (MaskablePPO on SingleSeatEnv)
+    seed: int = bounded(0, min=0)
+    budget: Budget = field(default_factory=Budget)
+    network: Network = field(default_factory=Network)
+    ppo: PPO = field(default_factory=PPO)
+    opponents: Opponents = field(default_factory=Opponents)
+    imitation: Imitation = field(default_factory=Imitation)
+    distill: Distill = field(default_factory=Distill)
+    eval: Eval = field(default_factory=Eval)
+    sb3: SB3 = field(default_factory=SB3)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def validate(self) -> None:
+        """Values outside what the trainers accept: ConfigError naming the key and what is allowed (the
+        bounds on the fields, training/settings.py `check`, then the rules between keys)."""
+        def need(ok, key, value, allowed):
+            if not ok:
+                raise ConfigError(f"{key}={value!r} is not allowed; {allowed}")
+
+        check(self)
+        weights = [getattr(self.opponents, k) for k in POOL_KINDS]
+        need(sum(weights) > 0 and min(weights) >= 0, "opponents", weights, "weights must be >= 0 with a positive sum")
+        need(not self.network.init_actor or self.algo == "ppo", "network.init_actor", self.network.init_actor,
+             "starting from a policy file is for algo ppo only")
+        if self.opponents.target > 0:
+            need(self.algo == "ppo", "opponents.target", self.opponents.target, "a target opponent is for algo ppo only")
+            need(is_spec(self.opponents.target_spec), "opponents.target_spec", self.opponents.target_spec,
+                 "opponents.target > 0 needs an agent spec, e.g. heuristic or mlp:checkpoint=PATH")
+        for key in ("rounds", "every_updates"):
+            need(not getattr(self.distill, key) or self.algo == "ppo", f"distill.{key}", getattr(self.distill, key),
+                 f"search distillation is for algo ppo only (with another algo: --set distill.{key}=0)")
+
+
+def load_run(path: str | Path | None = None, game: str | None = None, overrides: list[str] | tuple = (),
+             demo: bool = False) -> RunConfig:
+    """A game file's run (configs.read_run) in a fresh TrainConfig: what `domino train`, the ship and demo
+    scripts and the tests train from; ConfigError naming a bad key or value."""
+    return read_run(TrainConfig(), path, game, overrides, demo)
+
+
+def load_stages(game: str, path: str | Path | None = None) -> list[list[str]]:
+    """The game file's stages (configs.read_stages), each checked as a TrainConfig."""
+    return read_stages(TrainConfig(), game, path)
 
 
 # ------------------------------------------------------------------------------ chains and GAE
@@ -621,5 +725,68 @@ class Trainer:
         return extra
 
 
-__all__ = ["ActorCritic", "Buffer", "Collector", "SeatChains", "Trainer", "gae", "masked_log_probs",
-           "ppo_update", "sample_actions"]
+# ------------------------------------------------------------------------------ the ppo and ppo_bc learners
+PPO_SECTIONS = ("ppo", "network", "opponents", "imitation", "distill", "budget.checkpoint_every")  # its params
+
+
+def settings(run: LearnerRun, learner: str = "ppo") -> RunConfig:
+    """The RunConfig ppo/ppo_bc train `run` with (configs.learner_config: the game's train section without
+    its stages, then the params, which may turn the stages on): imitation off for ppo, 200k heuristic
+    decisions for ppo_bc where the file has none."""
+    def adjust(train):
+        if learner == "ppo":
+            train.imitation.decisions = 0
+        elif train.imitation.decisions == 0:
+            train.imitation.decisions = 200_000
+
+    return learner_config(TrainConfig(), run, learner, "ppo", PPO_SECTIONS, RUN_SET, adjust)
+
+
+def _imitation_steps(decisions: int) -> int:
+    """Env steps imitate.demonstrations plays for `decisions` (it steps 64 games at a time)."""
+    return math.ceil(decisions / 64) * 64 if decisions else 0
+
+
+def train_ppo(run: LearnerRun, log: PointLog, progress: bool, learner: str = "ppo") -> None:
+    """Our PPO (ppo.py Trainer) through the marks: the imitation warm start first when imitation.decisions
+    asks (its decisions count in the budget), distillation rounds where distill.* asks."""
+    cfg = log.settings  # settings(run, learner), built by the driver's check
+    offset = _imitation_steps(cfg.train.imitation.decisions)
+    if offset >= run.budget:
+        raise ConfigError(f"{learner}: imitation.decisions={cfg.train.imitation.decisions} leaves nothing of the "
+                          f"budget {run.budget} for PPO")
+    cfg.train.budget.env_steps = run.budget - offset  # the lr schedule spans the PPO part
+    trainer = Trainer(cfg, run.run_dir)
+    extra = {}
+    if trainer.checkpoint_path.is_file():
+        extra = trainer.load_checkpoint()
+        log.resumed_at(offset + trainer.env_steps)
+    elif offset:
+        t0 = time.perf_counter()
+        with log.uncounted():  # the time budget caps PPO (docs/training.md): the warm start comes on top
+            stats = trainer.warm_start()
+        trainer.seconds += time.perf_counter() - t0
+        log.say(f"imitation of {cfg.train.imitation.teacher}: {cfg.train.imitation.decisions:,} decisions, "
+                f"agreement {stats['bc_agreement']:.3f}, {time.perf_counter() - t0:.0f} s")
+        trainer.save_checkpoint()
+    if trainer.device.type == "cpu":
+        log.say(f"torch: {cfg.train.ppo.torch_threads} CPU thread(s) for the update (ppo.torch_threads; 2 pays on an "
+                f"idle 2-core machine, costs several times over beside other jobs), 1 for collection")
+    drive(PPOWithRounds(trainer, extra, log), log, run.budget, "mlp", cfg.train.budget.checkpoint_every, progress,
+          offset)
+
+
+def train_ppo_bc(run: LearnerRun, log: PointLog, progress: bool) -> None:
+    """Imitation warm start, then our PPO."""
+    train_ppo(run, log, progress, learner="ppo_bc")
+
+
+register_learner("ppo", train_ppo, "our PPO on the vector env, from scratch (configs/<game>.yaml's train section)",
+                 check=lambda run: settings(run, "ppo"), settings=TrainConfig, sections=PPO_SECTIONS)
+register_learner("ppo_bc", train_ppo_bc, "imitation warm start (the heuristic by default), then our PPO",
+                 check=lambda run: settings(run, "ppo_bc"), settings=TrainConfig, sections=PPO_SECTIONS)
+
+
+__all__ = ["ALGOS", "PPO", "ActorCritic", "Budget", "Buffer", "Collector", "gae", "load_run", "load_stages",
+           "masked_log_probs", "ppo_update", "sample_actions", "SeatChains", "settings", "train_ppo", "train_ppo_bc",
+           "TrainConfig", "Trainer"]

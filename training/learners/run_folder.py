@@ -48,6 +48,7 @@ from pathlib import Path
 import yaml
 
 from domino_envs.errors import CheckpointError, DominoError
+from domino_training.settings import bounded
 
 POINTS_FILE = "points.json"
 POINTS_FORMAT = "domino-envs-learner-points/1"
@@ -260,6 +261,22 @@ class CsvLog:
 
 
 # ------------------------------------------------------------------------------ evaluation
+@dataclass
+class Eval:
+    """The train section's ``eval``: the run's evaluation during training and its final table (the run's
+    settings, not a learner's: `domino train` makes it an `Evaluation`)."""
+
+    every_updates: int = bounded(25, min=0)  # evaluation against `opponents` during training every that many PPO
+                                    # updates
+    #                                 worth of env steps (ppo.num_envs x ppo.rollout_steps each), whatever the learner
+    every_env_steps: int = bounded(0, min=0)  # > 0: every that many env steps instead (the unit of every learner)
+    deals: int = bounded(100, min=1)  # duplicate deals per matchup during training
+    opponents: list = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    final_deals: int = bounded(500, min=0)  # duplicate deals per matchup of the table at the end (0: none)
+    final_opponents: list = field(default_factory=lambda: ["random", "greedy", "heuristic"])
+    seed: int = 12345               # deals of the evaluation (the same at every point of a run)
+
+
 def evaluate_spec(game: str, config: dict, spec: str, opponents: list[str], deals: int, seed: int, label: str):
     """The harness's duplicate-deal report of `spec` against each opponent, `spec` shown as `label`."""
     from domino_training.evaluate import evaluate
@@ -317,8 +334,9 @@ class PointLog:
     """The run folder as a learner sees it (see module doc)."""
 
     def __init__(self, run: LearnerRun, learner: str, minutes: float = 0.0, evaluation: Evaluation | None = None,
-                 tensorboard: bool = False, echo=None):
+                 tensorboard: bool = False, echo=None, settings=None):
         self.run, self.learner = run, learner
+        self.settings = settings  # the learner's settings, built once by its check (train_learner hands them over)
         self.dir = Path(run.run_dir)
         self.path = self.dir / POINTS_FILE
         self.points: list[PolicyPoint] = []

@@ -36,17 +36,21 @@ import json
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import yaml
 
 from domino_envs.core import DominoError
 from domino_envs.errors import CheckpointError
 from domino_training.commands import HelpFormatter, add_import, add_set
-from domino_training.configs import RunConfig, TrainConfig, load_run
+from domino_training.configs import RunConfig
 from domino_training.learners import interface
 from domino_training.learners.interface import RUN_SET, learner_names, train_learner
 from domino_training.learners.run_folder import POINTS_FILE, AnotherRunError, Evaluation, LearnerRun, describe_values
 from domino_training.settings import keys
+
+if TYPE_CHECKING:
+    from domino_training.learners.ppo import TrainConfig
 
 RUN_LEVEL = {key.split(".")[0] for key in RUN_SET}  # train keys the command reads itself; the rest are the learner's
 CHECKPOINTS = (POINTS_FILE, "checkpoint.pt", "sb3_model.zip")  # a folder holding one of these holds a run
@@ -56,6 +60,8 @@ SETTINGS_FILE = "train.yaml"  # the run's resolved config, written by this comma
 def takes_config(learner: str | None) -> bool:
     """Whether the learner's params are keys of the config's train section (ppo, ppo_bc, sb3: their
     settings are a TrainConfig)."""
+    from domino_training.learners.ppo import TrainConfig  # here: importing this command imports no torch
+
     entry = interface.LEARNERS.get(learner) if learner else None
     return entry is not None and entry.settings is not None and isinstance(entry.settings(), TrainConfig)
 
@@ -89,6 +95,8 @@ def plan(args) -> tuple[RunConfig, str, dict]:
     --resume (and no --config) on a folder holding a run and its train.yaml, the run's own settings are
     the base: train.yaml's config, points.json's learner and (for a learner whose params are not config
     keys) its params; the --set flags go on top."""
+    from domino_training.learners.ppo import load_run  # the game file's train section, a TrainConfig
+
     if args.learner and args.algo and args.learner != args.algo:
         raise DominoError(f"--learner {args.learner} and --algo {args.algo} disagree: give --learner only")
     learner = args.learner or args.algo

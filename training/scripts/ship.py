@@ -35,8 +35,9 @@ from pathlib import Path
 import domino_envs
 from domino_agents.trained import shipped_path
 from domino_training.commands import add_seed, add_set, add_workers
-from domino_training.configs import load_run, load_stages, stage_overrides
+from domino_training.configs import stage_overrides
 from domino_training.evaluate import evaluate
+from domino_training.learners.ppo import load_run, load_stages
 from domino_training.learners.train import train
 from domino_training.parallel import in_order, run_jobs
 from domino_training.scripts import DOCS

@@ -48,7 +48,7 @@ import time
 import numpy as np
 
 from domino_training.commands import add_set
-from domino_training.configs import load_run
+from domino_training.learners.ppo import load_run
 
 
 def sb3_steps_per_second(game: str = "draw_v0", steps: int = 16_384, hidden: list[int] | None = None,

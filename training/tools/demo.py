@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from domino_training.configs import load_run
+from domino_training.learners.ppo import load_run
 from domino_training.learners.train import train
 
 RUN_DIR = Path("runs/demo")

@@ -91,7 +91,7 @@ def _tiny_training(game_name: str) -> None:
     own compiled loop) in a throw-away folder: compiles the learners' kernels."""
     import tempfile
 
-    from domino_training.configs import load_run
+    from domino_training.learners.ppo import load_run
     from domino_training.learners.train import train
 
     run = load_run(game=game_name, overrides=[
