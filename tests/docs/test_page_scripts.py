@@ -17,7 +17,9 @@ from domino_training.scripts import DOCS, headroom, pages, scaling, search, spee
 def docs(tmp_path):
     folder = tmp_path / "docs"
     folder.mkdir()
-    for name in ("search.json", "speed.json", "scaling.json", "scaling.md"):
+    for name in ("search.json", "speed.json", "scaling.json", "scaling.md", "benchmark_full/full.json",
+                 "benchmark/quick.json"):  # scaling.md's second section: the full profile's cost
+        (folder / name).parent.mkdir(exist_ok=True)
         shutil.copy(DOCS / name, folder / name)
     return folder
 

@@ -147,8 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="train one game of the profile, keep its scores beside --report (to commit) and write the "
                          "page over every game finished so far: a long profile run one sitting at a time")
     ap.add_argument("--compare", metavar="JSON",
-                    help="another profile's published JSON of this suite (docs/benchmark/quick.json), whose final "
-                         "scores the page sets beside these")
+                    help="another profile's published JSON of this suite (the quick profile's, beside its page), "
+                         "whose final scores the page sets beside these")
     ap.add_argument("--reps", type=int, default=2000, help="bootstrap resamples of the aggregates")
     add_workers(ap, "train and evaluate the runs")
     add_address(ap, "train and evaluate the runs")

@@ -21,8 +21,8 @@ import time
 
 from domino_envs.registry import game_names, title
 from domino_training.benchmark.report import hardware_line
+from domino_training.commands import add_seed, add_workers
 from domino_training.evaluate import evaluate
-from domino_training.parallel import check_workers
 from domino_training.scripts import DOCS
 
 PROG = "python -m domino_training.scripts.headroom"
@@ -80,13 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--agent", action="append", choices=list(AGENTS), help="which cells (default all three)")
     ap.add_argument("--all", action="store_true", help="every game's cells that docs/headroom.json lacks")
     ap.add_argument("--deals", type=int, default=2000, help="duplicate deals a cell (default 2000)")
-    ap.add_argument("--seed", type=int, default=SEED, help=f"deal seed (default {SEED}, the search page's)")
-    ap.add_argument("--workers", type=int, default=1, metavar="N", help="processes that play; the same cell")
+    add_seed(ap, "the deals", default=SEED, note="the search page's")
+    add_workers(ap, "play a cell's deals")
     args = ap.parse_args(argv)
-    try:
-        check_workers(args.workers)
-    except ValueError as err:
-        ap.error(f"--workers: {err}")
     unknown = [g for g in args.games if g not in game_names()]
     if unknown:
         ap.error(f"unknown game(s) {unknown}: one of {game_names()}")
