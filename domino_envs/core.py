@@ -25,6 +25,10 @@ lists them all); this base class turns them into the public methods:
     _legal_set_kernel(s, p, out)       legality via the step's own check, for tests
     _check_kernel(s, p) -> bool        tile conservation and state invariants, for tests
 
+The step and the legality sweep are templates here (`step_kernel`, `legal_set`) that a game fills
+with its `_is_legal`, `_play` and `_advance`; the drawing games share `draw_until_playable`, and
+every game gives its fixed facts (config class, slot table, docs page...) as one `Facts` record.
+
 `s` is one state row, `p` the game's int64 params array (its config as numbers). A row must be
 contiguous (`new_state()`, or a row of a C-order batch): packed fields (the Draw Game's deck, the
 layout history) are read through byte and int16 views of it.
@@ -52,7 +56,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -111,6 +115,70 @@ def step_begin(s):
     for k in range(MAX_SEATS):
         s[H_REWARD + k] = 0
     s[H_STEPS] += 1
+
+
+# The kernels every game writes alike, as templates a game fills in with its own compiled functions
+# (numba passes them as first-class functions; inlined, each game's kernel is its own machine code,
+# cached with the game module, as fast as the copies it replaces):
+#
+#     @njit(cache=True, inline="always")
+#     def _step_kernel(s, a, p):
+#         return step_kernel(s, a, p, N_ACTIONS, _is_legal, _play, _advance)
+#
+#     @njit(cache=True)
+#     def _legal_set_kernel(s, p, out):
+#         legal_set(s, p, out, N_ACTIONS, _is_legal)
+@njit(inline="always")
+def step_kernel(s, a, p, n_actions, is_legal, play, advance):
+    """The step of the engine contract: ERR_OVER / ERR_RANGE (`step_gate`), ERR_ILLEGAL unless
+    ``is_legal(s, p, a)``, the row untouched on any of them; else `step_begin`, ``play(s, p, a)``
+    (the seat to act takes action a) and ``advance(s, p)`` (every forced step up to the next
+    decision), and OK."""
+    code = step_gate(s, a, n_actions)
+    if code == OK and not is_legal(s, p, a):
+        code = ERR_ILLEGAL
+    if code != OK:
+        return code
+    step_begin(s)
+    play(s, p, a)
+    advance(s, p)
+    return OK
+
+
+@njit(inline="always")
+def legal_set(s, p, out, n_actions, is_legal):
+    """out[a] = 1 where ``is_legal(s, p, a)``, the step's own check, action by action (an independent
+    path from the mask, for tests); all zeros once the episode is over."""
+    out[:] = 0
+    if s[H_DONE] == 1:
+        return
+    for a in range(n_actions):
+        out[a] = 1 if is_legal(s, p, a) else 0
+
+
+@njit(inline="always")
+def draw_until_playable(s, deck, at, end, slots, seat, fits, shown):
+    """The draw of the drawing games (D-2, S-9, T-7): `seat`, with nothing to play, draws the stock's
+    next tile ``deck[at + s[pos]]`` into its hand, one at a time, counting its draws, until a tile
+    of the bitmask `fits` comes (it must play it: the just-drew slot set) or the stock is down to
+    `end` (``end <= s[pos]``: no draw). Its lacks slot becomes `shown` where it kept a tile (a kept
+    tile is unseen: what it showed before no longer holds), else gains `shown`. `slots` is the
+    game's (pos, hands, drawn, lacks, just_drew) offsets. Returns (drew a playable tile, tiles kept)."""
+    pos, hands, drawn, lacks, just_drew = slots
+    kept = 0
+    got = False
+    while s[pos] < end:
+        t = np.int64(deck[np.uint64(at + s[pos])])
+        s[pos] += 1
+        s[hands + seat] |= 1 << t
+        s[drawn + seat] += 1
+        if (fits >> t) & 1:
+            got = True
+            s[just_drew] = 1
+            break
+        kept += 1
+    s[lacks + seat] = shown if kept > 0 else (s[lacks + seat] | shown)
+    return got, kept
 
 
 # Upper bounds of the config integers the kernels add up or compare (they fit int64 with room).
@@ -226,6 +294,14 @@ def check_bool(game: str, key: str, value) -> None:
         raise ConfigError(f"{game}: {key}={value!r} must be True or False")
 
 
+def check_match(game: str, config) -> None:
+    """The match keys of a game played to a target score: `match` (play hands to `target` as one
+    episode) True or False, `target` in 1..MAX_TARGET, `max_hands` (the safety cap) in 1..MAX_HANDS."""
+    check_bool(game, "match", config.match)
+    check_int(game, "target", config.target, 1, MAX_TARGET)
+    check_int(game, "max_hands", config.max_hands, 1, MAX_HANDS)
+
+
 def build_config(config_cls, game_name: str, defaults: dict, kwargs: dict):
     """Config dataclass from registry defaults overlaid with user keys; unknown keys rejected."""
     allowed = [f.name for f in dataclasses.fields(config_cls)]
@@ -238,6 +314,20 @@ def build_config(config_cls, game_name: str, defaults: dict, kwargs: dict):
     return config_cls(**merged)
 
 
+class Facts(NamedTuple):
+    """What a game is whatever its config, given once: ``class MyGame(Game, kernels=globals(),
+    facts=Facts(...))`` sets each field as the class attribute of that name (the `Game` docs say
+    what each is for)."""
+
+    Config: type  # the frozen dataclass of rule parameters
+    slots: Slots  # the row's slot table, closed (state_size is its size)
+    docs_page: str  # its page under docs/games/
+    spec_prefix: str  # the prefix of its ambiguity ids
+    heuristic: str | None = None  # its rule-based heuristic's family ("family" or "family:variant")
+    first_key: str | None = None  # the config key naming hand 1's first seat
+    reward_scale: float = 1.0  # rewards in the header are integers / reward_scale
+
+
 KERNELS = ("_reset_kernel", "_step_kernel", "_mask_kernel", "_obs_kernel", "_sample_kernel",
            "_legal_set_kernel", "_check_kernel")
 
@@ -246,11 +336,15 @@ class Game:
     """Base class binding a game's compiled kernels to the engine contract (see module doc).
 
     A game module defines its kernels at module level and its engine class as
-    ``class MyGame(Game, kernels=globals())``, which binds every kernel of `KERNELS`.
+    ``class MyGame(Game, kernels=globals(), facts=Facts(...))``, which binds every kernel of
+    `KERNELS` and sets the class attributes of its `Facts`.
     """
 
-    def __init_subclass__(cls, kernels: dict | None = None, **kwargs):
+    def __init_subclass__(cls, kernels: dict | None = None, facts: Facts | None = None, **kwargs):
         super().__init_subclass__(**kwargs)
+        if facts is not None:
+            for key, value in facts._asdict().items():
+                setattr(cls, key, value)
         if kernels is not None:
             missing = [k for k in KERNELS if k not in kernels]
             if missing:
@@ -536,6 +630,25 @@ class Game:
     def _validate_more(self, state: np.ndarray) -> None:
         """Game checks beyond plain slot ranges (the relations between slots the kernels rely on),
         before `_check_kernel`."""
+
+    def _deal_parts(self, deal, keys=DEAL_KEYS, first: int | None = None) -> tuple[list, list, int | None]:
+        """A hand-set deal in the one deal format, read for `set_deal`: its keys (`check_deal_keys`
+        with the game's `keys`), its hands (`deal_hands`), its stock (`deal_stock`) and, where the
+        game's default first seat `first` is given, the deal's first seat (`deal_first`; else None).
+        DealError naming the first thing wrong."""
+        check_deal_keys(self.name, deal, keys)
+        hands = deal_hands(self.name, deal, self.num_players)
+        stock = deal_stock(self.name, deal)
+        return hands, stock, None if first is None else deal_first(self.name, deal, self.num_players, first)
+
+    def _deal_ids(self, hands: list, stock: list, max_pip: int = 6) -> tuple[list[list[int]], list[int], set[int]]:
+        """The tile ids of each hand and of the stock (`deal_tile_ids`: tiles of the double-`max_pip`
+        set, none dealt twice; DealError for an empty hand) and the set of ids dealt."""
+        seen: set[int] = set()
+        hand_ids = [deal_tile_ids(self.name, h, f"hand {k}", seen, max_pip) for k, h in enumerate(hands)]
+        if any(len(h) == 0 for h in hand_ids):
+            raise DealError(f"{self.name}: every hand needs at least one tile")
+        return hand_ids, deal_tile_ids(self.name, stock, "stock", seen, max_pip), seen
 
     def _dealt(self, deck: np.ndarray, dealt_end: int, pos: int, n_tiles: int) -> np.ndarray:
         """deck[:dealt_end], the tiles dealt in deal order (for `deal_of`; deck[:pos] were dealt or

@@ -8,6 +8,12 @@ many tiles it holds and whether it is open. The spinner policy is a layout setti
 ``SPIN_NONE`` (doubles lie in line only), ``SPIN_FIRST`` (the first double played is the one
 spinner) or ``SPIN_ALL`` (every double is a spinner).
 
+Rule ids carried out here (rules-spec; each game's engine names the policy it picks): D-6, one line
+and no spinner in the Draw/Block Game (``SPIN_NONE``); T-4, Racehorse's ``spinner`` flag (none,
+the first double, every double); Seven-Toed Pete's one spinner, the first double played (spec
+section 2, no id: ``SPIN_FIRST``); the count (``lay_count``) that P-1/P-3 (Pete's scoring plays)
+and T-3 (Racehorse's set, counted like any placement) score.
+
 The count (sum of the open ends, the fives games' score) follows rules-spec conventions: a double
 crosswise at an end counts both halves; a lone first tile counts all its pips; a spinner counts
 2d only while fewer than two of its sides are covered, after that only its branch ends count.
@@ -321,6 +327,7 @@ def _add_spinner(s, L, host, d):
 
 @njit(cache=True)
 def _spinner_allowed(s, L):
+    # T-4 (Racehorse's spinner flag), Pete's first double (SPIN_FIRST), D-6 (no spinner: SPIN_NONE)
     mode = s[L + _SPINMODE]
     if mode == SPIN_NONE:
         return False
@@ -484,6 +491,8 @@ def lay_close_arm(s, L, a):
 @njit(cache=True)
 def lay_count(s, L):
     """Sum of the open ends (see module docstring)."""
+    # P-1/P-3 (Pete: a lone lead counts all its pips; a count > 0 and a multiple of 5 scores), T-3
+    # (Racehorse: the set counts like any placement); a spinner counts 2d until both sides are covered
     if s[L + _PLACED] == 0:
         return 0
     c = s[L + _CENTER]

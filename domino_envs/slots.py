@@ -182,6 +182,29 @@ class Slots:
         return "\n".join(lines)
 
 
+# Bounds every game's slots use, as functions of the game (its seats, its tiles, its observation's bound).
+def seats(g) -> int:
+    return g.num_players
+
+
+def last_seat(g) -> int:
+    return g.num_players - 1
+
+
+def high(g) -> int:
+    """The observation's bound (`Game.obs_high`) as an int: scores, penalties, awards."""
+    return int(g.obs_high())
+
+
+def tile_count(g) -> int:
+    return g.n_tiles
+
+
+def tile_mask(g) -> int:
+    """Every tile of the game's set as a bitmask."""
+    return (1 << g.n_tiles) - 1
+
+
 def record_entries(table: Slots, game, start: int, prefix: str) -> list[Entry]:
     """The entries of a record table (offsets from 0) placed at `start`, names prefixed: one arm of
     the layout at its place in the row, say."""
@@ -255,6 +278,18 @@ class ObsLayout:
     def index(self, name: str) -> int:
         """The column of piece `name` in `at` (the last column is the size: ``len(names)``)."""
         return self.names.index(name)
+
+    def columns(self, *names: str) -> tuple[int, ...]:
+        """The columns of pieces `names` (`index` of each), for a kernel's constants."""
+        return tuple(self.index(name) for name in names)
+
+    def affine(self) -> np.ndarray:
+        """`coef`, for a kernel that computes its offsets from it; ValueError where the offsets are
+        not affine in the dimensions (a shape change then shows at import: index `at` instead)."""
+        if self.coef is None:
+            raise ValueError(f"{self.shapes.__module__}: observation offsets are not affine in the dimensions "
+                             f"{self.grid}; index ObsLayout.at instead")
+        return self.coef
 
     @property
     def size_index(self) -> int:

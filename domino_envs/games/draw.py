@@ -47,7 +47,6 @@ from numba import njit
 
 from ..actions import ActionTable, tile_arm_table
 from ..core import (
-    ERR_ILLEGAL,
     H_DONE,
     H_HAND,
     H_REWARD,
@@ -55,22 +54,17 @@ from ..core import (
     H_TRUNC,
     H_TURN,
     HEADER,
-    MAX_HANDS,
-    MAX_TARGET,
-    OK,
     ConfigError,
     DealError,
+    Facts,
     Game,
     check_bool,
     check_choice,
-    check_deal_keys,
     check_int,
-    deal_first,
-    deal_hands,
-    deal_stock,
-    deal_tile_ids,
-    step_begin,
-    step_gate,
+    check_match,
+    draw_until_playable,
+    legal_set,
+    step_kernel,
 )
 from ..layout import (
     SPIN_NONE,
@@ -92,7 +86,7 @@ from ..layout import (
 )
 from ..rng import rng_below
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
-from ..slots import ObsLayout, Slots
+from ..slots import ObsLayout, Slots, high, last_seat, seats, tile_count, tile_mask
 from ..table import Table, hand_number, line_play
 from ..tiles import (
     MAX_TILES,
@@ -119,42 +113,27 @@ P_NP, P_MAXPIP, P_NTILES, P_HAND, P_DRAW, P_MATCH, P_TARGET, P_FIRST, P_MAXHANDS
 # row's bytes, `_deck(s)`): a draw reads it and a deal writes it, and packed it sits in the hot
 # cache lines (as one int64 slot per tile it was a cache miss at every draw in a batch of rows);
 # the layout's history (one write per placement, never cleared) last
-def _tiles(g):
-    return (1 << g.n_tiles) - 1
-
-
-def _nt(g):
-    return g.n_tiles
-
-
-def _last_seat(g):
-    return g.num_players - 1
-
-
-def _seats(g):
-    return g.num_players
-
-
 ROW = Slots("draw", base=HEADER)
-HANDS = ROW.slot("hands", MAX_PLAYERS, 0, _tiles, used=_seats, doc="tile bitmask per seat")
-DECK_POS = ROW.slot("deck position", 1, 0, _nt, doc="next tile drawn is deck[DECK_POS] (deck: the packed deck)")
-BONE_END = ROW.slot("boneyard end", 1, 0, _nt,
+HANDS = ROW.slot("hands", MAX_PLAYERS, 0, tile_mask, used=seats, doc="tile bitmask per seat")
+DECK_POS = ROW.slot("deck position", 1, 0, tile_count, doc="next tile drawn is deck[DECK_POS] (deck: the packed deck)")
+BONE_END = ROW.slot("boneyard end", 1, 0, tile_count,
                     doc="boneyard = deck[DECK_POS:BONE_END]; deck[BONE_END:n_tiles] out of play")
 VOID = ROW.slot("voids", MAX_PLAYERS, 0, lambda g: (1 << (g.config.max_pip + 1)) - 1,
                 doc="pip bitmask: numbers the seat showed it lacks")
-DRAWN = ROW.slot("drawn", MAX_PLAYERS, 0, _nt)
-SCORES = ROW.slot("scores", MAX_PLAYERS, 0, lambda g: int(g.obs_high()))
-LAST_PLACER = ROW.slot("last placer", 1, -1, _last_seat)
-LAST_WINNER = ROW.slot("last winner", 1, -1, _last_seat)
-FIRST_SEAT = ROW.slot("first seat", 1, 0, _last_seat)
+DRAWN = ROW.slot("drawn", MAX_PLAYERS, 0, tile_count)
+SCORES = ROW.slot("scores", MAX_PLAYERS, 0, high)
+LAST_PLACER = ROW.slot("last placer", 1, -1, last_seat)
+LAST_WINNER = ROW.slot("last winner", 1, -1, last_seat)
+FIRST_SEAT = ROW.slot("first seat", 1, 0, last_seat)
 JUST_DREW = ROW.slot("just drew", 1, 0, 1, doc="1 while the seat to act holds a tile it just drew and must play")
-PLAYED_MASK = ROW.slot("played", MAX_PLAYERS, 0, _tiles, used=_seats,
+PLAYED_MASK = ROW.slot("played", MAX_PLAYERS, 0, tile_mask, used=seats,
                        doc="per seat: bitmask of the tiles it placed this hand")
 DECK = ROW.slot("deck", (MAX_TILES + 7) // 8,
                 doc="packed: one int8 tile id per byte (_deck(s)); checked by _check_kernel")
 DECK_BYTES = DECK * 8  # tile k of the deck is _deck(s)[DECK_BYTES + k] (int8)
-LAY = lay_block(ROW, 2, max_pip=lambda g: g.config.max_pip, n_tiles=_nt)
+LAY = lay_block(ROW, 2, max_pip=lambda g: g.config.max_pip, n_tiles=tile_count)
 STATE_SIZE = ROW.close()
+DRAW_SLOTS = (DECK_POS, HANDS, DRAWN, VOID, JUST_DREW)  # core.draw_until_playable's
 HOT_SIZE = DECK  # reset clears [0, HOT_SIZE); the deal writes the deck, lay_init the layout
 
 # D-1: tiles dealt to each seat by (max_pip, num_players); the rest is the boneyard
@@ -205,9 +184,7 @@ class DrawConfig:
         check_bool(g, "drawing", self.drawing)
         if self.first_seat is not None:
             check_int(g, "first_seat", self.first_seat, 0, self.num_players - 1)
-        check_bool(g, "match", self.match)
-        check_int(g, "target", self.target, 1, MAX_TARGET)
-        check_int(g, "max_hands", self.max_hands, 1, MAX_HANDS)
+        check_match(g, self)
 
     @property
     def deal_size(self) -> int:
@@ -335,28 +312,12 @@ def _advance(s, p):
         # D-2: nothing playable: draw one tile at a time until one is playable (then it must be
         # played: the next loop pass auto-plays it or stops at the seat's choice of ends); no
         # reserve, the boneyard can be drawn to its last tile; boneyard empty: pass
-        ends = lay_line_open_pips(s, LAY)  # (the line is never empty here: any tile leads)
-        fits = lay_line_fits(s, LAY)
-        if s[DECK_POS] < s[BONE_END]:
-            kept = 0
-            got = False
-            deck = _deck(s)
-            while s[DECK_POS] < s[BONE_END]:
-                t = np.int64(deck[np.uint64(DECK_BYTES + s[DECK_POS])])
-                s[DECK_POS] += 1
-                s[HANDS + seat] |= 1 << t
-                s[DRAWN + seat] += 1
-                if (fits >> t) & 1:
-                    got = True
-                    break
-                kept += 1
-            # what the seat showed it lacks, counting the tile it must now play as played
-            s[VOID + seat] = ends if kept > 0 else (s[VOID + seat] | ends)
-            if got:
-                s[JUST_DREW] = 1
-                continue
-        else:
-            s[VOID + seat] |= ends
+        # what the seat showed it lacks: the open ends (the line is never empty here: any tile leads),
+        # counting the tile it must now play as played
+        got, _ = draw_until_playable(s, _deck(s), DECK_BYTES, s[BONE_END], DRAW_SLOTS, seat,
+                                     lay_line_fits(s, LAY), lay_line_open_pips(s, LAY))
+        if got:
+            continue
         if not _anyone_can_play(s, p):  # blocked: nobody can play and the boneyard is empty
             _end_hand(s, p, -1)
             continue
@@ -391,14 +352,15 @@ def _is_legal(s, p, a):
     return (PIP_MASK[e] >> t) & 1 == 1
 
 
+@njit(cache=True, inline="always")
+def _play(s, p, a):
+    _place(s, p, s[H_TURN], a >> 1, a & 1)
+
+
 @njit(cache=True)
 def _legal_set_kernel(s, p, out):
     """Legality action by action through the step's own check (tests compare it with the mask)."""
-    out[:] = 0
-    if s[H_DONE] == 1:
-        return
-    for a in range(2 * p[P_NTILES]):
-        out[a] = 1 if _is_legal(s, p, a) else 0
+    legal_set(s, p, out, 2 * p[P_NTILES], _is_legal)
 
 
 @njit(cache=True)
@@ -431,15 +393,7 @@ def _check_kernel(s, p):
 
 @njit(cache=True, inline="always")
 def _step_kernel(s, a, p):
-    code = step_gate(s, a, 2 * p[P_NTILES])
-    if code == OK and not _is_legal(s, p, a):
-        code = ERR_ILLEGAL
-    if code != OK:
-        return code
-    step_begin(s)
-    _place(s, p, s[H_TURN], a >> 1, a & 1)
-    _advance(s, p)
-    return OK
+    return step_kernel(s, a, p, 2 * p[P_NTILES], _is_legal, _play, _advance)
 
 
 @njit(cache=True, inline="always")
@@ -529,17 +483,9 @@ def _sample_kernel(s, p, v, seed):
 
 
 # ------------------------------------------------------------------------------ Python side
-class DrawGame(Game, kernels=globals()):
+# heuristic: domino_agents.heuristic_line.LineHeuristic
+class DrawGame(Game, kernels=globals(), facts=Facts(DrawConfig, ROW, "draw.md", "D", "line", "first_seat")):
     """Draw Game / Block Game engine bound to one config."""
-
-    heuristic = "line"  # domino_agents.heuristic_line.LineHeuristic
-    docs_page = "draw.md"
-    spec_prefix = "D"
-    first_key = "first_seat"
-
-    Config = DrawConfig
-    state_size = STATE_SIZE
-    slots = ROW
 
     def __init__(self, config: DrawConfig, name: str = "draw_v0"):
         c = config
@@ -600,18 +546,11 @@ class DrawGame(Game, kernels=globals()):
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
         """Start a new episode from a given deal (module docstring, "Deal format")."""
         self._check_row(state)
-        check_deal_keys(self.name, deal)
         n = self.num_players
-        hands = deal_hands(self.name, deal, n)
-        stock = deal_stock(self.name, deal)
+        hands, stock, first = self._deal_parts(deal, first=self.config.first_seat or 0)
         if stock and not self.config.drawing:
             raise DealError(f"{self.name}: the Block Game has no stock to draw from; got {len(stock)} stock tiles")
-        first = deal_first(self.name, deal, n, 0 if self.config.first_seat is None else self.config.first_seat)
-        seen: set[int] = set()
-        hand_ids = [deal_tile_ids(self.name, h, f"hand {k}", seen, self.config.max_pip) for k, h in enumerate(hands)]
-        if any(len(h) == 0 for h in hand_ids):
-            raise DealError(f"{self.name}: every hand needs at least one tile")
-        stock_ids = deal_tile_ids(self.name, stock, "stock", seen, self.config.max_pip)
+        hand_ids, stock_ids, seen = self._deal_ids(hands, stock, self.config.max_pip)
         rest = [t for t in range(self.n_tiles) if t not in seen]
         s = state
         self._fresh_row(s)

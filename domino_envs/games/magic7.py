@@ -61,7 +61,6 @@ from numba import njit
 
 from ..actions import DRAW, JOKER, KILL, PASS, ActionTable, empty_columns
 from ..core import (
-    ERR_ILLEGAL,
     H_DONE,
     H_HAND,
     H_REWARD,
@@ -69,20 +68,16 @@ from ..core import (
     H_TURN,
     HEADER,
     MAX_SEATS,
-    OK,
     DealError,
+    Facts,
     Game,
-    check_deal_keys,
     check_int,
-    deal_first,
-    deal_hands,
-    deal_stock,
-    step_begin,
-    step_gate,
+    legal_set,
+    step_kernel,
 )
 from ..rng import rng_below, rng_shuffle
 from ..sampling import deal_consistent, shuffle_and_deal
-from ..slots import ObsLayout, Slots
+from ..slots import ObsLayout, Slots, high, last_seat, seats
 from ..table import RowsPlay, Table, hand_number
 from ..tiles import lowest_bit, popcount, stream_bits, stream_end
 
@@ -118,17 +113,9 @@ NUM_ACTIONS = 115
 P_NP, P_HAND, P_GAMES, P_FIRST = range(4)
 
 # state slots (after the common header), declared once (slots.py): bounds are functions of the game
-def _last_seat(g):
-    return g.num_players - 1
-
-
-def _high(g):
-    return int(g.obs_high())
-
-
 ROW = Slots("magic7", base=HEADER)
-LIVE = ROW.slot("live", MAX_SEATS, 0, ALL_MASK, used=lambda g: g.num_players, doc="live-tile bitmask per seat")
-KILLED = ROW.slot("killed", MAX_SEATS, 0, ALL_MASK, used=lambda g: g.num_players, doc="killed-tile bitmask per seat")
+LIVE = ROW.slot("live", MAX_SEATS, 0, ALL_MASK, used=seats, doc="live-tile bitmask per seat")
+KILLED = ROW.slot("killed", MAX_SEATS, 0, ALL_MASK, used=seats, doc="killed-tile bitmask per seat")
 PILE = ROW.slot("pile", N_TILES, -1, N_TILES - 1, doc="deal order; pile = PILE[PILE_POS:PILE_END]; -1 blanked")
 PILE_POS = ROW.slot("pile position", 1, 0, N_TILES)
 PILE_END = ROW.slot("pile end", 1, 0, N_TILES)
@@ -137,17 +124,17 @@ LO = ROW.slot("row low", 4, 0, 13, doc="lowest rank per row (0 while the 7 is no
 HI = ROW.slot("row high", 4, 0, 13, doc="highest rank per row")
 COVER = ROW.slot("cover", 8, -1, N_CARDS - 1, doc="suit*2+end -> target card of an unfilled joker there, or -1")
 JOKER_AT = ROW.slot("joker at", 1, 0, CARD_MASK, doc="mask over card ids of the slots where a joker lies")
-PLAYED_BY = ROW.slot("played by", N_CARDS, -1, _last_seat, doc="per card: seat that placed it, -1 if not placed")
+PLAYED_BY = ROW.slot("played by", N_CARDS, -1, last_seat, doc="per card: seat that placed it, -1 if not placed")
 JPLAYED = ROW.slot("jokers played", MAX_SEATS, 0, 2)
 DRAWN = ROW.slot("drawn", MAX_SEATS, 0, N_TILES, doc="tiles drawn this game")
 LACK = ROW.slot("lacks", MAX_SEATS, 0, CARD_MASK, doc="cards the seat's live hand is known to lack")
 NKILL = ROW.slot("kills", 1, 0, N_TILES, doc="kill events this game")
-KSEAT = ROW.slot("kill seat", N_TILES, 0, _last_seat, doc="seat of the i-th kill")
+KSEAT = ROW.slot("kill seat", N_TILES, 0, last_seat, doc="seat of the i-th kill")
 KMASK = ROW.slot("kill mask", N_TILES, 0, ALL_MASK, doc="what the i-th killed tile cannot be (public)")
-PEN_TOTAL = ROW.slot("penalty totals", MAX_SEATS, 0, _high, doc="match penalty totals")
-LAST_PEN = ROW.slot("last penalties", MAX_SEATS, 0, _high, doc="penalties of the last finished game")
-STARTER = ROW.slot("starter", 1, 0, _last_seat, doc="starter of the current game")
-WENT_OUT = ROW.slot("went out", 1, -1, _last_seat, doc="seat that went out in the last finished game, -1 if none")
+PEN_TOTAL = ROW.slot("penalty totals", MAX_SEATS, 0, high, doc="match penalty totals")
+LAST_PEN = ROW.slot("last penalties", MAX_SEATS, 0, high, doc="penalties of the last finished game")
+STARTER = ROW.slot("starter", 1, 0, last_seat, doc="starter of the current game")
+WENT_OUT = ROW.slot("went out", 1, -1, last_seat, doc="seat that went out in the last finished game, -1 if none")
 PLAYABLE = ROW.slot("playable", 1, 0, CARD_MASK,
                     doc="cache of _calc_playable(s), refreshed whenever a row or cover changes")
 PLACED = ROW.slot("placed", 1, 0, CARD_MASK, doc="mask of the cards lying in the rows (PLAYED_BY >= 0)")
@@ -184,13 +171,11 @@ def _obs_shapes(n):
 
 
 OBS = ObsLayout(_obs_shapes, range(2, MAX_PLAYERS + 1))
-OBS_C = OBS.coef  # offsets affine in (n): see _obs_at
-if OBS_C is None:  # pragma: no cover - a shape change that breaks this shows at import
-    raise ValueError("magic7: observation offsets are no longer affine in (n); index OBS.at instead")
+OBS_C = OBS.affine()  # offsets affine in (n): see _obs_at
 (I_HAND_JOKERS, I_KILLED_JOKERS, I_ROW_ENDS, I_JPLAYED, I_LIVE, I_KILLED, I_DRAWN, I_PILE, I_PEN, I_LAST,
- I_GAMES) = (OBS.index(k) for k in (
+ I_GAMES) = OBS.columns(
     "hand_jokers", "killed_jokers", "row_ends", "jokers_played", "live_counts", "killed_counts", "drawn", "pile",
-    "penalties", "last_penalties", "games_played"))
+    "penalties", "last_penalties", "games_played")
 
 
 # ------------------------------------------------------------------------------ kernels
@@ -532,15 +517,7 @@ def _reset_kernel(s, seed, p):
 
 @njit(cache=True, inline="always")
 def _step_kernel(s, a, p):
-    code = step_gate(s, a, NUM_ACTIONS)
-    if code == OK and not _is_legal(s, p, a):
-        code = ERR_ILLEGAL
-    if code != OK:
-        return code
-    step_begin(s)
-    _apply(s, p, a)
-    _advance(s, p)
-    return OK
+    return step_kernel(s, a, p, NUM_ACTIONS, _is_legal, _apply, _advance)
 
 
 @njit(cache=True, inline="always")
@@ -562,11 +539,7 @@ def _mask_kernel(s, p, out):
 def _legal_set_kernel(s, p, out):
     """Legality action by action through the step's own check. Here the step and the mask read
     the same _legal_words, so tests/games/test_magic7_legality.py checks it against the rules."""
-    out[:] = 0
-    if s[H_DONE] == 1:
-        return
-    for a in range(NUM_ACTIONS):
-        out[a] = 1 if _is_legal(s, p, a) else 0
+    legal_set(s, p, out, NUM_ACTIONS, _is_legal)
 
 
 @njit(cache=True)
@@ -880,17 +853,10 @@ def _mask_names(mask: int) -> list[str]:
     return [tile_name(t) for t in range(N_TILES) if (int(mask) >> t) & 1]
 
 
-class Magic7Game(Game, kernels=globals()):
+# heuristic: domino_agents.heuristic_magic7.Magic7Heuristic
+class Magic7Game(Game, kernels=globals(), facts=Facts(Magic7Config, ROW, "magic7.md", "M7", "magic7", "first_seat")):
     """Magic-7 engine bound to one config (see the module docstring for rules and encodings)."""
 
-    heuristic = "magic7"  # domino_agents.heuristic_magic7.Magic7Heuristic
-    docs_page = "magic7.md"
-    spec_prefix = "M7"
-    first_key = "first_seat"
-
-    Config = Magic7Config
-    state_size = STATE_SIZE
-    slots = ROW
     num_actions = NUM_ACTIONS
 
     def __init__(self, config: Magic7Config, name: str = "magic7_v0"):
@@ -996,11 +962,7 @@ class Magic7Game(Game, kernels=globals()):
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
         """Start a new episode from a given deal (module docstring, "Deal format")."""
         self._check_row(state)
-        check_deal_keys(self.name, deal)
-        n = self.num_players
-        hands = deal_hands(self.name, deal, n)
-        stock = deal_stock(self.name, deal)
-        first = deal_first(self.name, deal, n, 0 if self.config.first_seat is None else self.config.first_seat)
+        hands, stock, first = self._deal_parts(deal, first=self.config.first_seat or 0)
         seen: set[int] = set()
 
         def ids(seq, where):
@@ -1031,7 +993,7 @@ class Magic7Game(Game, kernels=globals()):
         s[PILE:PILE + len(order)] = order
         s[PILE_POS] = sum(len(h) for h in hand_ids)
         s[PILE_END] = len(order)
-        for k in range(n):
+        for k in range(self.num_players):
             s[LIVE + k] = sum(1 << t for t in hand_ids[k])
         s[OUT] = ALL_MASK & ~sum(1 << t for t in seen)
         _setup(s, self.params, first)

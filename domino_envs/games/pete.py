@@ -54,27 +54,22 @@ from numba import njit
 
 from ..actions import ActionTable, tile_arm_table
 from ..core import (
-    ERR_ILLEGAL,
     H_DONE,
     H_HAND,
     H_REWARD,
     H_RNG,
     H_TURN,
     HEADER,
-    OK,
     ConfigError,
     DealError,
+    Facts,
     Game,
     check_bool,
-    check_deal_keys,
     check_int,
-    deal_first,
-    deal_hands,
-    deal_stock,
     deal_tile_ids,
     is_int,
-    step_begin,
-    step_gate,
+    legal_set,
+    step_kernel,
 )
 from ..layout import (
     SPIN_FIRST,
@@ -351,11 +346,7 @@ def _is_legal(s, p, a):
 @njit(cache=True)
 def _legal_set_kernel(s, p, out):
     """Legality action by action through the step's own check (tests compare it with the mask)."""
-    out[:] = 0
-    if s[H_DONE] == 1:
-        return
-    for a in range(NT * NARMS):
-        out[a] = 1 if _is_legal(s, p, a) else 0
+    legal_set(s, p, out, NT * NARMS, _is_legal)
 
 
 @njit(cache=True)
@@ -401,16 +392,13 @@ def _check_kernel(s, p):
 
 
 @njit(cache=True, inline="always")
-def _step_kernel(s, a, p):
-    code = step_gate(s, a, NT * NARMS)
-    if code == OK and not _is_legal(s, p, a):
-        code = ERR_ILLEGAL
-    if code != OK:
-        return code
-    step_begin(s)
+def _play(s, p, a):
     _place(s, p, s[H_TURN], a >> 2, a & 3)
-    _advance(s, p)
-    return OK
+
+
+@njit(cache=True, inline="always")
+def _step_kernel(s, a, p):
+    return step_kernel(s, a, p, NT * NARMS, _is_legal, _play, _advance)
 
 
 @njit(cache=True, inline="always")
@@ -543,18 +531,10 @@ def _sample_kernel(s, p, v, seed):
 
 
 # ------------------------------------------------------------------------------ Python side
-class PeteGame(Game, kernels=globals()):
+# heuristic: domino_agents.heuristic_fives.FivesHeuristic, Pete's weights
+class PeteGame(Game, kernels=globals(), facts=Facts(PeteConfig, ROW, "seven_toed_pete.md", "P", "fives:pete",
+                                                    "first_leader", float(REWARD_SCALE))):
     """Seven-Toed Pete engine bound to one config (rules: module docstring)."""
-
-    heuristic = "fives:pete"  # domino_agents.heuristic_fives.FivesHeuristic, Pete's weights
-    docs_page = "seven_toed_pete.md"
-    spec_prefix = "P"
-    first_key = "first_leader"
-
-    Config = PeteConfig
-    state_size = STATE_SIZE
-    slots = ROW
-    reward_scale = float(REWARD_SCALE)
 
     def __init__(self, config: PeteConfig, name: str = "seven_toed_pete_v0"):
         c = config
@@ -625,11 +605,10 @@ class PeteGame(Game, kernels=globals()):
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
         """Start a new episode from a given deal (module docstring, "Deal format")."""
         self._check_row(state)
-        check_deal_keys(self.name, deal, ("hands", "stock", "first", "chips"))
-        hands = deal_hands(self.name, deal, NP)
-        if deal_stock(self.name, deal):
+        hands, stock, leader = self._deal_parts(deal, ("hands", "stock", "first", "chips"),
+                                                self.config.first_leader or 0)
+        if stock:
             raise DealError(f"{self.name}: every tile is dealt, there is no stock; got stock={deal['stock']!r}")
-        leader = deal_first(self.name, deal, NP, 0 if self.config.first_leader is None else self.config.first_leader)
         chips = deal.get("chips")
         if chips is not None:
             if not self.config.match:

@@ -61,7 +61,6 @@ from numba import njit
 
 from ..actions import ActionTable, tile_arm_table
 from ..core import (
-    ERR_ILLEGAL,
     H_DONE,
     H_HAND,
     H_REWARD,
@@ -70,24 +69,19 @@ from ..core import (
     H_TRUNC,
     H_TURN,
     HEADER,
-    MAX_HANDS,
     MAX_SEATS,
-    MAX_TARGET,
-    OK,
     ConfigError,
     DealError,
+    Facts,
     Game,
     check_bool,
     check_choice,
-    check_deal_keys,
     check_int,
-    deal_first,
-    deal_hands,
-    deal_stock,
-    deal_tile_ids,
+    check_match,
+    draw_until_playable,
     is_int,
-    step_begin,
-    step_gate,
+    legal_set,
+    step_kernel,
 )
 from ..layout import (
     SPIN_ALL,
@@ -116,7 +110,7 @@ from ..layout import (
 )
 from ..rng import rng_below
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
-from ..slots import ObsLayout, Slots
+from ..slots import ObsLayout, Slots, high, last_seat, seats
 from ..table import Table, hand_number, line_play
 from ..tiles import (
     TILE_A,
@@ -148,42 +142,35 @@ FULL_MASK = (1 << N_TILES) - 1
  P_RESERVE, P_ARM_BITS) = range(11)  # P_ARM_BITS: log2 of P_ARMS (2, 4 or 16 arms)
 
 # state slots (after the common header), declared once (slots.py): bounds are functions of the game
-def _last_seat(g):
-    return g.num_players - 1
-
-
-def _high(g):
-    return int(g.obs_high())
-
-
 ROW = Slots("racehorse", base=HEADER)
-HANDS = ROW.slot("hands", MAX_PLAYERS, 0, FULL_MASK, used=lambda g: g.num_players, doc="tile bitmask per seat")
+HANDS = ROW.slot("hands", MAX_PLAYERS, 0, FULL_MASK, used=seats, doc="tile bitmask per seat")
 DECK = ROW.slot("deck", N_TILES, -1, N_TILES - 1, doc="the deal order of the tiles")
 DECK_POS = ROW.slot("deck position", 1, 0, N_TILES, doc="next tile drawn is DECK[DECK_POS]")
 BONE_END = ROW.slot("boneyard end", 1, 0, N_TILES,
                     doc="boneyard = DECK[DECK_POS:BONE_END]; DECK[BONE_END:28] out of play (test deals)")
-PLAYED_BY = ROW.slot("played by", N_TILES, -1, _last_seat, doc="per tile: seat that placed it, -1 if not placed")
+PLAYED_BY = ROW.slot("played by", N_TILES, -1, last_seat, doc="per tile: seat that placed it, -1 if not placed")
 VOID = ROW.slot("voids", MAX_PLAYERS, 0, (1 << NP1) - 1, doc="pip bitmask: numbers the seat showed it lacks")
 NOSPEC = ROW.slot("no special", MAX_PLAYERS, 0, 1, doc="1: the seat showed it holds no special tile")
 DRAWN = ROW.slot("drawn", MAX_PLAYERS, 0, N_TILES)
 WASHED = ROW.slot("washed up", MAX_PLAYERS, 0, 1)
-SCORES = ROW.slot("scores", MAX_PLAYERS, 0, _high)
-PENDING = ROW.slot("pending rewards", MAX_PLAYERS, lambda g: -int(g.reward_scale) * _high(g),
-                   lambda g: int(g.reward_scale) * _high(g), used=lambda g: g.num_players,
+SCORES = ROW.slot("scores", MAX_PLAYERS, 0, high)
+PENDING = ROW.slot("pending rewards", MAX_PLAYERS, lambda g: -int(g.reward_scale) * high(g),
+                   lambda g: int(g.reward_scale) * high(g), used=seats,
                    doc="rewards earned during reset / set_deal, paid with the first step (0 once a step "
                        "was taken: _validate_more)")
-SETTER = ROW.slot("setter", 1, 0, _last_seat, doc="nominal setter of this hand (T-5)")
-DUTY = ROW.slot("set duty", 1, -1, _last_seat, doc="seat holding the set duty, -1 once the set is down")
+SETTER = ROW.slot("setter", 1, 0, last_seat, doc="nominal setter of this hand (T-5)")
+DUTY = ROW.slot("set duty", 1, -1, last_seat, doc="seat holding the set duty, -1 once the set is down")
 EXTRA = ROW.slot("extra play", 1, 0, 1, doc="1 while the seat to act owes an obliged extra play")
 JUST_DREW = ROW.slot("just drew", 1, 0, 1)
-OUT_SEAT = ROW.slot("out seat", 1, -1, _last_seat, doc="seat that went out in the last finished hand, -1 none")
-LAST_WINNER = ROW.slot("last winner", 1, -1, _last_seat,
+OUT_SEAT = ROW.slot("out seat", 1, -1, last_seat, doc="seat that went out in the last finished hand, -1 none")
+LAST_WINNER = ROW.slot("last winner", 1, -1, last_seat,
                        doc="a seat of the side that won the last hand's award, -1 none")
-LAST_AWARD = ROW.slot("last award", 1, 0, _high, doc="points of that award")
+LAST_AWARD = ROW.slot("last award", 1, 0, high, doc="points of that award")
 COUNT = ROW.slot("count", 1, 0, 1000, doc="the count after the last placement (0 before the set)")
 PLAYED_MASK = ROW.slot("played", MAX_PLAYERS, 0, FULL_MASK, doc="per seat: bitmask of the tiles it placed this hand")
 LAY = lay_block(ROW, 16, arms=lambda g: g.num_arms, max_pip=NP1 - 1, n_tiles=N_TILES)
 STATE_SIZE = ROW.close()
+DRAW_SLOTS = (DECK_POS, HANDS, DRAWN, VOID, JUST_DREW)  # core.draw_until_playable's
 
 
 @dataclass(frozen=True)
@@ -207,9 +194,7 @@ class RacehorseConfig:
             raise ConfigError(f"{g}: teams=True needs num_players=4 (seats 0 & 2 vs 1 & 3); got num_players={self.num_players}")
         check_choice(g, "spinner", self.spinner, list(SPIN_MODES))
         check_choice(g, "award", self.award, ["per_pip", "per_five"])
-        check_bool(g, "match", self.match)
-        check_int(g, "target", self.target, 1, MAX_TARGET)
-        check_int(g, "max_hands", self.max_hands, 1, MAX_HANDS)
+        check_match(g, self)
         if self.first_setter is not None:
             check_int(g, "first_setter", self.first_setter, 0, self.num_players - 1)
 
@@ -227,13 +212,11 @@ def _obs_shapes(n, arms):
 
 
 OBS = ObsLayout(_obs_shapes, range(2, MAX_PLAYERS + 1), sorted(SPIN_ARMS.values()))
-OBS_C = OBS.coef  # offsets affine in (n, arms): see _obs_at
-if OBS_C is None:  # pragma: no cover - a shape change that breaks this shows at import
-    raise ValueError("racehorse: observation offsets are no longer affine in (n, arms); index OBS.at instead")
+OBS_C = OBS.affine()  # offsets affine in (n, arms): see _obs_at
 (I_PLAYED_BY, I_ARM_ENDS, I_COUNT, I_SIZES, I_BONEYARD, I_VOIDS, I_NOSPEC, I_DRAWN, I_WASHED, I_SCORES,
- I_TO_MOVE, I_SETTER, I_EXTRA, I_JUST_DREW) = (OBS.index(k) for k in (
+ I_TO_MOVE, I_SETTER, I_EXTRA, I_JUST_DREW) = OBS.columns(
     "played_by", "arm_ends", "count", "hand_sizes", "boneyard", "voids", "no_special", "drawn", "washed_up",
-    "scores", "to_move", "setter", "extra_play", "just_drew"))
+    "scores", "to_move", "setter", "extra_play", "just_drew")
 
 
 # ------------------------------------------------------------------------------ kernels
@@ -514,28 +497,15 @@ def _advance(s, p):
             continue
         # T-7: nothing playable (a normal turn or an obliged play, T-3): 2-3 players draw until
         # a playable tile comes and must play it; 4 players, or nothing to draw: the turn ends
-        ends = lay_open_pips(s, LAY)
-        if n < 4:
-            reserve = p[P_RESERVE] if hand == 0 else 0  # T-6
-            kept = 0
-            got = False
-            while _boneyard(s) > reserve:
-                t = _draw_one(s, seat)
-                if lay_playable(s, LAY, 1 << t) != 0:
-                    got = True
-                    break
-                kept += 1
-            # what the seat showed it lacks, counting the tile it must now play as played
-            if kept > 0:
-                s[VOID + seat] = ends
-                s[NOSPEC + seat] = 0  # kept tiles are unseen and may be special
-            else:
-                s[VOID + seat] |= ends
-            if got:
-                s[JUST_DREW] = 1
-                continue
-        else:
-            s[VOID + seat] |= ends
+        # (T-6: the reserve stays in the boneyard; the seat's voids: what it showed it lacks, counting
+        # the tile it must now play as played)
+        end = s[BONE_END] - (p[P_RESERVE] if hand == 0 else 0) if n < 4 else s[DECK_POS]
+        got, kept = draw_until_playable(s, s, DECK, end, DRAW_SLOTS, seat, lay_playable(s, LAY, FULL_MASK),
+                                        lay_open_pips(s, LAY))
+        if kept > 0:
+            s[NOSPEC + seat] = 0  # kept tiles are unseen and may be special
+        if got:
+            continue
         if s[HANDS + seat] == 0:
             s[WASHED + seat] = 1  # stranded at the reserve with nothing: washed up (T-6)
         _pass_turn(s, p, seat)
@@ -583,11 +553,7 @@ def _is_legal(s, p, a):
 @njit(cache=True)
 def _legal_set_kernel(s, p, out):
     """Legality action by action through the step's own check (tests compare it with the mask)."""
-    out[:] = 0
-    if s[H_DONE] == 1:
-        return
-    for a in range(N_TILES * p[P_ARMS]):
-        out[a] = 1 if _is_legal(s, p, a) else 0
+    legal_set(s, p, out, N_TILES * p[P_ARMS], _is_legal)
 
 
 @njit(cache=True)
@@ -642,18 +608,15 @@ def _check_kernel(s, p):
 
 @njit(cache=True, inline="always")
 def _step_kernel(s, a, p):
-    code = step_gate(s, a, N_TILES * p[P_ARMS])
-    if code == OK and not _is_legal(s, p, a):
-        code = ERR_ILLEGAL
-    if code != OK:
-        return code
-    step_begin(s)
+    return step_kernel(s, a, p, N_TILES * p[P_ARMS], _is_legal, _play, _advance)
+
+
+@njit(cache=True, inline="always")
+def _play(s, p, a):
     for k in range(MAX_PLAYERS):  # rewards earned before the first decision (see _settle_pending)
         s[H_REWARD + k] = s[PENDING + k]
         s[PENDING + k] = 0
     _place(s, p, s[H_TURN], a >> p[P_ARM_BITS], a & (p[P_ARMS] - 1))
-    _advance(s, p)
-    return OK
 
 
 @njit(cache=True, inline="always")
@@ -741,18 +704,10 @@ def _sample_kernel(s, p, v, seed):
 
 
 # ------------------------------------------------------------------------------ Python side
-class RacehorseGame(Game, kernels=globals()):
+# heuristic: domino_agents.heuristic_fives.FivesHeuristic, Racehorse's weights
+class RacehorseGame(Game, kernels=globals(),
+                    facts=Facts(RacehorseConfig, ROW, "racehorse.md", "T", "fives:racehorse", "first_setter", 6.0)):
     """Racehorse engine bound to one config."""
-
-    heuristic = "fives:racehorse"  # domino_agents.heuristic_fives.FivesHeuristic, Racehorse's weights
-    docs_page = "racehorse.md"
-    spec_prefix = "T"
-    first_key = "first_setter"
-
-    Config = RacehorseConfig
-    state_size = STATE_SIZE
-    slots = ROW
-    reward_scale = 6.0
 
     def __init__(self, config: RacehorseConfig, name: str = "racehorse_v0"):
         c = config
@@ -832,13 +787,11 @@ class RacehorseGame(Game, kernels=globals()):
     def set_deal(self, state: np.ndarray, deal: dict) -> None:
         """Start a new episode from a given deal (module docstring, "Deal format")."""
         self._check_row(state)
-        check_deal_keys(self.name, deal, ("hands", "stock", "first", "scores"))
         n = self.num_players
-        hands = deal_hands(self.name, deal, n)
-        stock = deal_stock(self.name, deal)
+        hands, stock, first = self._deal_parts(deal, ("hands", "stock", "first", "scores"),
+                                               self.config.first_setter or 0)
         if stock and n == 4:
             raise DealError(f"{self.name}: 4 players have no stock (boneyard); got {len(stock)} stock tiles")
-        first = deal_first(self.name, deal, n, 0 if self.config.first_setter is None else self.config.first_setter)
         scores = deal.get("scores", [0] * n)
         cap = self.config.target - 1
         if (not isinstance(scores, (list, tuple)) or len(scores) != n
@@ -847,11 +800,7 @@ class RacehorseGame(Game, kernels=globals()):
                             f"{self.config.target}: a side at the target has won); got {scores!r}")
         if self.config.teams and (scores[0] != scores[2] or scores[1] != scores[3]):
             raise DealError(f"{self.name}: with teams partners share a score (seats 0 & 2, 1 & 3); got {list(scores)}")
-        seen: set[int] = set()
-        hand_ids = [deal_tile_ids(self.name, h, f"hand {k}", seen, 6) for k, h in enumerate(hands)]
-        if any(len(h) == 0 for h in hand_ids):
-            raise DealError(f"{self.name}: every hand needs at least one tile")
-        stock_ids = deal_tile_ids(self.name, stock, "stock", seen, 6)
+        hand_ids, stock_ids, seen = self._deal_ids(hands, stock)
         rest = [t for t in range(N_TILES) if t not in seen]
         s = state
         self._fresh_row(s)

@@ -54,7 +54,6 @@ from numba import njit
 
 from ..actions import ActionTable, tile_arm_table
 from ..core import (
-    ERR_ILLEGAL,
     H_DONE,
     H_HAND,
     H_REWARD,
@@ -62,20 +61,15 @@ from ..core import (
     H_TRUNC,
     H_TURN,
     HEADER,
-    MAX_HANDS,
-    MAX_TARGET,
-    OK,
     DealError,
+    Facts,
     Game,
-    check_bool,
     check_choice,
-    check_deal_keys,
     check_int,
-    deal_hands,
-    deal_stock,
-    deal_tile_ids,
-    step_begin,
-    step_gate,
+    check_match,
+    draw_until_playable,
+    legal_set,
+    step_kernel,
 )
 from ..layout import (
     SPIN_NONE,
@@ -92,7 +86,7 @@ from ..layout import (
     lay_replay_problem,
 )
 from ..sampling import finish_redeal, redeal_attempt, shuffle_and_deal, unseen_setup
-from ..slots import ObsLayout, Slots
+from ..slots import ObsLayout, Slots, last_seat, seats
 from ..table import LinePlay, Table, hand_number
 from ..tiles import (
     PIP_MASK,
@@ -136,31 +130,28 @@ ABOVE = np.array([sum(1 << u for u in range(NT) if LEAD_RANK[u] > LEAD_RANK[t]) 
 P_NP, P_HAND, P_ZERO, P_MATCH, P_TARGET, P_MAXHANDS = range(6)
 
 # state slots (after the common header), declared once (slots.py): bounds are functions of the game
-def _last_seat(g):
-    return g.num_players - 1
-
-
 def _points(g):
     return UNIT * int(g.obs_high())
 
 
 ROW = Slots("sum7", base=HEADER)
-HANDS = ROW.slot("hands", MAX_PLAYERS, 0, FULL, used=lambda g: g.num_players, doc="tile bitmask per seat")
+HANDS = ROW.slot("hands", MAX_PLAYERS, 0, FULL, used=seats, doc="tile bitmask per seat")
 DECK = ROW.slot("deck", NT, -1, NT - 1, doc="the deal order of the tiles")
 DECK_POS = ROW.slot("deck position", 1, 0, NT, doc="market = DECK[DECK_POS:NT]")
-PLAYED_BY = ROW.slot("played by", NT, -1, _last_seat, doc="per tile: seat that placed it, -1 if not placed")
+PLAYED_BY = ROW.slot("played by", NT, -1, last_seat, doc="per tile: seat that placed it, -1 if not placed")
 LACKS = ROW.slot("lacks", MAX_PLAYERS, 0, FULL, doc="tile bitmask: tiles the seat showed it lacks")
 DRAWN = ROW.slot("drawn", MAX_PLAYERS, 0, NT)
 WON = ROW.slot("won", MAX_PLAYERS, 0, _points, doc="units of 1/UNIT point")
 PAID = ROW.slot("paid", MAX_PLAYERS, 0, _points, doc="units of 1/UNIT point")
-PASSES = ROW.slot("passes", 1, 0, lambda g: g.num_players, doc="passes in succession (S-10)")
+PASSES = ROW.slot("passes", 1, 0, seats, doc="passes in succession (S-10)")
 JUST_DREW = ROW.slot("just drew", 1, 0, 1)
-STARTER = ROW.slot("starter", 1, 0, _last_seat)
+STARTER = ROW.slot("starter", 1, 0, last_seat)
 WINNERS = ROW.slot("winners", 1, 0, lambda g: (1 << g.num_players) - 1,
                    doc="bitmask of the last hand's winners (rendering)")
 PLAYED_MASK = ROW.slot("played", MAX_PLAYERS, 0, FULL, doc="per seat: bitmask of the tiles it placed this hand")
 LAY = lay_block(ROW, 2, max_pip=6, n_tiles=NT)
 STATE_SIZE = ROW.close()
+DRAW_SLOTS = (DECK_POS, HANDS, DRAWN, LACKS, JUST_DREW)  # core.draw_until_playable's
 
 
 @dataclass(frozen=True)
@@ -179,9 +170,7 @@ class Sum7Config:
         check_int(g, "num_players", self.num_players, 2, MAX_PLAYERS)
         check_choice(g, "deal", self.deal, DEALS)
         check_choice(g, "zero_rule", self.zero_rule, ZERO_RULES)
-        check_bool(g, "match", self.match)
-        check_int(g, "target", self.target, 1, MAX_TARGET)
-        check_int(g, "max_hands", self.max_hands, 1, MAX_HANDS)
+        check_match(g, self)
 
     @property
     def hand_size(self) -> int:
@@ -200,13 +189,11 @@ def _obs_shapes(n):
 
 
 OBS = ObsLayout(_obs_shapes, range(2, MAX_PLAYERS + 1))
-OBS_C = OBS.coef  # offsets affine in (n): see _obs_at
-if OBS_C is None:  # pragma: no cover - a shape change that breaks this shows at import
-    raise ValueError("sum7: observation offsets are no longer affine in (n); index OBS.at instead")
+OBS_C = OBS.affine()  # offsets affine in (n): see _obs_at
 (I_PLAYED_BY, I_REQUIRED, I_CLOSED, I_TRAPS, I_PLACEMENTS, I_SIZES, I_MARKET, I_LACKS, I_DRAWN, I_PASSES,
- I_WON, I_PAID, I_TO_MOVE, I_JUST_DREW) = (OBS.index(k) for k in (
+ I_WON, I_PAID, I_TO_MOVE, I_JUST_DREW) = OBS.columns(
     "played_by", "required", "closed", "traps_live", "placements", "hand_sizes", "market", "lacks", "drawn",
-    "passes", "won", "paid", "to_move", "just_drew"))
+    "passes", "won", "paid", "to_move", "just_drew")
 
 
 # ------------------------------------------------------------------------------ kernels
@@ -406,24 +393,9 @@ def _advance(s, p):
         # S-8/S-9: no placement: draw until a placeable tile comes (placed at once), market
         # empty: a forced pass; drawing is never a choice, and the market can be drawn dry
         pl = _placeable(s, p)
-        if s[DECK_POS] < NT:
-            kept = 0
-            got = False
-            while s[DECK_POS] < NT:
-                t = s[DECK + s[DECK_POS]]
-                s[DECK_POS] += 1
-                s[HANDS + seat] |= 1 << t
-                s[DRAWN + seat] += 1
-                if (pl >> t) & 1:
-                    got = True
-                    break
-                kept += 1
-            s[LACKS + seat] = pl if kept > 0 else (s[LACKS + seat] | pl)
-            if got:
-                s[JUST_DREW] = 1
-                continue
-        else:
-            s[LACKS + seat] |= pl
+        got, _ = draw_until_playable(s, s, DECK, NT, DRAW_SLOTS, seat, pl, pl)
+        if got:
+            continue
         s[PASSES] += 1  # forced pass
         if s[PASSES] >= n:  # S-10: every seat passed once in succession
             _end_hand(s, p)
@@ -454,21 +426,16 @@ def _is_legal(s, p, a):
 @njit(cache=True)
 def _legal_set_kernel(s, p, out):
     """Legality action by action through the step's own check (tests compare it with the mask)."""
-    out[:] = 0
-    if s[H_DONE] == 1:
-        return
-    for a in range(N_ACTIONS):
-        out[a] = 1 if _is_legal(s, p, a) else 0
+    legal_set(s, p, out, N_ACTIONS, _is_legal)
 
 
 @njit(cache=True, _nrt=False)
 def _step_kernel(s, a, p):
-    code = step_gate(s, a, N_ACTIONS)
-    if code == OK and not _is_legal(s, p, a):
-        code = ERR_ILLEGAL
-    if code != OK:
-        return code
-    step_begin(s)
+    return step_kernel(s, a, p, N_ACTIONS, _is_legal, _play, _advance)
+
+
+@njit(cache=True, inline="always")
+def _play(s, p, a):
     seat = s[H_TURN]
     if a == PASS:  # S-8: a wait; S-10: it counts towards n passes in succession
         s[PASSES] += 1
@@ -478,8 +445,6 @@ def _step_kernel(s, a, p):
             s[H_TURN] = seat + 1 if seat + 1 < p[P_NP] else 0
     else:
         _place(s, p, seat, a >> 1, a & 1)
-    _advance(s, p)
-    return OK
 
 
 @njit(cache=True, _nrt=False)
@@ -623,17 +588,10 @@ def _sample_kernel(s, p, v, seed):
 
 
 # ------------------------------------------------------------------------------ Python side
-class Sum7Game(Game, kernels=globals()):
+# heuristic: domino_agents.heuristic_sum7.Sum7Heuristic
+class Sum7Game(Game, kernels=globals(), facts=Facts(Sum7Config, ROW, "sum7.md", "S", "sum7", None, float(UNIT))):
     """Domino Sum 7 engine bound to one config."""
 
-    heuristic = "sum7"  # domino_agents.heuristic_sum7.Sum7Heuristic
-    docs_page = "sum7.md"
-    spec_prefix = "S"
-
-    Config = Sum7Config
-    state_size = STATE_SIZE
-    slots = ROW
-    reward_scale = float(UNIT)
     PASS = PASS
 
     def __init__(self, config: Sum7Config, name: str = "sum7_v0"):
@@ -718,16 +676,10 @@ class Sum7Game(Game, kernels=globals()):
         if isinstance(deal, dict) and "first" in deal:
             raise DealError(f"{self.name}: a deal cannot name 'first': the starter is the holder of the "
                             f"highest double, else of the heaviest zero-free tile (S-2/S-3)")
-        check_deal_keys(self.name, deal, ("hands", "stock"))
         n = self.num_players
-        hands = deal_hands(self.name, deal, n)
-        seen: set[int] = set()
-        hand_ids = [deal_tile_ids(self.name, h, f"hand {k}", seen, 6) for k, h in enumerate(hands)]
-        if any(len(h) == 0 for h in hand_ids):
-            raise DealError(f"{self.name}: every hand needs at least one tile")
+        hand_ids, stock_ids, seen = self._deal_ids(*self._deal_parts(deal, ("hands", "stock"))[:2])
         if all(LEAD_RANK[t] < 0 for h in hand_ids for t in h):
             raise DealError(f"{self.name}: no hand holds a tile that can lead (a double 1-1..6-6 or a zero-free tile; S-2/S-3)")
-        stock_ids = deal_tile_ids(self.name, deal_stock(self.name, deal), "stock", seen, 6)
         missing = [tile_name(t) for t in range(NT) if t not in seen]
         if missing:
             raise DealError(f"{self.name}: every tile is in play (a hand or the stock, the market drawn from); "

@@ -25,13 +25,11 @@ import domino_envs
 from domino_envs import registry
 from domino_envs.actions import PLACE, tile_arm_table
 from domino_envs.core import (
-    ERR_ILLEGAL,
     H_DONE,
     H_REWARD,
     H_RNG,
     H_TURN,
     HEADER_SIZE,
-    OK,
     DealError,
     DominoError,
     Game,
@@ -40,8 +38,8 @@ from domino_envs.core import (
     deal_first,
     deal_hands,
     deal_tile_ids,
-    step_begin,
-    step_gate,
+    legal_set,
+    step_kernel,
 )
 from domino_envs.rng import rng_below, rng_shuffle
 from domino_envs.table import LinePlay, hand_number
@@ -60,7 +58,7 @@ STATE_SIZE = BY + NT
 
 # ------------------------------------------------------------------------------ kernels
 @njit(cache=False, _nrt=False)
-def _legal(s, a):
+def _is_legal(s, p, a):
     if a < 0 or a >= NA or s[H_DONE] == 1:
         return False
     t, e = a // 2, a % 2
@@ -72,12 +70,12 @@ def _legal(s, a):
 
 
 @njit(cache=False, _nrt=False)
-def _can_play(s, seat):
+def _can_play(s, p, seat):
     turn = s[H_TURN]
     s[H_TURN] = seat
     ok = False
     for a in range(NA):
-        if _legal(s, a):
+        if _is_legal(s, p, a):
             ok = True
             break
     s[H_TURN] = turn
@@ -119,13 +117,7 @@ def _reset_kernel(s, seed, p):
 
 
 @njit(cache=False, _nrt=False)
-def _step_kernel(s, a, p):
-    code = step_gate(s, a, NA)
-    if code == OK and not _legal(s, a):
-        code = ERR_ILLEGAL
-    if code != OK:
-        return code
-    step_begin(s)
+def _play(s, p, a):
     seat = s[H_TURN]
     t, e = a // 2, a % 2
     s[HANDS + seat] &= ~(1 << t)
@@ -137,21 +129,30 @@ def _step_kernel(s, a, p):
     s[PLAYS + s[NPLAYED]] = a
     s[BY + s[NPLAYED]] = seat
     s[NPLAYED] += 1
+
+
+@njit(cache=False, _nrt=False)
+def _advance(s, p):
+    seat = s[H_TURN]  # who just played
     if s[HANDS + seat] == 0:
         _end(s, seat)
-    elif _can_play(s, 1 - seat):
+    elif _can_play(s, p, 1 - seat):
         s[H_TURN] = 1 - seat
-    elif not _can_play(s, seat):  # blocked: the lower pip total wins
+    elif not _can_play(s, p, seat):  # blocked: the lower pip total wins
         mine, theirs = _pips(s, seat), _pips(s, 1 - seat)
         _end(s, seat if mine < theirs else 1 - seat if theirs < mine else -1)
     # else the other seat passes (forced) and this one plays again
-    return OK
+
+
+@njit(cache=False, _nrt=False)
+def _step_kernel(s, a, p):  # the engine core's template, filled with this game's three functions
+    return step_kernel(s, a, p, NA, _is_legal, _play, _advance)
 
 
 @njit(cache=False, _nrt=False)
 def _mask_kernel(s, p, out):
     for a in range(NA):
-        out[a] = 1 if _legal(s, a) else 0
+        out[a] = 1 if _is_legal(s, p, a) else 0
 
 
 @njit(cache=False, _nrt=False)
@@ -179,8 +180,7 @@ def _sample_kernel(s, p, seat, seed):
 
 @njit(cache=False)
 def _legal_set_kernel(s, p, out):
-    for a in range(NA):
-        out[a] = 1 if _legal(s, a) else 0
+    legal_set(s, p, out, NA, _is_legal)
 
 
 @njit(cache=False)

@@ -79,9 +79,9 @@ MUTATIONS = [
         ["tests/games/test_draw_regressions.py", "tests/games/test_draw.py", "-k", "d5"]),
     Mutation(
         "draw_voids_never_reset", "Draw voids never reset after kept draws",
-        "domino_envs/games/draw.py",
-        [("s[VOID + seat] = ends if kept > 0 else (s[VOID + seat] | ends)",
-          "s[VOID + seat] = s[VOID + seat] | ends")],
+        "domino_envs/core.py",  # the draw until playable of every drawing game (issue 59)
+        [("s[lacks + seat] = shown if kept > 0 else (s[lacks + seat] | shown)",
+          "s[lacks + seat] = s[lacks + seat] | shown")],
         ["tests/games/test_draw_regressions.py", "-k", "voids"]),
     Mutation(
         "draw_obs_absolute_seats", "Draw/Block played_by and voids in absolute seats",
@@ -877,6 +877,27 @@ MUTATIONS = [
           "from domino_training.learners.dmc import dmc_settings  # noqa: F401\n"
           "from domino_training.learners.interface import (")],
         ["tests/learners/test_learner_interface.py", "-k", "import_no_torch"]),
+    # issue 59: engines
+    Mutation(
+        "step_template_no_legality", "the engines' step template skips the game's legality check",
+        "domino_envs/core.py",
+        [("    if code == OK and not is_legal(s, p, a):\n        code = ERR_ILLEGAL\n", "")],
+        ["tests/engine/test_plumbing.py", "-k", "step_template"]),
+    Mutation(
+        "step_template_rewards_kept", "the step template plays before clearing the last step's rewards",
+        "domino_envs/core.py",
+        [("    step_begin(s)\n    play(s, p, a)\n", "    play(s, p, a)\n    step_begin(s)\n")],
+        ["tests/engine/test_plumbing.py", "-k", "step_template"]),
+    Mutation(
+        "draw_into_the_reserve", "the draw until playable draws one tile past the stock's end (Racehorse's reserve)",
+        "domino_envs/core.py",
+        [("    while s[pos] < end:\n", "    while s[pos] <= end and s[pos] < deck.shape[0] - at:\n")],
+        ["tests/engine/test_plumbing.py", "-k", "stocks_end"]),
+    Mutation(
+        "drawn_tile_not_flagged", "a seat that drew a playable tile is not marked as holding it (it may wait)",
+        "domino_envs/core.py",
+        [("            got = True\n            s[just_drew] = 1\n", "            got = True\n")],
+        ["tests/engine/test_plumbing.py", "-k", "playable"]),
 ]
 
 
