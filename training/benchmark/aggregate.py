@@ -56,7 +56,7 @@ def aggregate(suite: Suite, scores: ScoreFile, reps: int, seed: int = 0) -> dict
     warnings.filterwarnings("ignore", message="random_state is deprecated", category=FutureWarning)  # arch, via rliable
     rng = np.random.default_rng(seed)
     learners = list(suite.runs)
-    common = [g for g in suite.games if all(g in gs for _, gs in suite.runs.values())]
+    common = [g for g in suite.games if all(g in gs for _, gs in suite.runs.values() if gs)]  # of those with a game
     result = {"common_games": common, "opponents": {}, "curves": {}, "improvement": {}, "profiles": {}}
     last = suite.marks[-1]
     for opp in suite.ladder + [suite.search]:
@@ -180,7 +180,7 @@ def crossplay_fingerprint(suite: Suite, finals: dict[str, list[dict]]) -> dict:
     """What a game's round robin played: the ladder, the deals, and each final policy by its label and its
     own evaluations (a policy trained again differently scores differently)."""
     return {"ladder": list(suite.ladder), "deals": suite.crossplay_deals, "deal_seed": suite.deal_seed,
-            "finals": {label: sorted([r["opponent"], r["trained_env_steps"], r["win"]] for r in rows)
+            "finals": {label: sorted([r["opponent"], r.get("trained_env_steps"), r["win"]] for r in rows)
                        for label, rows in sorted(finals.items())}}
 
 

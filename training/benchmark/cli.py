@@ -94,12 +94,12 @@ def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None
                                      minutes, plots, report)}
     if compare is not None:
         everything["compare"] = compared_profile(Path(compare), suite_path)
-    if stage is not None:
-        everything["stages"] = previous.get("stages", []) + [
-            {"game": stage, "date": datetime.date.today().isoformat(), "wall_seconds": round(time.perf_counter() - t0, 1),
-             "cpu_seconds": round(cpu_seconds() - cpu0, 1), "workers": workers, "ray": address is not None,
-             "hardware": hardware_line(), "runs": len(trained.run_list()),
-             "learners": list(trained.runs)}]
+    if stage is not None:  # a sitting that trains adds its line; --report-only writes the page again without one
+        sitting = [{"game": stage, "date": datetime.date.today().isoformat(),
+                    "wall_seconds": round(time.perf_counter() - t0, 1), "cpu_seconds": round(cpu_seconds() - cpu0, 1),
+                    "workers": workers, "ray": address is not None, "hardware": hardware_line(),
+                    "runs": len(trained.run_list()), "learners": list(trained.runs)}]
+        everything["stages"] = previous.get("stages", []) + (sitting if train else [])
     published = portable_json(everything, out, indent=1)  # specs relative to --out
     (folder / f"{profile}.json").write_text(published)
     report.write_text(page_from_data(json.loads(published)))  # the page is its JSON rendered

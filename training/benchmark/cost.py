@@ -145,14 +145,17 @@ def section(data: dict) -> str:
              f"quick profile's run of the same learner and game ({p['quick_budget']:,} env steps) times the learner's "
              "measured full-to-quick ratio (training/benchmark/cost.py).", ""]
     if stages:
-        lines += ["| stage | runs | workers | wall clock (h) | CPU (core-h) | runs' own clocks (core-h) | "
-                  "longest-first schedule on its workers (h) |", "|---|---|---|---|---|---|---|"]
+        lines += ["| stage | runs | workers | wall clock (h) | CPU (core-h) | cores busy (CPU / wall) | runs' own CPU "
+                  "(core-h) | longest-first schedule on its workers (h) |", "|---|---|---|---|---|---|---|---|"]
         for st in stages:
             own = [r["seconds"] for r in done if r["game"] == st["game"]]
             cross = p["crossplay"].get(st["game"], {}).get("seconds", 0.0)
             model = schedule(own, st["workers"]) + cross / st["workers"]
             lines.append(f"| {st['game']} ({st['date']}) | {st['runs']} | {st['workers']} | {st['wall_seconds'] / 3600:.2f} | "
-                         f"{st['cpu_seconds'] / 3600:.2f} | {(sum(own) + cross) / 3600:.2f} | {model / 3600:.2f} |")
+                         f"{st['cpu_seconds'] / 3600:.2f} | {st['cpu_seconds'] / st['wall_seconds']:.2f} | "
+                         f"{(sum(own) + cross) / 3600:.2f} | {model / 3600:.2f} |")
+        lines += ["", "A stage's wall clock is its workers' schedule when nothing else runs; fewer busy cores than workers "
+                  "means other work shared the machine, and the schedule column is what the same runs take without it."]
         lines += [""]
     lines += ["| learner | runs | measured | full / quick core-seconds a run | core-hours (measured + projected) |",
               "|---|---|---|---|---|"]
