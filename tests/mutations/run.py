@@ -534,8 +534,8 @@ MUTATIONS = [
     Mutation(
         "benchmark_page_without_per_game", "the benchmark page rendered from its JSON drops the per-game finals",
         "training/benchmark/report.py",
-        [("                    coverage, facts[\"command\"], per_game_finals(suite, scores))",
-          "                    coverage, facts[\"command\"], None)")],
+        [("                    coverage, facts[\"command\"], finals, extra)",
+          "                    coverage, facts[\"command\"], None, extra)")],
         ["tests/docs/test_pages.py", "-k", "benchmark"]),
     Mutation(
         "readme_verdict_from_the_mean", "the README calls a policy above PIMC-64 by its mean, not its interval",
