@@ -171,8 +171,11 @@ def _interrupt(args: list[str], started, cwd: Path) -> tuple[int, str]:
     import sys
     import time
 
+    # SIGINT as a terminal delivers it: a runner started in the background (`make test &`) ignores SIGINT, and a
+    # child would inherit that and never see the interrupt
     proc = subprocess.Popen([sys.executable, "-m", "domino_training.cli", *args], cwd=cwd, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 300
         while not started() and proc.poll() is None and time.monotonic() < deadline:
