@@ -81,6 +81,28 @@ def check(obj, prefix: str = "") -> None:
             raise ConfigError(f"{key}={value!r} is not allowed; an int, {_allowed(f.metadata)}")
 
 
+def validate(obj) -> None:
+    """A settings object's own ``validate()`` where it has one (its bounds, then its rules between keys),
+    else its bounds (`check`)."""
+    if callable(getattr(obj, "validate", None)):
+        obj.validate()
+    else:
+        check(obj)
+
+
+def flatten(mapping: dict, prefix: str = "") -> dict:
+    """A nested mapping of params as dotted keys: ``{"ppo": {"lr": 1e-4}}`` -> ``{"ppo.lr": 1e-4}`` (a
+    value that is not a mapping ends the key; dotted keys may be mixed in)."""
+    out = {}
+    for key, value in mapping.items():
+        dotted = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(flatten(value, dotted + "."))
+        else:
+            out[dotted] = value
+    return out
+
+
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -248,5 +270,5 @@ def table(obj, sections: tuple[str, ...] | None = None) -> str:
     return "\n".join(rows)
 
 
-__all__ = ["HIDDEN", "apply", "bounded", "check", "is_spec", "keys", "meanings", "parse_override", "positive_ints", "set_key",
-           "split_set", "table"]
+__all__ = ["HIDDEN", "apply", "bounded", "check", "flatten", "is_spec", "keys", "meanings", "parse_override", "positive_ints", "set_key",
+           "split_set", "table", "validate"]

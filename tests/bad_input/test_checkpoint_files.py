@@ -24,7 +24,8 @@ from domino_agents.registry import make_agent
 from domino_agents.trained import load_policy, policy_meta, save_policy
 from domino_envs.errors import CheckpointError
 from domino_envs.games import draw
-from domino_training.learners.ppo import Trainer, load_run
+from domino_training.learners.ppo import Trainer
+from domino_training.learners.train import load_settings
 from domino_training.learners.train import main as train_main
 
 TINY = ["ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=32", "ppo.epochs=1", "network.hidden=[16]",
@@ -37,7 +38,7 @@ TINY = ["ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=32", "ppo.e
 def saved(tmp_path_factory):
     """A checkpoint after two updates (two snapshots in the pool) and its contents."""
     folder = tmp_path_factory.mktemp("run")
-    t = Trainer(load_run(game="draw_v0", overrides=TINY), folder)
+    t = Trainer(load_settings(game="draw_v0", overrides=TINY), folder)
     t.iterate()
     t.iterate()
     path = t.save_checkpoint()
@@ -123,7 +124,7 @@ def test_a_corrupted_training_checkpoint_is_refused_before_use(saved, tmp_path, 
     edit, says = CORRUPTIONS[case]
     bad = tmp_path / "checkpoint.pt"
     torch.save(_edit(data, edit), bad)
-    t = Trainer(load_run(game="draw_v0", overrides=TINY), tmp_path / "fresh")
+    t = Trainer(load_settings(game="draw_v0", overrides=TINY), tmp_path / "fresh")
     weights = {k: v.clone() for k, v in t.model.state_dict().items()}
     rows = t.collector.venv.states.copy()
     with pytest.raises(CheckpointError, match=None) as err:
@@ -137,7 +138,7 @@ def test_a_corrupted_training_checkpoint_is_refused_before_use(saved, tmp_path, 
 def test_the_untouched_checkpoint_loads(saved, tmp_path):
     """The fixture's checkpoint itself passes every check (so the refusals above are the edits')."""
     path, data = saved
-    t = Trainer(load_run(game="draw_v0", overrides=TINY), tmp_path)
+    t = Trainer(load_settings(game="draw_v0", overrides=TINY), tmp_path)
     t.load_checkpoint(path)
     assert t.update == 2 and t.collector.snapshot_count == 2
 
@@ -156,7 +157,7 @@ def test_resume_from_a_truncated_or_crafted_checkpoint_is_one_line_and_exit_2(sa
 
 
 def _policy(tmp_path):
-    t = Trainer(load_run(game="draw_v0", overrides=TINY), tmp_path / "p")
+    t = Trainer(load_settings(game="draw_v0", overrides=TINY), tmp_path / "p")
     return t.export_policy()
 
 
@@ -334,7 +335,7 @@ def test_an_agent_file_with_a_planted_pickle_is_refused_without_running_it(tmp_p
 
 
 def _ppo_trainer(folder):
-    return Trainer(load_run(game="draw_v0", overrides=TINY), folder)
+    return Trainer(load_settings(game="draw_v0", overrides=TINY), folder)
 
 
 def _dmc_trainer(folder):

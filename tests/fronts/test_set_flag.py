@@ -11,7 +11,7 @@ import pytest
 
 from domino_envs.registry import config_from_pairs, make_game
 from domino_training.cli import COMMANDS
-from domino_training.learners.ppo import load_run
+from domino_training.learners.train import load, load_settings
 
 # each command's own arguments around the --set pairs (the benchmark's games come from its suite)
 LINES = {
@@ -29,7 +29,7 @@ def config_of(command: str, argv: list[str]) -> dict:
     """The game config the command builds from its parsed arguments."""
     args = importlib.import_module(COMMANDS[command][0]).build_parser().parse_args(argv)
     if command == "train":
-        return load_run(args.config, args.game, args.set).config
+        return load(args.config, args.game, args.set).config
     return make_game(args.game, **config_from_pairs(args.set)).config_dict()
 
 
@@ -39,11 +39,13 @@ def test_set_gives_the_same_config_everywhere():
     assert all(c == expected for c in configs.values()), configs
 
 
-def test_train_takes_rule_and_training_keys_in_one_set_list():
-    """Dotted keys and the top-level training fields (algo, seed) are training keys; the rest are rules."""
-    run = load_run(None, "draw_v0", ["num_players=3", "ppo.lr=0.001", "seed=7", "algo=sb3"])
-    assert run.config["num_players"] == 3 and run.train.ppo.lr == 0.001
-    assert run.train.seed == 7 and run.train.algo == "sb3" and "seed" not in run.config
+def test_train_takes_rule_run_and_param_keys_in_one_set_list():
+    """The run's keys (learner, seed, budget.*, eval.*) are the run's, other dotted keys the learner's
+    params, the rest rule keys."""
+    run = load(None, "draw_v0", ["num_players=3", "ppo.lr=0.001", "seed=7", "learner=ppo", "budget.minutes=2"])
+    assert run.config["num_players"] == 3 and run.learner_params()["ppo.lr"] == 0.001
+    assert (run.run.seed, run.learner, run.run.budget.minutes) == (7, "ppo", 2) and "seed" not in run.config
+    assert load_settings(None, "draw_v0", ["ppo.lr=0.001", "learner=ppo"]).train.ppo.lr == 0.001
 
 
 @pytest.mark.parametrize("command", sorted(LINES))

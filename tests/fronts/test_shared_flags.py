@@ -126,6 +126,6 @@ def test_exploit_set_splits_rule_keys_from_learner_params(monkeypatch):
     monkeypatch.setattr(best_response, "main", lambda args: seen.update(set=args.set, param=args.param) or 0)
     code, _ = exploit(["random", "--game", "draw_v0", "--set", "max_pip=2", "--set", "ppo.ent_coef=0.01",
                        "--set", "hand_size=2", "--set", "network.hidden=[16]"])
-    assert code == 0 and seen == {"set": ["max_pip=2", "hand_size=2"], "param": ["ppo.ent_coef=0.01", "network.hidden=[16]"]}
+    assert code == 0 and seen == {"set": ["max_pip=2", "hand_size=2"], "param": {"ppo.ent_coef": 0.01, "network.hidden": [16]}}
     code, lines = exploit(["--exact", "random", "--game", "draw_v0", "--set", "max_pip=2", "--set", "ppo.lr=1"])
-    assert code == 2 and len(lines) == 1 and "--set ppo.lr=1" in lines[0] and "rule keys only" in lines[0], lines
+    assert code == 2 and len(lines) == 1 and "--set ppo.lr:" in lines[0] and "rule keys only" in lines[0], lines

@@ -24,7 +24,8 @@ from domino_envs.errors import ConfigError
 from domino_training.learners import LearnerRun, train_learner
 from domino_training.learners.dmc import DMCTrainer, dmc_settings
 from domino_training.learners.network import check_device
-from domino_training.learners.ppo import Trainer, load_run
+from domino_training.learners.ppo import Trainer
+from domino_training.learners.train import load_settings
 
 GAME = "draw_v0"
 PPO_TINY = ["ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=32", "ppo.epochs=2", "network.hidden=[16]",
@@ -104,8 +105,8 @@ def test_each_entry_point_refuses_a_device_torch_does_not_have_before_training(t
     and dmc params (refused before the run folder is written) and a DMCTrainer built directly."""
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(ConfigError, match="ppo.device='cuda:1' is not allowed; torch sees no CUDA device"):
-        load_run(game=GAME, overrides=PPO_TINY + ["ppo.device=cuda:1"])
-    run = load_run(game=GAME, overrides=PPO_TINY)
+        load_settings(game=GAME, overrides=PPO_TINY + ["ppo.device=cuda:1"])
+    run = load_settings(game=GAME, overrides=PPO_TINY)
     run.train.ppo.device = "cuda"  # set after the config was checked
     with pytest.raises(ConfigError, match="ppo.device='cuda' is not allowed"):
         Trainer(run, tmp_path / "trainer")
@@ -138,7 +139,7 @@ def _ppo_run(device: str, folder: Path, extra=()) -> tuple[list, list, dict]:
     """(log rows without timings, policy arrays, meta) of three updates of a tiny ppo run."""
     from domino_training.learners.distill import run_round
 
-    run = load_run(game=GAME, overrides=PPO_TINY + list(extra) + [f"ppo.device={device}"])
+    run = load_settings(game=GAME, overrides=PPO_TINY + list(extra) + [f"ppo.device={device}"])
     t = Trainer(run, folder)
     rows = []
     if run.train.imitation.decisions:
@@ -335,7 +336,7 @@ def test_every_tensor_of_a_ppo_run_is_on_its_device(tmp_path):
     checkpoint saved and loaded back, a snapshot, the policy export: all on ppo.device."""
     from domino_training.learners.distill import run_round
 
-    run = load_run(game=GAME, overrides=PPO_TINY + PPO_ALL_PATHS + ["ppo.device=cpu:0"])
+    run = load_settings(game=GAME, overrides=PPO_TINY + PPO_ALL_PATHS + ["ppo.device=cpu:0"])
     with VirtualDevice() as vd:
         t = Trainer(run, tmp_path)
         t.warm_start()
@@ -371,7 +372,7 @@ def test_collection_copies_each_array_once_a_step_and_the_update_once_an_update(
     losses back once, at the end (no value read off the device in between)."""
     from domino_training.learners.ppo import ppo_update
 
-    run = load_run(game=GAME, overrides=PPO_TINY + ["ppo.device=cpu:0", "opponents.self_play=1", "opponents.snapshot=0",
+    run = load_settings(game=GAME, overrides=PPO_TINY + ["ppo.device=cpu:0", "opponents.self_play=1", "opponents.snapshot=0",
                                                     "opponents.random=0", "opponents.greedy=0", "opponents.heuristic=0",
                                                     f"ppo.perfect_info_critic={str(pi_critic).lower()}"])
     with VirtualDevice() as vd:

@@ -9,8 +9,9 @@ import torch
 from domino_envs import make_game
 from domino_envs.errors import ConfigError
 from domino_training.learners import distill
-from domino_training.learners.ppo import Trainer, load_run
-from domino_training.learners.train import train
+from domino_training.learners.ppo import Trainer
+from domino_training.learners.run_folder import Eval
+from domino_training.learners.train import load, load_settings, train
 
 TINY = ["network.hidden=[16]", "ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=64", "imitation.decisions=0",
         "eval.every_updates=0", "eval.final_deals=0", "budget.env_steps=64", "budget.checkpoint_every=1",
@@ -19,7 +20,13 @@ DISTILL = ["distill.rounds=2", "distill.positions=24", "distill.epochs=2", "dist
 
 
 def _run(extra=()):
-    return load_run(game="draw_v0", overrides=TINY + DISTILL + list(extra))
+    """A Trainer's settings."""
+    return load_settings(game="draw_v0", overrides=TINY + DISTILL + list(extra))
+
+
+def _game_run(extra=()):
+    """What `domino train` trains."""
+    return load(game="draw_v0", overrides=TINY + DISTILL + list(extra))
 
 
 def test_teacher_targets_are_the_searchs_best_actions_or_its_softmax():
@@ -61,13 +68,13 @@ def test_fit_moves_the_actor_to_the_targets():
 
 def test_distillation_resumes_between_rounds_exactly(tmp_path):
     straight = tmp_path / "straight"
-    train(_run(), straight, echo=lambda *a, **k: None)
+    train(_game_run(), straight, echo=lambda *a, **k: None)
     # the same run stopped after its first round, then resumed
     stopped = tmp_path / "stopped"
     trainer = Trainer(_run(["distill.rounds=1"]), stopped)
     distill.run_rounds(trainer, 0, 1, echo=lambda *a, **k: None)
     assert torch.load(trainer.checkpoint_path, weights_only=False)["extra"] == {"distill_rounds": 1}
-    train(_run(), stopped, resume=True, echo=lambda *a, **k: None)
+    train(_game_run(), stopped, resume=True, echo=lambda *a, **k: None)
     a, b = (np.load(d / "policy.npz") for d in (straight, stopped))
     assert all(np.array_equal(a[k], b[k]) for k in a.files if k != "meta")
     with np.load(straight / distill.DATA_FILE) as z:
@@ -75,7 +82,7 @@ def test_distillation_resumes_between_rounds_exactly(tmp_path):
     # a run resumed after PPO has begun does not distill again (points.json gone: the learner runs from
     # its last checkpoint and saves its marks again)
     (straight / "points.json").unlink()
-    train(_run(), straight, resume=True, echo=lambda *a, **k: None)
+    train(_game_run(), straight, resume=True, echo=lambda *a, **k: None)
     with np.load(straight / distill.DATA_FILE) as z:
         assert z["obs"].shape[0] == 48
 
@@ -89,10 +96,10 @@ def test_distill_settings_are_checked(tmp_path):
         _run(["distill.teacher_deals=-1"])
     with pytest.raises(ConfigError, match="distill.teacher_opponent"):
         _run(["distill.teacher_opponent=:n=2"])
-    with pytest.raises(ConfigError, match=r"distill.rounds=2 .*ppo only \(with another algo: --set distill.rounds=0\)"):
-        _run(["algo=sb3"])
+    with pytest.raises(ConfigError, match=r"sb3 learner: unknown param 'distill.rounds'"):  # the ppo learners' only
+        load_settings(game="draw_v0", learner="sb3", overrides=["distill.rounds=2"])
     with pytest.raises(ConfigError, match="distill.teacher"):
-        train(_run(["distill.teacher=pimc:n=zero"]), tmp_path / "run", echo=lambda *a, **k: None)
+        train(_game_run(["distill.teacher=pimc:n=zero"]), tmp_path / "run", echo=lambda *a, **k: None)
 
 
 ALTERNATE = ["distill.rounds=1", "distill.every_updates=2", "budget.env_steps=256"]  # rounds before updates 1, 3, 5
@@ -101,7 +108,7 @@ ALTERNATE = ["distill.rounds=1", "distill.every_updates=2", "budget.env_steps=25
 def test_rounds_alternate_with_ppo_and_resume_exactly_after_an_interruption(tmp_path, monkeypatch):
     quiet = lambda *a, **k: None  # noqa: E731
     straight = tmp_path / "straight"
-    train(_run(ALTERNATE), straight, echo=quiet)
+    train(_game_run(ALTERNATE), straight, echo=quiet)
     rows = (straight / "distill.csv").read_text().splitlines()[1:]
     assert [r.split(",")[:2] for r in rows] == [["1", "0"], ["2", "2"], ["3", "4"]]  # (round, after update)
     with np.load(straight / distill.DATA_FILE) as z:
@@ -117,11 +124,11 @@ def test_rounds_alternate_with_ppo_and_resume_exactly_after_an_interruption(tmp_
 
     monkeypatch.setattr(distill, "run_round", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        train(_run(ALTERNATE), stopped, echo=quiet)
+        train(_game_run(ALTERNATE), stopped, echo=quiet)
     data = torch.load(stopped / "checkpoint.pt", weights_only=False)
     assert (data["update"], data["extra"]) == (2, {"distill_rounds": 1})
     monkeypatch.setattr(distill, "run_round", real)
-    train(_run(ALTERNATE), stopped, resume=True, echo=quiet)
+    train(_game_run(ALTERNATE), stopped, resume=True, echo=quiet)
     a, b = (np.load(d / "policy.npz") for d in (straight, stopped))
     assert all(np.array_equal(a[k], b[k]) for k in a.files if k != "meta")
     again = (stopped / "distill.csv").read_text().splitlines()[1:]
@@ -131,7 +138,7 @@ def test_rounds_alternate_with_ppo_and_resume_exactly_after_an_interruption(tmp_
 def test_a_window_still_logs_each_rounds_own_positions(tmp_path):
     """distill.csv counts each round's gathered positions, whatever the window; which positions a round
     fits is test_a_window_fits_exactly_the_positions_of_the_last_rounds's (mutation distill_window_first_rounds)."""
-    train(_run(ALTERNATE + ["distill.window=1"]), tmp_path / "run", echo=lambda *a, **k: None)
+    train(_game_run(ALTERNATE + ["distill.window=1"]), tmp_path / "run", echo=lambda *a, **k: None)
     rows = (tmp_path / "run" / "distill.csv").read_text().splitlines()
     col = rows[0].split(",").index("positions")
     assert [int(r.split(",")[col]) for r in rows[1:]] == [24, 24, 24]
@@ -153,15 +160,15 @@ def test_each_round_measures_its_teachers_strength_on_the_same_deals(tmp_path):
 
     strength = ["distill.teacher=pimc:n=2,rollout=policy,policy=current", "distill.teacher_deals=6",
                 "distill.teacher_opponent=greedy"]
-    train(_run(strength), tmp_path / "run", echo=lambda *a, **k: None)
+    train(_game_run(strength), tmp_path / "run", echo=lambda *a, **k: None)
     rows = distill_rows(tmp_path / "run")
     assert len(rows) == 2 and all(0 <= float(r["teacher_lo"]) <= float(r["teacher_win"]) <= float(r["teacher_hi"])
                                   for r in rows)
     # the last round's teacher (its actor file is the last one written) replayed on eval.seed's deals
     spec = f"pimc:n=2,rollout=policy,policy={tmp_path / 'run' / distill.TEACHER_FILE}"
-    report = evaluate("draw_v0", [spec, "greedy"], 6, _run().train.eval.seed, pairs=[(spec, "greedy")], progress=False)
+    report = evaluate("draw_v0", [spec, "greedy"], 6, Eval().seed, pairs=[(spec, "greedy")], progress=False)
     assert float(rows[1]["teacher_win"]) == report.matchups[(spec, "greedy")].win_stat.mean
-    train(_run(), tmp_path / "off", echo=lambda *a, **k: None)
+    train(_game_run(), tmp_path / "off", echo=lambda *a, **k: None)
     assert "teacher_win" not in distill_rows(tmp_path / "off")[0]
 
 

@@ -48,7 +48,7 @@ from domino_training.learners.ppo import (
 )
 from domino_training.learners.run_folder import CsvLog
 from domino_training.learners.train import train
-from tests.learners.test_training import tiny_run
+from tests.learners.test_training import tiny_game_run, tiny_run
 
 SELF_PLAY = ["opponents.self_play=1.0", "opponents.snapshot=0", "opponents.random=0", "opponents.greedy=0",
              "opponents.heuristic=0"]
@@ -469,7 +469,7 @@ def test_resume_after_a_kill_writes_each_update_log_row_once(tmp_path, monkeypat
                 shutil.copy(path.parent / name, kept / name)
         return path
     monkeypatch.setattr(Trainer, "save_checkpoint", save_and_keep)
-    run = tiny_run("draw_v0", "budget.checkpoint_every=2", "eval.every_updates=2", "eval.deals=2",
+    run = tiny_game_run("draw_v0", "budget.checkpoint_every=2", "eval.every_updates=2", "eval.deals=2",
                    "eval.opponents=[random]")
     run_dir = tmp_path / "run"
     train(run, run_dir, progress=False, echo=lambda *_: None)

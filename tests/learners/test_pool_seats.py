@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from domino_training.learners.ppo import LEARNER, SNAPSHOT, SNAPSHOT0, Trainer, load_run
+from domino_training.learners.ppo import LEARNER, SNAPSHOT, SNAPSHOT0, Trainer
+from domino_training.learners.train import load_settings
 
 TINY = ["ppo.num_envs=16", "ppo.rollout_steps=16", "ppo.minibatch_size=64", "ppo.epochs=1", "network.hidden=[16]",
         "budget.env_steps=100000", "imitation.decisions=0", "eval.every_updates=0", "eval.final_deals=0",
@@ -17,7 +18,7 @@ ONLY_SNAPSHOTS = ["opponents.snapshot_every=1", "opponents.max_snapshots=2", "op
 
 
 def test_the_seats_drawn_for_a_snapshot_are_played_by_that_snapshot_not_the_live_actor(tmp_path):
-    trainer = Trainer(load_run(game="draw_v0", overrides=["num_players=3", *TINY, *ONLY_SNAPSHOTS]), tmp_path)
+    trainer = Trainer(load_settings(game="draw_v0", overrides=["num_players=3", *TINY, *ONLY_SNAPSHOTS]), tmp_path)
     col = trainer.collector
     for _ in range(3):  # snapshots in both slots, and games started since they were drawn for them
         trainer.iterate()

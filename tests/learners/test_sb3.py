@@ -19,24 +19,23 @@ from domino_agents.trained import CheckpointError, PolicyAgent, mlp_logits
 from domino_envs.core import H_DONE, H_TURN
 from domino_envs.registry import make_game
 from domino_training.evaluate import evaluate
-from domino_training.learners.ppo import load_run
 from domino_training.learners.run_folder import PointLog
 from domino_training.learners.sb3 import LearnerCopy, PoolOpponent, actor_layers
-from domino_training.learners.train import train
+from domino_training.learners.train import load, train
 
-# marks (policies saved, evaluated on 2 deals) every 4 x 8 x 8 = 256 env steps, and at the budget
+# marks (policies saved, evaluated on 2 deals) every 256 env steps, and at the budget
 TINY = ["budget.env_steps=600", "sb3.n_steps=64", "sb3.batch_size=64", "sb3.n_envs=2", "sb3.n_epochs=2",
-        "network.hidden=[16]", "sb3.refresh_every=128", "seed=3", "ppo.num_envs=8", "ppo.rollout_steps=8",
-        "eval.every_updates=4", "eval.deals=2", "eval.opponents=[random]", "eval.final_deals=0"]
+        "network.hidden=[16]", "sb3.refresh_every=128", "seed=3", "eval.every_env_steps=256", "eval.deals=2",
+        "eval.opponents=[random]", "eval.final_deals=0"]
 
 
 def tiny_run(*extra):
-    return load_run(game="draw_v0", overrides=[*TINY, *extra])
+    return load(game="draw_v0", learner="sb3", overrides=[*TINY, *extra])
 
 
 def train_sb3(run, run_dir, resume=False):
     """`domino train --learner sb3` as a function; the model's path."""
-    train(run, run_dir, "sb3", resume=resume, progress=False, echo=lambda *a: None)
+    train(run, run_dir, resume=resume, progress=False, echo=lambda *a: None)
     return run_dir / "sb3_model.zip"
 
 

@@ -61,7 +61,8 @@ def test_each_learner_trains_through_domino_train_into_the_same_layout(learner, 
     if learner == "my_learner":  # resumed without the --import that registers it: says so
         interface.LEARNERS.pop("my_learner")
         assert train_main(["draw_v0", "--run-dir", "run", "--resume", "--no-progress"]) == 2
-        assert "holds a run of learner 'my_learner', which no --import registered" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert "learner 'my_learner' is not registered" in err and "needs the --import that registers it" in err, err
     # its policy plays in domino evaluate
     report = evaluate_main(["--game", "draw_v0", "--agents", points["points"][-1]["spec"], "random", "--deals", "2",
                             "--no-progress"])
@@ -75,7 +76,7 @@ def test_a_learners_own_key_goes_to_it_and_an_unknown_one_is_refused_naming_it(t
     assert "dmc.no_such_key" in capsys.readouterr().err
     assert not (tmp_path / "run").exists()
     assert train_main(["draw_v0", "--learner", "nope", "--no-progress"]) == 2
-    assert "unknown learner 'nope'" in capsys.readouterr().err
+    assert "learner 'nope' is not registered (learners: ppo, ppo_bc, dmc, sb3" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------------ resume (issue 55)
@@ -154,7 +155,7 @@ def test_a_resume_that_changes_the_run_is_refused_in_one_line_naming_the_stored_
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and len(err) < 300, err
     assert (f"domino train: error: {run} holds a run with num_players=2, budget.env_steps=512, eval marks=[256, 512], "
-            f"ppo.lr=0.0003: resume without those --set flags") in err, err
+            f"ppo.lr=(unset: the default): resume without those --set flags") in err, err
     # what is not the run may change: a time budget, the evaluation's deals, the device
     assert train_main(["draw_v0", "--run-dir", str(run), "--resume", "--no-progress", "--set", "budget.minutes=3",
                        "--set", "eval.final_deals=4", "--set", "ppo.device=cpu:0"]) == 0

@@ -1,6 +1,8 @@
 """Our PPO: per-seat chains and GAE by hand, masking, checkpoints, resume, configs, a tiny run end to end."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -19,11 +21,10 @@ from domino_training.learners.ppo import (
     TrainConfig,
     Trainer,
     gae,
-    load_run,
     masked_log_probs,
 )
+from domino_training.learners.train import load, load_settings, train
 from domino_training.learners.train import main as train_main
-from domino_training.learners.train import train
 
 TINY = ["ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=32", "ppo.epochs=2", "network.hidden=[16]",
         "budget.env_steps=256", "budget.checkpoint_every=1", "imitation.decisions=0", "eval.every_updates=0",
@@ -31,7 +32,13 @@ TINY = ["ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=32", "ppo.e
 
 
 def tiny_run(game="draw_v0", *extra):
-    return load_run(game=game, overrides=TINY + list(extra))
+    """A Trainer's settings for a tiny run."""
+    return load_settings(game=game, overrides=TINY + list(extra))
+
+
+def tiny_game_run(game="draw_v0", *extra):
+    """A tiny run as `domino train` trains it."""
+    return load(game=game, overrides=TINY + list(extra))
 
 
 # ------------------------------------------------------------------------------ chains and GAE
@@ -204,7 +211,7 @@ def test_a_checkpoint_of_another_run_is_refused(tmp_path):
     other = Trainer(tiny_run("draw_v0", "ppo.num_envs=4"), tmp_path / "other")
     with pytest.raises(CheckpointError, match="ppo.num_envs=8, this run 4"):
         other.load_checkpoint(t.checkpoint_path)
-    three = Trainer(load_run(game="draw_v0", overrides=TINY), tmp_path / "x")
+    three = Trainer(load_settings(game="draw_v0", overrides=TINY), tmp_path / "x")
     three.run.config = {"num_players": 3}
     with pytest.raises(CheckpointError, match="config"):
         three.load_checkpoint(t.checkpoint_path)
@@ -212,47 +219,93 @@ def test_a_checkpoint_of_another_run_is_refused(tmp_path):
 
 # ------------------------------------------------------------------------------ configs
 def test_unknown_or_mistyped_training_keys_fail():
-    with pytest.raises(ConfigError, match=r"unknown training key 'ppo.lrr'.*'lr'"):
-        load_run(game="draw_v0", overrides=["ppo.lrr=1"])
+    with pytest.raises(ConfigError, match=r"ppo_bc learner: unknown param 'ppo.lrr'; allowed: .*ppo.lr,"):
+        load_settings(game="draw_v0", overrides=["ppo.lrr=1"])
     with pytest.raises(ConfigError, match="unknown training key 'bogus'"):
         set_key(TrainConfig(), "bogus", 1)
     with pytest.raises(ConfigError, match="must be a int"):
-        load_run(game="draw_v0", overrides=["ppo.num_envs=many"])
+        load_settings(game="draw_v0", overrides=["ppo.num_envs=many"])
     with pytest.raises(ConfigError, match="ppo.reward='points' is not allowed"):
-        load_run(game="draw_v0", overrides=["ppo.reward=points"])
+        load_settings(game="draw_v0", overrides=["ppo.reward=points"])
     with pytest.raises(ConfigError, match="write KEY=VALUE"):
         parse_override("ppo.lr")
     assert parse_override("ppo.lr=3e-4") == ("ppo.lr", 3e-4)
-    assert load_run(game="draw_v0", overrides=["network.hidden=[8, 4]"]).train.network.hidden == [8, 4]
+    assert load_settings(game="draw_v0", overrides=["network.hidden=[8, 4]"]).train.network.hidden == [8, 4]
 
 
 def test_unknown_key_in_a_config_file_fails(tmp_path):
     bad = tmp_path / "bad.yaml"
-    bad.write_text("game: draw_v0\ntrain:\n  ppo:\n    learning_rate: 0.1\n")
-    with pytest.raises(ConfigError, match="unknown training key 'ppo.learning_rate'"):
-        load_run(bad)
+    bad.write_text("game: draw_v0\ntrain:\n  learner: ppo_bc\n  params:\n    ppo_bc:\n      ppo: {learning_rate: 0.1}\n")
+    with pytest.raises(ConfigError, match="ppo_bc learner: unknown param 'ppo.learning_rate'; allowed: .*ppo.lr,"):
+        load_settings(bad)
+    bad.write_text("game: draw_v0\ntrain:\n  budget: {env_steps: 100, minute: 3}\n")
+    with pytest.raises(ConfigError, match="unknown training key 'budget.minute'"):
+        load_settings(bad)
     bad.write_text("game: draw_v0\ntrainer: {}\n")
     with pytest.raises(ConfigError, match=r"unknown top-level key\(s\) \['trainer'\]"):
-        load_run(bad)
+        load_settings(bad)
+
+
+def test_the_format_before_per_learner_params_is_refused_naming_the_new(tmp_path, capsys):
+    """Issue 59: `algo` and learner sections beside the run's keys are refused, each in a line naming
+    the new spelling (train.learner, train.params.<learner>), from a file, --set and the old flag."""
+    old = tmp_path / "old.yaml"
+    for text, says in [("train:\n  algo: ppo\n", "train.algo is now train.learner"),
+                       ("train:\n  ppo: {lr: 0.001}\n", "a learner's params go under train.params.<learner>"),
+                       ("train:\n  budget: {checkpoint_every: 5}\n", "train.params.ppo: {budget.checkpoint_every"),
+                       ("train:\n  params: [ppo]\n", "train.params must map each learner's name")]:
+        old.write_text("game: draw_v0\n" + text)
+        with pytest.raises(ConfigError, match=re.escape(says)):
+            load(old)
+    with pytest.raises(ConfigError, match=re.escape("--set algo: train.algo is now train.learner (and --algo is --learner)")):
+        load(game="draw_v0", overrides=["algo=sb3"])
+    assert train_main(["draw_v0", "--algo", "dmc", "--run-dir", str(tmp_path / "r")]) == 2
+    assert "--algo dmc: the flag is now --learner dmc" in capsys.readouterr().err
+    old.write_text("game: draw_v0\ntrain:\n  learner: ppo\n  params: {ppo_bcc: {}}\n")
+    assert train_main(["draw_v0", "--config", str(old), "--run-dir", str(tmp_path / "r")]) == 2
+    assert "learner 'ppo_bcc' is not registered (learners: ppo, ppo_bc, dmc, sb3" in capsys.readouterr().err
+
+
+def test_every_learner_takes_the_game_files_params_then_the_runs():
+    """The shipped file's params.<learner> over the learner's defaults, the run's params over them:
+    the benchmark's runs (params of the suite) and `domino train` (the file's, --set's) alike."""
+    from pathlib import Path
+
+    from domino_training.learners.interface import LEARNERS
+    from domino_training.learners.run_folder import LearnerRun
+
+    run = LearnerRun("draw_v0", {}, 0, 1000, [1000], Path("unused"), {"opponents.random": 0.3})
+    ppo, ppo_bc = LEARNERS["ppo"].check(run).train, LEARNERS["ppo_bc"].check(run).train
+    assert (ppo.ppo.ent_coef, ppo.opponents.self_play, ppo.opponents.random) == (0.003, 0.4, 0.3)  # file, file, run
+    assert (ppo.imitation.decisions, ppo_bc.imitation.decisions, ppo_bc.imitation.epochs) == (0, 200_000, 15)
+    assert LEARNERS["dmc"].check(run).opponents.random == 0.3  # no file params for dmc: its defaults, then the run's
+    game_run = load(game="draw_v0", overrides=["ppo.lr=0.001", "seed=4", "num_players=3"], learner="ppo")
+    assert game_run.learner_params()["ppo.lr"] == 0.001 and game_run.learner_params()["ppo.ent_coef"] == 0.003
+    assert (game_run.run.seed, game_run.config["num_players"], game_run.learner) == (4, 3, "ppo")
 
 
 def test_every_config_file_has_a_valid_training_section():
+    """Its run, its demo, and every learner's params it gives (the benchmark's runs start from them)."""
     for name in domino_envs.game_names():
-        run = load_run(game=name)
+        run = load_settings(game=name)
         assert run.train.budget.env_steps > 0
-        demo = load_run(game=name, demo=True)
+        demo = load_settings(game=name, demo=True)
         assert demo.train.budget.env_steps <= run.train.budget.env_steps
+        learners = load(game=name).params
+        assert {"ppo", "ppo_bc", "sb3"} <= set(learners), name
+        for learner in learners:
+            load_settings(game=name, learner=learner)
 
 
 # ------------------------------------------------------------------------------ end to end
 def test_a_tiny_run_end_to_end_writes_every_output(tmp_path, capsys):
     evals = ["eval.every_updates=1", "eval.deals=4", "eval.final_deals=4", "eval.opponents=[random, greedy]",
              "eval.final_opponents=[random]"]
-    report = train(tiny_run("draw_v0", *evals), tmp_path, progress=False)
+    report = train(tiny_game_run("draw_v0", *evals), tmp_path, progress=False)
     for name in ("checkpoint.pt", "policy.npz", "config.yaml", "log.csv", "eval.csv", "final_eval.md", "final_eval.json"):
         assert (tmp_path / name).is_file(), name
     assert any((tmp_path / "tb").iterdir())
-    assert ("ppo", "random") in report.matchups
+    assert ("ppo_bc", "random") in report.matchups  # the file's learner (its warm start off here)
     # the folder holds a run now: starting again without --resume is refused; with it, it goes on
     sets = sum([["--set", s] for s in TINY + evals], [])
     assert train_main(["draw_v0", "--run-dir", str(tmp_path), "--no-progress"] + sets) == 2
@@ -320,7 +373,7 @@ def test_a_default_run_trains_on_one_torch_thread_and_says_so(tmp_path):
 
     before = torch.get_num_threads()
     seen, lines = [], []
-    run = load_run(game="draw_v0", overrides=[k for k in TINY if not k.startswith("ppo.torch_threads")])
+    run = load(game="draw_v0", overrides=[k for k in TINY if not k.startswith("ppo.torch_threads")])
     try:
         torch.set_num_threads(2)
         real = torch.set_num_threads

@@ -70,7 +70,7 @@ MUTATIONS = [
         "training/evaluate.py",
         [("totals = play_hand(game, state, seats, engine_seed, agent_seeds, recorder=recorder, infos=infos)",
           "totals = play_hand(game, state, seats, mix_seed(engine_seed, k), agent_seeds, recorder=recorder, infos=infos)")],
-        ["tests/agents/test_matchup_rotation.py", "tests/agents/test_evaluate.py", "-k", "matchup or rotation or evaluate or deal"]),
+        ["tests/training/test_matchup_rotation.py", "tests/training/test_evaluate.py", "-k", "matchup or rotation or evaluate or deal"]),
     Mutation(
         "d5_last_winner", "D-5 read as 'the last hand's winner leads'",
         "domino_envs/games/draw.py",
@@ -589,7 +589,8 @@ MUTATIONS = [
         "resume_ignores_stored_flags", "domino train --resume builds the run from the config file and the flags given "
         "now, not from the run folder's train.yaml",
         "training/learners/train.py",
-        [("    from_folder = args.resume and not args.config\n", "    from_folder = False\n")],
+        [("    from_folder = args.resume and not args.config  # the run folder's train.yaml is the base\n",
+          "    from_folder = False\n")],
         ["tests/learners/test_train_command.py", "-k", "folder_alone or refused_in_one_line"]),
     Mutation(
         "lock_skips_scoring", "the benchmark lock's check ignores the scoring rule's fingerprint",
@@ -836,9 +837,21 @@ MUTATIONS = [
     Mutation(
         "exploit_params_read_as_rules", "domino exploit's --set hands the learner's dotted params to the game as rule keys",
         "training/exploit/cli.py",
-        [('    params = [text for text in pairs if "." in text.partition("=")[0]]\n', "    params = []\n")],
+        [("        args.set, args.param = split_set(args.set)", "        args.set, args.param = list(args.set), {}")],
         ["tests/fronts/test_shared_flags.py"]),
     # issue 59: learners (each learner whole in its module; bounds on the fields and one checker)
+    Mutation(
+        "game_file_params_skipped", "a learner's settings skip the game file's params for it (every learner takes "
+        "its params the same way: its defaults, the file's, the run's)",
+        "training/learners/interface.py",
+        [("        apply(settings, defaults, name, sections, RUN_SET)\n", "        pass\n")],
+        ["tests/learners/test_training.py", "-k", "game_files_params"]),
+    Mutation(
+        "old_train_format_read", "a game file's train section in the format before per-learner params is "
+        "refused without naming the new spelling",
+        "training/configs.py",
+        [("        if key not in RUN_SECTION_KEYS:\n", "        if False:\n")],
+        ["tests/learners/test_training.py", "-k", "format_before"]),
     Mutation(
         "checker_skips_sections", "the one settings checker does not look inside a settings section",
         "training/settings.py",

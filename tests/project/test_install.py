@@ -207,7 +207,7 @@ USER_FILES = {
         import agents, training, training.configs
         import domino_envs, domino_agents, domino_training
         from domino_agents.registry import make_agent
-        from domino_training.learners.ppo import load_run
+        from domino_training.learners.train import load_settings
 
         env = domino_envs.make("draw_v0")
         env.reset(seed=1)
@@ -218,7 +218,7 @@ USER_FILES = {
             seat = env.possible_agents.index(name)
             decisions += not (term or trunc)
             env.step(None if term or trunc else players[seat].act(obs["observation"], obs["action_mask"]))
-        run = load_run(game="draw_v0")
+        run = load_settings(game="draw_v0")
         user_modules = sorted(m for m in sys.modules if m.split(".")[0] in ("agents", "training"))
         import agents.trained as user_trained
         print(json.dumps({

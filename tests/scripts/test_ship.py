@@ -59,7 +59,7 @@ def test_two_workers_train_and_ship_what_one_does(tmp_path, monkeypatch, capsys)
         return ship.main([*argv, *(f"--set={t}" for t in TINY)])
 
     for workers, extra, said in (("0", [], "workers=0"), ("-1", [], "workers=-1"), ("two", [], "invalid int"),
-                                 ("2", ["--set", "ppo.nope=1"], "unknown training key 'ppo.nope'")):
+                                 ("2", ["--set", "ppo.nope=1"], "unknown param 'ppo.nope'")):
         with pytest.raises(SystemExit) as e:
             run("bad", workers, *extra)
         assert e.value.code == 2 and said in capsys.readouterr().err
@@ -103,12 +103,11 @@ def test_each_recipe_ends_where_the_shipped_policy_did():
     """The last stage of each config's recipe stops at the decisions the shipped policy's last stage
     reached (docs/trained.json: PPO's; a run's budget counts its imitation decisions too) on that run's
     learning-rate schedule (annealed over its budget)."""
-    from domino_training.learners.ppo import load_stages
 
     rows = json.loads((ship.DOCS / "trained.json").read_text())
     assert len(rows) == 6
     for row in rows:
-        last = dict(kv.split("=", 1) for kv in load_stages(row["game"])[-1])
+        last = dict(kv.split("=", 1) for kv in ship.load_stages(row["game"])[-1])
         imitation = row["train"]["imitation"]["decisions"]  # 0 in a stage after the first
         assert int(last["budget.env_steps"]) == row["env_steps"] + imitation, row["game"]
         assert int(last["ppo.lr_horizon"]) == row["train"]["budget"]["env_steps"], row["game"]
@@ -116,20 +115,19 @@ def test_each_recipe_ends_where_the_shipped_policy_did():
 
 def test_a_recipe_is_checked_stage_by_stage(tmp_path):
     from domino_training.configs import ConfigError, default_path, stage_overrides
-    from domino_training.learners.ppo import load_stages
 
     steps = [200000 + 3358720, 9273344, 8994816, 14647296]  # imitation, then the PPO decisions each stage reached
-    assert load_stages("magic7_v0") == [[f"budget.env_steps={n}", "budget.minutes=0", "ppo.lr_horizon=40000000",
+    assert ship.load_stages("magic7_v0") == [[f"budget.env_steps={n}", "budget.minutes=0", "ppo.lr_horizon=40000000",
                                          "ppo.torch_threads=2"] for n in steps]
     text = default_path("draw_v0").read_text().split("stages:")[0]
     (tmp_path / "none.yaml").write_text(text)
-    assert load_stages("draw_v0", tmp_path / "none.yaml") == [[]]
+    assert ship.load_stages("draw_v0", tmp_path / "none.yaml") == [[]]
     (tmp_path / "bad.yaml").write_text(text + "stages:\n  - {budget.minutes: 12}\n  - {ppo.nope: 1}\n")
     with pytest.raises(ConfigError, match=r"stages\[1\]: .*ppo.nope"):
-        load_stages("draw_v0", tmp_path / "bad.yaml")
+        ship.load_stages("draw_v0", tmp_path / "bad.yaml")
     (tmp_path / "flat.yaml").write_text(text + "stages: {budget.minutes: 12}\n")
     with pytest.raises(ConfigError, match="'stages' must be a list of mappings"):
-        load_stages("draw_v0", tmp_path / "flat.yaml")
+        ship.load_stages("draw_v0", tmp_path / "flat.yaml")
     assert stage_overrides(["budget.minutes=40"], None) == ["budget.minutes=40"]
     assert stage_overrides(["budget.minutes=40"], "a/policy.npz") == [
         "network.init_actor=a/policy.npz", "imitation.decisions=0", "budget.minutes=40"]

@@ -48,9 +48,9 @@ def test_the_heuristic_benchmark_plays_the_same_games_with_the_python_and_compil
         with pytest.raises(ConfigError, match=train_speed.LEGACY_COMMIT):
             train_speed.main(["--heuristics", "block_v0", "--rounds", "1", "--deals", "1"])
         return
-    real = train_speed.load_run
-    monkeypatch.setattr(train_speed, "load_run",
-                        lambda game, overrides: real(game=game, overrides=[*overrides, *SETS[:2], "opponents.heuristic=0.5"]))
+    real = train_speed.load_settings
+    monkeypatch.setattr(train_speed, "load_settings", lambda game, learner, overrides: real(
+        game=game, learner=learner, overrides=[*overrides, *SETS[:2], "opponents.heuristic=0.5"]))
     (row,) = train_speed.main(["--heuristics", "block_v0", "--rounds", "2", "--deals", "3"])["heuristics"]
     assert row["same_actions"] and row["same_results"]
     assert row["decisions_per_rollout"] == 64 and row["old"]["heuristic_decisions"] == row["new"]["heuristic_decisions"] > 0

@@ -23,10 +23,10 @@ def test_the_demo_trains_afresh_prints_the_table_and_names_only_files_it_wrote(t
     (tmp_path / "runs" / "demo" / "left_from_before.txt").write_text("x")
     assert demo.main(TINY) == 0
     out = capsys.readouterr().out
-    assert "training draw_v0 with PPO for 2,512 env steps" in out
+    assert "training draw_v0 with ppo_bc for 2,512 env steps" in out
     assert not (tmp_path / "runs" / "demo" / "left_from_before.txt").exists()
     for opponent in ("random", "greedy", "heuristic"):
-        assert re.search(rf"^ppo +{opponent} +[01]\.\d{{3}} ", out, re.M), opponent
+        assert re.search(rf"^ppo_bc +{opponent} +[01]\.\d{{3}} ", out, re.M), opponent
     last = out.strip().splitlines()[-1]
     named = re.findall(r"runs/demo/[\w.]+\.\w+", last)
     assert "runs/demo/policy.npz" in named
@@ -53,6 +53,6 @@ def test_without_overrides_the_demo_runs_the_demo_section_of_the_draw_config(tmp
     assert folder == Path("runs/demo") and run.game == "draw_v0"
     section = yaml.safe_load((Path(str(importlib.resources.files("domino_training.game_configs"))) / "draw.yaml")
                              .read_text())["demo"]
-    assert run.train.budget.env_steps == section["budget.env_steps"] and run.train.budget.minutes == section["budget.minutes"]
-    assert run.train.imitation.decisions == section["imitation.decisions"]
-    assert run.train.eval.final_deals == section["eval.final_deals"] and "the table" in capsys.readouterr().out
+    assert run.run.budget.env_steps == section["budget.env_steps"] and run.run.budget.minutes == section["budget.minutes"]
+    assert run.learner_params()["imitation.decisions"] == section["imitation.decisions"]
+    assert run.run.eval.final_deals == section["eval.final_deals"] and "the table" in capsys.readouterr().out

@@ -24,6 +24,27 @@ from domino_training.benchmark.suite import Suite, load_suite
 
 
 # ------------------------------------------------------------------------------ report
+def _band_panels(plt, panels: dict, path: Path, title: str, xlabel: str, ylabel: str, marker, vertical: bool,
+                 legend: str) -> Path:
+    """One panel per opponent (`panels`: opponent -> learner -> (x, y, lo, hi)), each learner a line
+    with its interval as a band, and the line of a score of 1 (as good as the table); saved at `path`."""
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.8), squeeze=False)
+    for ax, (opp, lines) in zip(axes[0], panels.items()):
+        for lr, (x, y, lo, hi) in lines.items():
+            ax.plot(x, y, label=lr, **({"marker": marker, "ms": 3} if marker else {}))
+            ax.fill_between(x, lo, hi, alpha=0.2)
+        (ax.axvline if vertical else ax.axhline)(1.0, color="grey", ls="--", lw=1)
+        ax.set_title(f"vs {opp}: {title}")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3)
+    axes[0][0].legend(loc=legend, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
 def _plots(suite: Suite, agg: dict, folder: Path, stem: str, scores: ScoreFile) -> list[Path]:
     import matplotlib
 
@@ -33,41 +54,17 @@ def _plots(suite: Suite, agg: dict, folder: Path, stem: str, scores: ScoreFile) 
     paths = []
     curves = agg["curves"].get("own", {})
     opps = [o for o in suite.ladder if curves.get(o)]
-    if opps:
-        fig, axes = plt.subplots(1, len(opps), figsize=(4.6 * len(opps), 3.8), squeeze=False)
-        for ax, opp in zip(axes[0], opps):
-            for lr, rows in curves[opp].items():
-                x = [r["env_steps"] for r in rows]
-                ax.plot(x, [r["iqm"] for r in rows], marker="o", ms=3, label=lr)
-                ax.fill_between(x, [r["iqm_lo"] for r in rows], [r["iqm_hi"] for r in rows], alpha=0.2)
-            ax.axhline(1.0, color="grey", ls="--", lw=1)
-            ax.set_title(f"vs {opp}: IQM over runs x games")
-            ax.set_xlabel("env steps")
-            ax.set_ylabel("win share / fair share")
-            ax.grid(alpha=0.3)
-        axes[0][0].legend(loc="lower right", fontsize=8)
-        fig.tight_layout()
-        paths.append(folder / f"{stem}_iqm.png")
-        fig.savefig(paths[-1], dpi=100)
-        plt.close(fig)
+    if opps:  # IQM with its interval at every mark, per learner
+        panels = {opp: {lr: ([r["env_steps"] for r in rows], [r["iqm"] for r in rows], [r["iqm_lo"] for r in rows],
+                             [r["iqm_hi"] for r in rows]) for lr, rows in curves[opp].items()} for opp in opps}
+        paths.append(_band_panels(plt, panels, folder / f"{stem}_iqm.png", "IQM over runs x games", "env steps",
+                                  "win share / fair share", marker="o", vertical=False, legend="lower right"))
     profiles = agg.get("profiles") or {}
-    if profiles:
-        fig, axes = plt.subplots(1, len(profiles), figsize=(4.6 * len(profiles), 3.8), squeeze=False)
-        for ax, (opp, prof) in zip(axes[0], profiles.items()):
-            for lr, p in prof.items():
-                if lr != "taus":
-                    ax.plot(prof["taus"], p["p"], label=lr)
-                    ax.fill_between(prof["taus"], p["lo"], p["hi"], alpha=0.2)
-            ax.axvline(1.0, color="grey", ls="--", lw=1)
-            ax.set_title(f"vs {opp}: performance profile")
-            ax.set_xlabel("score tau")
-            ax.set_ylabel("share of runs x games above tau")
-            ax.grid(alpha=0.3)
-        axes[0][0].legend(loc="lower left", fontsize=8)
-        fig.tight_layout()
-        paths.append(folder / f"{stem}_profiles.png")
-        fig.savefig(paths[-1], dpi=100)
-        plt.close(fig)
+    if profiles:  # share of runs x games above each score tau, per learner
+        panels = {opp: {lr: (prof["taus"], p["p"], p["lo"], p["hi"]) for lr, p in prof.items() if lr != "taus"}
+                  for opp, prof in profiles.items()}
+        paths.append(_band_panels(plt, panels, folder / f"{stem}_profiles.png", "performance profile", "score tau",
+                                  "share of runs x games above tau", marker=None, vertical=True, legend="lower left"))
     games = [g for g in suite.games if any(g in gs for _, gs in suite.runs.values())]
     if games and "heuristic" in suite.ladder:
         cols = min(4, len(games))

@@ -5,7 +5,7 @@ Inside this package (lower modules first): network, pool, checkpoint, run_folder
 contract, the learner registry and the one driver, train_learner) < imitate, distill, sb3 < ppo, dmc,
 rllib (each learner whole: its settings, check, train and register_learner call; the registry imports
 a built-in's module on first use; each settings section lives with what reads it, and ppo.py's
-TrainConfig gathers the sections of a game file's train section) < train and rllib_command (the
+TrainConfig gathers the ppo learners' sections) < train and rllib_command (the
 `domino train` command and the RLlib command, fronts of that driver). The names a user imports are
 re-exported here: ``from domino_training.learners import LearnerRun, register_learner, train_learner``.
 """

@@ -43,7 +43,7 @@ import torch
 from domino_envs.errors import ConfigError
 from domino_envs.rng import mix_seed
 from domino_training.learners.network import masked_log_probs, torch_threads
-from domino_training.learners.run_folder import CsvLog, PointLog
+from domino_training.learners.run_folder import CsvLog, Eval, PointLog
 from domino_training.settings import bounded, is_spec
 
 DATA_FILE = "distill.npz"
@@ -70,7 +70,7 @@ class Distill:
     teacher_moves: float = bounded(0.5, min=0, max=1)  # round 0 only: share of the student's decisions the teacher
                                     # plays instead
     teacher_deals: int = bounded(0, min=0)  # > 0: each round's teacher first plays this many duplicate deals against
-    #                                 teacher_opponent (eval.seed's deals, the same every round): distill.csv's teacher_win
+    #                                 teacher_opponent (the evaluation's deals, Eval.seed: the same every round): distill.csv's teacher_win
     teacher_opponent: str = bounded("pimc:n=64,rollout=random", rule=SEARCH_SPEC)  # the table the teacher's strength
                                     # is measured against
 
@@ -202,14 +202,14 @@ def make_teacher(trainer, spec: str, seed: int):
 
 def teacher_strength(trainer, spec: str) -> dict:
     """The teacher's win share against distill.teacher_opponent on distill.teacher_deals duplicate deals
-    (eval.seed's, the same each round), so a round whose teacher got weaker shows; {} when off."""
+    (the evaluation's default deals, run_folder.Eval.seed: the same each round), so a round whose teacher got weaker shows; {} when off."""
     from domino_training.evaluate import evaluate
 
     cfg, run = trainer.cfg.distill, trainer.run
     if not cfg.teacher_deals:
         return {}
     opponent = cfg.teacher_opponent
-    report = evaluate(run.game, [spec, opponent], cfg.teacher_deals, trainer.cfg.eval.seed, dict(run.config),
+    report = evaluate(run.game, [spec, opponent], cfg.teacher_deals, Eval().seed, dict(run.config),
                       pairs=[(spec, opponent)], progress=False)
     win = report.matchups[(spec, opponent)].win_stat
     return {"teacher_win": win.mean, "teacher_lo": win.lo, "teacher_hi": win.hi}

@@ -62,11 +62,11 @@ from domino_training.learners.checkpoint import (
     read_generators,
     save_checkpoint_file,
 )
-from domino_training.learners.interface import RUN_SET, register_learner
+from domino_training.learners.interface import learner_settings, register_learner
 from domino_training.learners.network import _mlp, check_device
 from domino_training.learners.pool import POOL_KINDS, REWARDS, GreedyBatch, HeuristicBatch, RandomBatch, draw_kinds
 from domino_training.learners.run_folder import LearnerRun, PointLog, drive
-from domino_training.settings import HIDDEN, apply, bounded, check
+from domino_training.settings import HIDDEN, bounded, check
 
 CHECKPOINT_FORMAT = "domino-envs-dmc-checkpoint/1"
 DMC_KINDS = tuple(k for k in POOL_KINDS if k not in ("snapshot", "target"))  # index = the seat code of that kind
@@ -428,7 +428,7 @@ class DMCTrainer:
 # ------------------------------------------------------------------------------ the dmc learner
 def dmc_settings(run: LearnerRun) -> DMCSettings:
     """The DMCSettings of `run`'s params (ConfigError naming an unknown or bad key)."""
-    settings = apply(DMCSettings(), run.params, "dmc", run_sets=RUN_SET)
+    settings = learner_settings("dmc", run, DMCSettings())
     validate_settings(settings)
     return settings
 

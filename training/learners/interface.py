@@ -27,22 +27,23 @@
 The learners (`LEARNERS`; `register_learner` adds one, see docs/examples/my_learner.py). Each is whole
 in its module: its settings dataclass (bounds on the fields, checked by training/settings.py `check`),
 its check, its ``train(run, log, progress)`` and its `register_learner` call; the built-ins are
-`BUILTINS`, a name -> module table imported on first use. This module holds no learner's code:
+`BUILTINS`, a name -> module table imported on first use. This module holds no learner's code.
+Every learner takes its params the same way (`learner_settings`): its settings' defaults, the game
+file's ``train.params.<learner>`` (configs.game_params), then the run's params (dotted keys; those
+the run sets, `RUN_SET`, refused), checked once by its check; the driver hands them over as
+``log.settings``:
 
-
-- ``ppo``: our PPO (training/learners/ppo.py). Base settings: the game's configs/<game>.yaml train
-  section without its stages (imitation and distillation off); params are its keys (``ppo.ent_coef``,
-  ``network.hidden``, ``opponents.greedy``, ``budget.checkpoint_every``...) except those the run sets
-  (seed, budget.env_steps, budget.minutes, algo, eval), and may turn the stages on: ``imitation.*``
-  (a warm start whose decisions count in the budget) and ``distill.*`` (search distillation rounds
-  alternating with PPO: the suite's strongest recipe, benchmarked through its params alone). Policy
-  spec ``mlp:checkpoint=PATH``.
-- ``ppo_bc``: the same with the imitation warm start on by default (the config's, or 200k decisions
-  of the heuristic where the config has none); its distillation rounds run by distill.py `PPOWithRounds`.
+- ``ppo``: our PPO (training/learners/ppo.py), from scratch; params its keys (``ppo.ent_coef``,
+  ``network.hidden``, ``opponents.greedy``, ``budget.checkpoint_every``...), which may turn on
+  ``imitation.*`` (a warm start whose decisions count in the budget) and ``distill.*`` (search
+  distillation rounds alternating with PPO: the suite's strongest recipe, benchmarked through its
+  params alone). Policy spec ``mlp:checkpoint=PATH``.
+- ``ppo_bc``: the same with the imitation warm start on by default (200k decisions of the heuristic);
+  the game files' `domino train` learner; its distillation rounds run by distill.py `PPOWithRounds`.
 - ``dmc``: deep Monte-Carlo (training/learners/dmc.py); params ``dmc.*``, ``network.hidden``,
   ``opponents.*`` (dmc.py's `DMCSettings`). Spec ``dmc:checkpoint=PATH``.
 - ``sb3``: sb3_contrib's MaskablePPO on SingleSeatEnv (training/learners/sb3.py); params ``sb3.*``,
-  ``network.hidden``, ``opponents.*``; base the same config section. Spec ``mlp:checkpoint=PATH``
+  ``network.hidden``, ``opponents.*``. Spec ``mlp:checkpoint=PATH``
   (its actor exported in the policy format).
 - ``rllib`` (optional: the `rllib` extra, not in CI): RLlib's PPO, training/learners/rllib.py (Ray imported there
   when it trains);
@@ -66,8 +67,9 @@ from pathlib import Path
 
 import domino_envs
 from domino_envs.errors import ConfigError
+from domino_training.configs import game_params
 from domino_training.learners.run_folder import Evaluation, LearnerError, LearnerRun, PointLog, PolicyPoint
-from domino_training.settings import table
+from domino_training.settings import apply, table, validate
 
 
 @dataclass
@@ -101,9 +103,23 @@ def check_run(run: LearnerRun) -> None:
 
 
 # ------------------------------------------------------------------------------ registry
-RUN_SET = {"seed": "LearnerRun.seed", "algo": "the learner's name", "budget.env_steps": "LearnerRun.budget and marks",
+RUN_SET = {"seed": "LearnerRun.seed", "learner": "the learner's name", "budget.env_steps": "LearnerRun.budget and marks",
            "budget.minutes": "the time budget (train_learner's minutes)",
            "eval": "the run's Evaluation (domino train's eval section; learners do not evaluate)"}  # not params
+
+
+def learner_settings(name: str, run: LearnerRun, settings, sections: tuple | None = None):
+    """How every learner takes its params: `settings` (its defaults) with the game file's params for
+    learner `name` (configs.game_params) on top, then the run's params, then checked (its ``validate()``
+    or its bounds); ConfigError naming a bad key (and the file, for the file's)."""
+    path, defaults = game_params(run.game, name)
+    try:
+        apply(settings, defaults, name, sections, RUN_SET)
+    except ConfigError as err:
+        raise ConfigError(f"{path}: train.params.{name}: {err}") from None
+    apply(settings, run.params, name, sections, RUN_SET)
+    validate(settings)
+    return settings
 
 # The built-in learners: name -> the module whose `register_learner` call registers it, imported on
 # first use (so importing this package imports no torch). An in-tree learner is one module and one
@@ -222,5 +238,5 @@ def train_learner(name: str, run: LearnerRun, progress: bool = False, minutes: f
 
 
 __all__ = ["BUILTINS", "Evaluation", "LEARNERS", "LearnerEntry", "LearnerError", "LearnerRun", "PointLog", "PolicyPoint",
-           "RUN_SET", "check_run", "learner_names", "params_table", "register_learner", "train_learner"]
+           "RUN_SET", "check_run", "learner_names", "learner_settings", "params_table", "register_learner", "train_learner"]
 

@@ -58,7 +58,7 @@ from domino_envs.outcome import centered_win_shares, win_shares
 from domino_envs.registry import make_game
 from domino_envs.vector import VectorEnv
 from domino_envs.version import __version__
-from domino_training.configs import RunConfig, learner_config, read_run, read_stages
+from domino_training.configs import RunConfig
 from domino_training.learners.checkpoint import (
     check_vector_rows,
     load_checkpoint_file,
@@ -69,7 +69,7 @@ from domino_training.learners.checkpoint import (
 )
 from domino_training.learners.distill import Distill, PPOWithRounds
 from domino_training.learners.imitate import Imitation
-from domino_training.learners.interface import RUN_SET, register_learner
+from domino_training.learners.interface import learner_settings, register_learner
 from domino_training.learners.network import ActorCritic, Network, check_device, masked_log_probs, torch_threads
 from domino_training.learners.pool import (
     POOL_KINDS,
@@ -83,8 +83,7 @@ from domino_training.learners.pool import (
     draw_kinds,
     sample_actions,
 )
-from domino_training.learners.run_folder import Eval, LearnerRun, PointLog, drive
-from domino_training.learners.sb3 import SB3
+from domino_training.learners.run_folder import LearnerRun, PointLog, drive
 from domino_training.settings import bounded, check, is_spec
 
 LEARNER = 0
@@ -99,14 +98,10 @@ CHECKPOINT_FORMAT = "domino-envs-ppo-checkpoint/1"
 
 
 # ------------------------------------------------------------------------------ settings
-ALGOS = ("ppo", "sb3")
-
-
 @dataclass
 class Budget:
-    env_steps: int = bounded(2_000_000, min=1)  # decisions stepped in the vector env (every seat's), or SB3 timesteps
-    minutes: float = bounded(0.0, min=0)  # wall-clock cap on training (0: none), numba's compiling and the imitation
-                                    # warm start not counted (run_folder.BudgetClock); a resumed run gets it afresh
+    env_steps: int = bounded(2_000_000, min=1)  # decisions stepped in the vector env (every seat's), or SB3 timesteps:
+                                    # the run's budget less the warm start's (what the lr schedule spans)
     checkpoint_every: int = bounded(10, min=1)  # updates between checkpoints (the last one is always saved)
 
 
@@ -141,21 +136,17 @@ class PPO:
 
 @dataclass
 class TrainConfig:
-    """The ppo learner's settings, and the train section of a game file (configs/<game>.yaml) that
-    `domino train` reads for every learner: its seed, budget and eval are the run's; ppo, ppo_bc and sb3
-    take the rest as params (each section lives with what reads it: network.py, pool.py, imitate.py,
-    distill.py, run_folder.py, sb3.py)."""
+    """The settings of the ppo and ppo_bc learners: their params (every key but the seed and
+    budget.env_steps, which are the run's) in sections that live with what reads them: network.py,
+    pool.py, imitate.py, distill.py."""
 
-    algo: str = bounded("ppo", choices=ALGOS)  # "ppo" (ours, on the vector env) or "sb3" (MaskablePPO on SingleSeatEnv)
-    seed: int = bounded(0, min=0)
+    seed: int = bounded(0, min=0)   # the run's (LearnerRun.seed)
     budget: Budget = field(default_factory=Budget)
     network: Network = field(default_factory=Network)
     ppo: PPO = field(default_factory=PPO)
     opponents: Opponents = field(default_factory=Opponents)
     imitation: Imitation = field(default_factory=Imitation)
     distill: Distill = field(default_factory=Distill)
-    eval: Eval = field(default_factory=Eval)
-    sb3: SB3 = field(default_factory=SB3)
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -170,27 +161,9 @@ class TrainConfig:
         check(self)
         weights = [getattr(self.opponents, k) for k in POOL_KINDS]
         need(sum(weights) > 0 and min(weights) >= 0, "opponents", weights, "weights must be >= 0 with a positive sum")
-        need(not self.network.init_actor or self.algo == "ppo", "network.init_actor", self.network.init_actor,
-             "starting from a policy file is for algo ppo only")
         if self.opponents.target > 0:
-            need(self.algo == "ppo", "opponents.target", self.opponents.target, "a target opponent is for algo ppo only")
             need(is_spec(self.opponents.target_spec), "opponents.target_spec", self.opponents.target_spec,
                  "opponents.target > 0 needs an agent spec, e.g. heuristic or mlp:checkpoint=PATH")
-        for key in ("rounds", "every_updates"):
-            need(not getattr(self.distill, key) or self.algo == "ppo", f"distill.{key}", getattr(self.distill, key),
-                 f"search distillation is for algo ppo only (with another algo: --set distill.{key}=0)")
-
-
-def load_run(path: str | Path | None = None, game: str | None = None, overrides: list[str] | tuple = (),
-             demo: bool = False) -> RunConfig:
-    """A game file's run (configs.read_run) in a fresh TrainConfig: what `domino train`, the ship and demo
-    scripts and the tests train from; ConfigError naming a bad key or value."""
-    return read_run(TrainConfig(), path, game, overrides, demo)
-
-
-def load_stages(game: str, path: str | Path | None = None) -> list[list[str]]:
-    """The game file's stages (configs.read_stages), each checked as a TrainConfig."""
-    return read_stages(TrainConfig(), game, path)
 
 
 # ------------------------------------------------------------------------------ chains and GAE
@@ -730,16 +703,14 @@ PPO_SECTIONS = ("ppo", "network", "opponents", "imitation", "distill", "budget.c
 
 
 def settings(run: LearnerRun, learner: str = "ppo") -> RunConfig:
-    """The RunConfig ppo/ppo_bc train `run` with (configs.learner_config: the game's train section without
-    its stages, then the params, which may turn the stages on): imitation off for ppo, 200k heuristic
-    decisions for ppo_bc where the file has none."""
-    def adjust(train):
-        if learner == "ppo":
-            train.imitation.decisions = 0
-        elif train.imitation.decisions == 0:
-            train.imitation.decisions = 200_000
-
-    return learner_config(TrainConfig(), run, learner, "ppo", PPO_SECTIONS, RUN_SET, adjust)
+    """The RunConfig ppo/ppo_bc train `run` with: TrainConfig's defaults (ppo_bc's warm start: 200k
+    decisions of the heuristic), the game file's params and the run's (interface.learner_settings), with
+    the run's seed and budget."""
+    train = TrainConfig(seed=int(run.seed))
+    train.budget.env_steps = int(run.budget)
+    if learner == "ppo_bc":
+        train.imitation.decisions = 200_000
+    return RunConfig(run.game, dict(run.config), learner_settings(learner, run, train, PPO_SECTIONS))
 
 
 def _imitation_steps(decisions: int) -> int:
@@ -781,12 +752,12 @@ def train_ppo_bc(run: LearnerRun, log: PointLog, progress: bool) -> None:
     train_ppo(run, log, progress, learner="ppo_bc")
 
 
-register_learner("ppo", train_ppo, "our PPO on the vector env, from scratch (configs/<game>.yaml's train section)",
+register_learner("ppo", train_ppo, "our PPO on the vector env, from scratch",
                  check=lambda run: settings(run, "ppo"), settings=TrainConfig, sections=PPO_SECTIONS)
 register_learner("ppo_bc", train_ppo_bc, "imitation warm start (the heuristic by default), then our PPO",
                  check=lambda run: settings(run, "ppo_bc"), settings=TrainConfig, sections=PPO_SECTIONS)
 
 
-__all__ = ["ALGOS", "PPO", "ActorCritic", "Budget", "Buffer", "Collector", "gae", "load_run", "load_stages",
+__all__ = ["PPO", "ActorCritic", "Budget", "Buffer", "Collector", "gae",
            "masked_log_probs", "ppo_update", "sample_actions", "SeatChains", "settings", "train_ppo", "train_ppo_bc",
            "TrainConfig", "Trainer"]

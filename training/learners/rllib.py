@@ -38,9 +38,9 @@ from pathlib import Path
 import domino_envs
 from domino_agents.rllib_agent import META_FILE, META_FORMAT, POLICY_FILE
 from domino_agents.trained import CheckpointError, check_meta, policy_meta, save_policy
-from domino_training.learners.interface import RUN_SET, register_learner
+from domino_training.learners.interface import learner_settings, register_learner
 from domino_training.learners.run_folder import LearnerError, LearnerRun, PointLog
-from domino_training.settings import HIDDEN, apply, bounded, check
+from domino_training.settings import HIDDEN, bounded
 
 POLICY = "shared"  # the one module every seat plays with (agents/rllib_module.py's POLICY, which needs Ray)
 RE_EXPORTED = ("MaskedActorCritic", "greedy_actions", "load_module")  # from agents/rllib_module.py, on first use
@@ -222,8 +222,7 @@ class RLlibSettings:
 
 def rllib_settings(run: LearnerRun) -> RLlibSettings:
     """The rllib learner's settings from params (ConfigError naming an unknown or bad key)."""
-    s = apply(RLlibSettings(), run.params, "rllib", run_sets=RUN_SET)
-    check(s)
+    s = learner_settings("rllib", run, RLlibSettings())
     if s.rllib.restore and not (Path(run.run_dir) / "points.json").is_file():  # checked before anything is written
         check_restore(checkpoint_folder(s.rllib.restore), run.game, run.config)
     return s

@@ -69,7 +69,7 @@ class AnotherRunError(CheckpointError):
                          f"with those values, or use another run folder")
 
 
-MISSING = "(none)"
+MISSING = "(unset: the default)"
 
 
 def where_it_runs(key: str) -> bool:
@@ -275,6 +275,24 @@ class Eval:
     final_deals: int = bounded(500, min=0)  # duplicate deals per matchup of the table at the end (0: none)
     final_opponents: list = field(default_factory=lambda: ["random", "greedy", "heuristic"])
     seed: int = 12345               # deals of the evaluation (the same at every point of a run)
+
+
+@dataclass
+class RunBudget:
+    env_steps: int = bounded(2_000_000, min=1)  # decisions trained on (every seat's; an imitation warm start's too)
+    minutes: float = bounded(0.0, min=0)  # wall-clock cap on training (0: none), numba's compiling and the imitation
+                                    # warm start not counted (`BudgetClock`); a resumed run gets it afresh
+
+
+@dataclass
+class RunSettings:
+    """A game file's train section less its ``params``: the run `domino train` makes (a `LearnerRun`
+    and its `Evaluation`), the same whichever learner trains it."""
+
+    learner: str = "ppo"            # who trains: a registered learner (training/learners/interface.py)
+    seed: int = bounded(0, min=0)   # the run's seed (LearnerRun.seed)
+    budget: RunBudget = field(default_factory=RunBudget)
+    eval: Eval = field(default_factory=Eval)
 
 
 def evaluate_spec(game: str, config: dict, spec: str, opponents: list[str], deals: int, seed: int, label: str):
@@ -543,6 +561,6 @@ def drive(trainer, log: PointLog, budget: int, agent: str, checkpoint_every: int
             bar.close()
 
 
-__all__ = ["AnotherRunError", "BudgetClock", "CsvLog", "EVAL_FIELDS", "Evaluation", "LearnerError", "LearnerRun", "POINTS_FILE",
-           "PointLog", "PolicyPoint", "drive", "evaluate_spec", "identity", "plot_curve", "relabel", "run_differences",
-           "where_it_runs"]
+__all__ = ["AnotherRunError", "BudgetClock", "CsvLog", "EVAL_FIELDS", "Eval", "Evaluation", "LearnerError", "LearnerRun", "POINTS_FILE",
+           "PointLog", "PolicyPoint", "RunBudget", "RunSettings", "drive", "evaluate_spec", "identity", "plot_curve", "relabel",
+           "run_differences", "where_it_runs"]

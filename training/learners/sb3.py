@@ -38,7 +38,7 @@ import json
 import random
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -47,13 +47,14 @@ from torch import nn
 
 from domino_agents.registry import make_agent
 from domino_agents.trained import CheckpointError, mlp_logits, policy_meta, save_policy
+from domino_envs.errors import ConfigError
 from domino_envs.registry import make_game
 from domino_envs.rng import mix_seed
 from domino_envs.wrappers import SingleSeatEnv
-from domino_training.configs import RunConfig, learner_config
-from domino_training.learners.interface import LEARNERS, RUN_SET, register_learner
-from domino_training.learners.network import torch_threads
-from domino_training.learners.pool import POOL_KINDS, sample_actions
+from domino_training.configs import RunConfig
+from domino_training.learners.interface import learner_settings, register_learner
+from domino_training.learners.network import Network, torch_threads
+from domino_training.learners.pool import POOL_KINDS, Opponents, sample_actions
 from domino_training.learners.run_folder import LearnerError, LearnerRun, PointLog
 from domino_training.settings import bounded
 
@@ -358,18 +359,30 @@ def train_sb3_points(run: RunConfig, log, progress: bool = False) -> None:
 
 
 # ------------------------------------------------------------------------------ the sb3 learner
-SB3_SECTIONS = ("sb3", "network", "opponents", "budget.checkpoint_every")  # its params
+SB3_SECTIONS = ("sb3", "network", "opponents")  # its params
 
 
-def train_config():
-    """sb3's settings object: the ppo learner's TrainConfig (a game file's train section, whose `sb3`
-    section is the `SB3` above), found through the registry: ppo.py imports this module for `SB3`."""
-    return LEARNERS["ppo"].settings()
+@dataclass
+class SB3Settings:
+    """The sb3 learner's settings: its `SB3` section, and the network and opponent pool sections it
+    shares with our PPO (network.py, pool.py)."""
+
+    seed: int = bounded(0, min=0)   # the run's (LearnerRun.seed)
+    network: Network = field(default_factory=Network)
+    opponents: Opponents = field(default_factory=Opponents)
+    sb3: SB3 = field(default_factory=SB3)
 
 
 def settings(run: LearnerRun) -> RunConfig:
-    """The RunConfig sb3 trains `run` with: the game's train section (configs.learner_config), then the params."""
-    return learner_config(train_config(), run, "sb3", "sb3", SB3_SECTIONS, RUN_SET)
+    """The RunConfig sb3 trains `run` with: the defaults, the game file's params and the run's
+    (interface.learner_settings), with the run's seed. What only our PPO does (starting from a policy
+    file, a target opponent) is refused, naming the key."""
+    train = learner_settings("sb3", run, SB3Settings(seed=int(run.seed)), SB3_SECTIONS)
+    for key, value in (("network.init_actor", train.network.init_actor), ("opponents.target", train.opponents.target)):
+        if value:
+            raise ConfigError(f"{key}={value!r} is not allowed; the ppo learners only (sb3 starts from scratch "
+                              f"against the pool)")
+    return RunConfig(run.game, dict(run.config), train)
 
 
 def train_sb3(run: LearnerRun, log: PointLog, progress: bool) -> None:
@@ -383,7 +396,7 @@ def train_sb3(run: LearnerRun, log: PointLog, progress: bool) -> None:
     train_sb3_points(log.settings, log, progress)  # settings(run), built by the driver's check
 
 
-register_learner("sb3", train_sb3, "sb3_contrib MaskablePPO on SingleSeatEnv", check=settings, settings=train_config,
+register_learner("sb3", train_sb3, "sb3_contrib MaskablePPO on SingleSeatEnv", check=settings, settings=SB3Settings,
                  sections=SB3_SECTIONS)
 
 

@@ -1,29 +1,30 @@
 """`domino train <game>`: one training run of any learner in one folder, through the one driver
 (`train_learner`, training/learners/interface.py), with logs, evaluation during training and resume.
 
-    domino train draw_v0                                  # configs/draw.yaml's train section, our PPO
+    domino train draw_v0                                  # configs/draw.yaml's run: its learner, ppo_bc
     domino train sum7_v0 --set ppo.lr=1e-4 --set budget.env_steps=2000000
     domino train draw_v0 --run-dir runs/d1 --resume       # continue an interrupted run
     domino train draw_v0 --learner sb3                    # MaskablePPO on SingleSeatEnv
     domino train draw_v0 --learner dmc --set dmc.epsilon=0.05
     domino train draw_v0 --learner my_learner --import my_learner.py
 
-The config file (the game's shipped one, or --config) gives the game, its rule keys and the run's
-settings: ``seed``, ``budget.env_steps`` (every decision trained on, an imitation warm start's
-included), ``budget.minutes`` (a time budget, 0: none; a resumed run gets it afresh) and ``eval``
-(every ``eval.every_env_steps`` env steps, or ``eval.every_updates`` PPO updates' worth, a policy is
-saved and played against ``eval.opponents``; the last against ``eval.final_opponents``). The learners ``ppo``,
-``ppo_bc`` and ``sb3`` take the rest of its train section as their params (imitation and distillation
-included: the file's recipe is what runs); any other learner takes its params from ``--set`` (keys
-outside seed, budget and eval), checked by the learner.
+The config file (the game's shipped one, or --config) gives the game, its rule keys and the run:
+``learner`` (--learner over it), ``seed``, ``budget.env_steps`` (every decision trained on, an
+imitation warm start's included), ``budget.minutes`` (a time budget, 0: none; a resumed run gets it
+afresh), ``eval`` (every ``eval.every_env_steps`` env steps, or ``eval.every_updates`` PPO updates'
+worth, a policy is saved and played against ``eval.opponents``; the last against
+``eval.final_opponents``) and ``params``: each learner's params on this game. Every learner takes its
+params the same way: the file's ``params.<learner>`` with the dotted ``--set`` keys on top are the
+run's params (`LearnerRun.params`), over the learner's defaults and the shipped game file's
+(interface.learner_settings), checked by the learner.
 
 The run folder is the driver's (run_folder.py): points.json, config.yaml, policy_<mark>.npz and
 policy.npz (the agent: ``mlp:checkpoint=...``), log.csv and tb/ (TensorBoard), eval.csv and curve.png,
 final_eval.md / final_eval.json, and the learner's own checkpoint; this command adds train.yaml, the
 run's resolved config (a config file: ``--config runs/d1/train.yaml`` takes it).
 ``--resume`` continues a killed run from the learner's last checkpoint (``ppo`` and ``dmc`` exactly as
-if it had not stopped) with the run's own settings: train.yaml's config, points.json's learner and
-params, so no flag needs repeating; a ``--set`` on top may change what is not the run (its device,
+if it had not stopped) with the run's own settings: train.yaml's config, learner and params, so no
+flag needs repeating; a ``--set`` on top may change what is not the run (its device,
 ``budget.minutes``, the evaluation's opponents and deals), and one that changes the run is refused in
 one line naming each such key and its value in the folder. Without --resume a folder that already
 holds a run is refused, so a finished run is never overwritten by accident. Ctrl-C ends with one line
@@ -32,110 +33,108 @@ giving the command that resumes (exit status 130).
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import yaml
 
 from domino_envs.core import DominoError
 from domino_envs.errors import CheckpointError
 from domino_training.commands import HelpFormatter, add_import, add_set
-from domino_training.configs import RunConfig
+from domino_training.configs import GameRun, default_path, game_params, read_run
 from domino_training.learners import interface
-from domino_training.learners.interface import RUN_SET, learner_names, train_learner
-from domino_training.learners.run_folder import POINTS_FILE, AnotherRunError, Evaluation, LearnerRun, describe_values
-from domino_training.settings import keys
+from domino_training.learners.interface import learner_names, train_learner
+from domino_training.learners.run_folder import (
+    POINTS_FILE,
+    AnotherRunError,
+    Evaluation,
+    LearnerRun,
+    RunSettings,
+    describe_values,
+)
 
-if TYPE_CHECKING:
-    from domino_training.learners.ppo import TrainConfig
-
-RUN_LEVEL = {key.split(".")[0] for key in RUN_SET}  # train keys the command reads itself; the rest are the learner's
 CHECKPOINTS = (POINTS_FILE, "checkpoint.pt", "sb3_model.zip")  # a folder holding one of these holds a run
 SETTINGS_FILE = "train.yaml"  # the run's resolved config, written by this command into its folder: what --resume reads
 
 
-def takes_config(learner: str | None) -> bool:
-    """Whether the learner's params are keys of the config's train section (ppo, ppo_bc, sb3: their
-    settings are a TrainConfig)."""
-    from domino_training.learners.ppo import TrainConfig  # here: importing this command imports no torch
-
-    entry = interface.LEARNERS.get(learner) if learner else None
-    return entry is not None and entry.settings is not None and isinstance(entry.settings(), TrainConfig)
+def load(path: str | Path | None = None, game: str | None = None, overrides: list[str] | tuple = (),
+         demo: bool = False, learner: str | None = None) -> GameRun:
+    """A game file's run (configs.read_run into a RunSettings): what `domino train`, the ship and demo
+    scripts and `domino warm` train."""
+    return read_run(RunSettings(), path, game, overrides, demo, learner)
 
 
-def learner_params(learner: str, train: TrainConfig) -> dict:
-    """The learner's params from a resolved train section: the values of every key it takes (ppo, ppo_bc,
-    sb3); none for the others."""
-    if not takes_config(learner):
-        return {}
-    return {key: value for key, (value, _) in keys(train, interface.LEARNERS[learner].sections).items()}
+def load_settings(path: str | Path | None = None, game: str | None = None, overrides: list[str] | tuple = (),
+                  demo: bool = False, learner: str | None = None):
+    """The settings a game file's run (`load`) trains with: its learner's check of the run (ppo, ppo_bc,
+    sb3: a RunConfig, what their trainers take); the tests, the speed script and the ship script's
+    checks build from it. ConfigError naming a bad key or value."""
+    run = load(path, game, overrides, demo, learner)
+    return interface.LEARNERS[run.learner].check(learner_run(run, "."))
 
 
-def eval_marks(train: TrainConfig) -> list[int]:
+def eval_marks(run: GameRun) -> list[int]:
     """Where policies are saved and evaluated: every eval.every_env_steps env steps, else every
-    eval.every_updates PPO updates' worth (0 and 0: at the budget only), and at the budget."""
-    budget, ev = train.budget.env_steps, train.eval
-    every = ev.every_env_steps or ev.every_updates * train.ppo.num_envs * train.ppo.rollout_steps
+    eval.every_updates PPO updates' worth (the params' ppo.num_envs x ppo.rollout_steps, PPO's defaults
+    where they do not say; 0 and 0: at the budget only), and at the budget."""
+    from domino_training.learners.ppo import PPO  # here: importing this command imports no torch
+
+    budget, ev, params = run.run.budget.env_steps, run.run.eval, {**game_params(run.game, run.learner)[1],
+                                                                  **run.learner_params()}
+
+    def count(key: str, default: int) -> int:  # a bad value is the learner's check's to refuse, naming it
+        value = params.get(key, default)
+        return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
+
+    per_update = count("ppo.num_envs", PPO().num_envs) * count("ppo.rollout_steps", PPO().rollout_steps)
+    every = ev.every_env_steps or ev.every_updates * per_update
     return [*range(every, budget, every), budget] if every else [budget]
 
 
-def learner_run(run: RunConfig, run_dir: str | Path, learner: str, params: dict | None = None) -> LearnerRun:
-    """The LearnerRun `domino train` gives the one driver: the config's game, rules, seed and budget, the
-    marks of its eval section, the learner's params from the config and `params`."""
-    cfg = run.train
-    return LearnerRun(run.game, dict(run.config), cfg.seed, cfg.budget.env_steps, eval_marks(cfg), Path(run_dir),
-                      {**learner_params(learner, cfg), **(params or {})})
+def learner_run(run: GameRun, run_dir: str | Path) -> LearnerRun:
+    """The LearnerRun `domino train` gives the one driver: the file's game, rules, seed and budget, the
+    marks of its eval section and its learner's params (the --set ones on top)."""
+    r = run.run
+    return LearnerRun(run.game, dict(run.config), r.seed, r.budget.env_steps, eval_marks(run), Path(run_dir),
+                      run.learner_params())
 
 
-def plan(args) -> tuple[RunConfig, str, dict]:
-    """The parsed command line as (resolved config, learner, the learner's own params from --set). With
-    --resume (and no --config) on a folder holding a run and its train.yaml, the run's own settings are
-    the base: train.yaml's config, points.json's learner and (for a learner whose params are not config
-    keys) its params; the --set flags go on top."""
-    from domino_training.learners.ppo import load_run  # the game file's train section, a TrainConfig
-
-    if args.learner and args.algo and args.learner != args.algo:
-        raise DominoError(f"--learner {args.learner} and --algo {args.algo} disagree: give --learner only")
-    learner = args.learner or args.algo
-    from_folder = args.resume and not args.config
-    stored = stored_run(Path(args.run_dir)) if from_folder and args.run_dir else None
-    if stored is None:
-        overrides, params = split_overrides(learner, args.set)
-        run = load_run(args.config, args.game, overrides, demo=args.demo)
-        learner = learner or run.train.algo
-        if from_folder and not args.run_dir:  # the default folder: of the config's seed and learner
-            stored = stored_run(Path(default_run_dir(run, learner)))
-        if stored is None:
-            return run, learner, params
-    folder, desc = stored
-    learner = args.learner or args.algo or str(desc.get("learner"))
-    if learner not in interface.LEARNERS:
-        raise DominoError(f"{folder} holds a run of learner {learner!r}, which no --import registered: give the "
-                          f"--import that registers it (learners: {', '.join(learner_names())})")
-    overrides, params = split_overrides(learner, args.set)
-    run = load_run(folder / SETTINGS_FILE, args.game, overrides)
-    if not takes_config(learner) and isinstance(desc.get("params"), dict):
-        params = {**desc["params"], **params}
-    return run, learner, params
+def check_learners(run: GameRun, where: str | Path) -> None:
+    """DominoError unless the run's learner, and every learner the file gives params, is registered."""
+    for name in dict.fromkeys([run.learner, *run.params]):
+        if name not in interface.LEARNERS:
+            raise DominoError(f"{where}: learner {name!r} is not registered (learners: {', '.join(learner_names())}); "
+                              f"a learner of your own needs the --import that registers it")
 
 
-def default_run_dir(run: RunConfig, learner: str) -> str:
-    return f"runs/{run.game}-{learner}-s{run.train.seed}"
+def holds_settings(folder: Path) -> bool:
+    """Whether `folder` holds a run and this command's train.yaml (a folder of another caller, or one
+    written before train.yaml, resumes with its flags repeated)."""
+    return (folder / POINTS_FILE).is_file() and (folder / SETTINGS_FILE).is_file()
 
 
-def stored_run(folder: Path) -> tuple[Path, dict] | None:
-    """(folder, points.json's run description) where `folder` holds a run and this command's train.yaml;
-    None otherwise (a folder of another caller, or one written before train.yaml: its flags are repeated)."""
-    if not ((folder / POINTS_FILE).is_file() and (folder / SETTINGS_FILE).is_file()):
-        return None
-    try:
-        desc = json.loads((folder / POINTS_FILE).read_text())["run"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # the driver says what is wrong with it
-    return (folder, desc) if isinstance(desc, dict) else None
+def plan(args) -> GameRun:
+    """The parsed command line as the run to train. With --resume (and no --config) on a folder holding a
+    run and its train.yaml, that file is the base (the run's own settings and params); the --set flags
+    and --learner go on top."""
+    if args.algo:
+        raise DominoError(f"--algo {args.algo}: the flag is now --learner {args.algo}")
+    from_folder = args.resume and not args.config  # the run folder's train.yaml is the base
+    folder = Path(args.run_dir) if args.run_dir else None
+    if not (from_folder and folder is not None and holds_settings(folder)):
+        run = load(args.config, args.game, args.set, demo=args.demo, learner=args.learner)
+        folder = Path(default_run_dir(run)) if from_folder and folder is None else None
+        if folder is None or not holds_settings(folder):
+            check_learners(run, args.config or default_path(args.game))
+            return run
+    run = load(folder / SETTINGS_FILE, args.game, args.set, learner=args.learner)
+    check_learners(run, folder)
+    return run
+
+
+def default_run_dir(run: GameRun) -> str:
+    return f"runs/{run.game}-{run.learner}-s{run.run.seed}"
 
 
 def refusal(run_dir: Path, stored: dict) -> str:
@@ -147,29 +146,25 @@ def refusal(run_dir: Path, stored: dict) -> str:
     return f"{run_dir} holds a run with {describe_values(named)}: {how}, or choose another --run-dir"
 
 
-def train(run: RunConfig, run_dir: str | Path, learner: str | None = None, resume: bool = False,
-          progress: bool | None = None, echo=print, params: dict | None = None):
-    """`domino train` as a function: `run` (a resolved config) trained by `learner` (default: the config's
-    algo) into run_dir through the one driver; `params` adds a learner's own keys. Returns the final
-    evaluation's Report, or None without one."""
-    learner = learner or run.train.algo
+def train(run: GameRun, run_dir: str | Path, resume: bool = False, progress: bool | None = None, echo=print):
+    """`domino train` as a function: `run` (a game file's run, `load`) trained by its learner into run_dir
+    through the one driver. Returns the final evaluation's Report, or None without one."""
     run_dir = Path(run_dir)
     held = [name for name in CHECKPOINTS if (run_dir / name).is_file()]
     if held and not resume:
         raise DominoError(f"{run_dir} already holds a run ({held[0]}): pass --resume to continue it, "
                           f"or choose another --run-dir")
-    cfg = run.train
-    ev = cfg.eval
+    ev = run.run.eval
     evaluation = Evaluation(ev.opponents, ev.deals if ev.every_updates or ev.every_env_steps else 0,
-                            ev.final_opponents, ev.final_deals, ev.seed, label=learner)
-    job = learner_run(run, run_dir, learner, params)
+                            ev.final_opponents, ev.final_deals, ev.seed, label=run.learner)
+    job = learner_run(run, run_dir)
 
     def keep_settings():  # once the folder is this run's: what --resume reads (the latest session's settings)
         (run_dir / SETTINGS_FILE).write_text(yaml.safe_dump(run.to_dict(), sort_keys=False))
 
     try:
-        points = train_learner(learner, job, progress=sys.stderr.isatty() if progress is None else progress,
-                               minutes=cfg.budget.minutes, evaluation=evaluation, tensorboard=True, echo=echo,
+        points = train_learner(run.learner, job, progress=sys.stderr.isatty() if progress is None else progress,
+                               minutes=run.run.budget.minutes, evaluation=evaluation, tensorboard=True, echo=echo,
                                on_start=keep_settings)
     except AnotherRunError as err:
         raise CheckpointError(refusal(run_dir, err.stored)) from None
@@ -177,23 +172,6 @@ def train(run: RunConfig, run_dir: str | Path, learner: str | None = None, resum
     echo(f"{last.env_steps:,} env steps in {last.seconds:.0f} s of training "
          f"({last.env_steps / max(last.seconds, 1e-9):,.0f} steps/s); policy: {last.spec}")
     return evaluation.report
-
-
-def split_overrides(learner: str | None, overrides: list[str]) -> tuple[list[str], dict]:
-    """--set pairs for the config (rule keys, run-level keys, and every key for ppo, ppo_bc and sb3) and a
-    learner's own params (the other learners' dotted keys)."""
-    from domino_training.configs import parse_override
-
-    if learner is None or takes_config(learner) or learner not in interface.LEARNERS:
-        return list(overrides), {}
-    config, params = [], {}
-    for text in overrides:
-        key = text.partition("=")[0].strip()
-        if "." in key and key.split(".")[0] not in RUN_LEVEL:
-            params.update([parse_override(text)])
-        else:
-            config.append(text)
-    return config, params
 
 
 EXAMPLES = """examples:
@@ -213,8 +191,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_set(p, learner_params=True)
     p.add_argument("--learner", default=None, metavar="NAME",
                    help=f"the learner: {', '.join(learner_names())}, or one that --import registers (default: the "
-                        f"config's algo, ppo)")
-    p.add_argument("--algo", default=None, help=argparse.SUPPRESS)  # the old spelling of --learner
+                        f"config's train.learner)")
+    p.add_argument("--algo", default=None, help=argparse.SUPPRESS)  # the old spelling of --learner: refused
     add_import(p, "a learner of your own: its register_learner call")
     p.add_argument("--run-dir", default=None, help="run folder (default runs/<game>-<learner>-s<seed>)")
     p.add_argument("--resume", action="store_true", help="continue the run in --run-dir from its checkpoint")
@@ -231,7 +209,7 @@ def resume_line(args, run_dir: Path) -> str:
     line += [x for name in args.imports for x in ("--import", name)]
     if not (run_dir / SETTINGS_FILE).is_file():  # a folder without train.yaml resumes with its flags repeated
         line += (["--config", args.config] if args.config else []) + (["--demo"] if args.demo else [])
-        line += [x for name in [args.learner or args.algo] if name for x in ("--learner", name)]
+        line += [x for name in [args.learner] if name for x in ("--learner", name)]
         line += [x for pair in args.set for x in ("--set", pair)]
     return f"interrupted; continue with: {shlex.join(line)}"
 
@@ -243,10 +221,9 @@ def main(argv: list[str] | None = None) -> int:
         from domino_training.user_code import import_all
 
         import_all(args.imports)
-        run, learner, params = plan(args)
-        run_dir = Path(args.run_dir or default_run_dir(run, learner))
-        report = train(run, run_dir, learner, resume=args.resume, progress=False if args.no_progress else None,
-                       params=params)
+        run = plan(args)
+        run_dir = Path(args.run_dir or default_run_dir(run))
+        report = train(run, run_dir, resume=args.resume, progress=False if args.no_progress else None)
     except DominoError as err:
         print(f"domino train: error: {err}", file=sys.stderr)
         return 2

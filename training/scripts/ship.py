@@ -35,15 +35,25 @@ from pathlib import Path
 import domino_envs
 from domino_agents.trained import shipped_path
 from domino_training.commands import add_seed, add_set, add_workers
-from domino_training.configs import stage_overrides
+from domino_training.configs import default_path, read_stages, stage_overrides
 from domino_training.evaluate import evaluate
-from domino_training.learners.ppo import load_run, load_stages
-from domino_training.learners.train import train
+from domino_training.learners.train import load, load_settings, train
 from domino_training.parallel import in_order, run_jobs
 from domino_training.scripts import DOCS
 
 BASELINES = ["random", "greedy", "heuristic"]
 PIMC = "pimc:n=64,rollout=random"  # the search the shipped agents are measured against (issue 24)
+
+
+def load_stages(game: str, path: str | Path | None = None) -> list[list[str]]:
+    """The game file's stages (configs.read_stages), each checked as its run's settings (`load_settings`)."""
+    stages = read_stages(game, path)
+    for k, stage in enumerate(stages):
+        try:
+            load_settings(path, game, stage)
+        except ValueError as err:
+            raise type(err)(f"{path or default_path(game)}: stages[{k}]: {err}") from None
+    return stages
 
 
 def stage_dirs(game: str, run_root: Path) -> list[Path]:
@@ -59,7 +69,7 @@ def train_game(game: str, run_root: Path, overrides: list[str], progress: bool =
     t0 = time.perf_counter()
     previous = None
     for stage, run_dir in zip(load_stages(game), stage_dirs(game, run_root)):
-        run = load_run(game=game, overrides=stage_overrides(stage, previous) + overrides + ["eval.final_deals=0"])
+        run = load(game=game, overrides=stage_overrides(stage, previous) + overrides + ["eval.final_deals=0"])
         said.append(f"{game}: stage {run_dir.name} ({' '.join(stage) or 'the train section'})")
         train(run, run_dir, resume=True, progress=progress, echo=lambda *a, **k: said.append(" ".join(map(str, a))))
         previous = run_dir / "policy.npz"
@@ -144,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     games = args.games or domino_envs.game_names()
     for game in games:  # an unknown env or a bad --set fails here, before any training
         try:
-            load_run(game=game, overrides=list(args.set) + ["eval.final_deals=0"])
+            load_settings(game=game, overrides=list(args.set) + ["eval.final_deals=0"])
             load_stages(game)
         except (ValueError, OSError) as err:
             p.error(f"{game}: {err}")

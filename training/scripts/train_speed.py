@@ -48,7 +48,17 @@ import time
 import numpy as np
 
 from domino_training.commands import add_set
-from domino_training.learners.ppo import load_run
+from domino_training.learners.train import load_settings
+
+
+def sets_for(learner: str, pairs) -> list[str]:
+    """The --set pairs learner `learner` takes (one list times both): the other's own params dropped."""
+    from domino_training.learners.interface import LEARNERS
+    from domino_training.settings import keys
+
+    params = {name: set(keys(LEARNERS[name].settings(), LEARNERS[name].sections)) for name in ("ppo", "sb3")}
+    others = set().union(*params.values()) - params[learner]
+    return [text for text in pairs if text.partition("=")[0].strip() not in others]
 
 
 def sb3_steps_per_second(game: str = "draw_v0", steps: int = 16_384, hidden: list[int] | None = None,
@@ -62,7 +72,7 @@ def sb3_steps_per_second(game: str = "draw_v0", steps: int = 16_384, hidden: lis
     from domino_training.learners.sb3 import LearnerCopy, make_envs, new_model, seeded_globals
 
     extra = [f"network.hidden={list(hidden)}"] if hidden is not None else []
-    run = load_run(game=game, overrides=[*extra, *overrides, f"seed={seed}"])
+    run = load_settings(game=game, learner="sb3", overrides=[*extra, *sets_for("sb3", overrides), f"seed={seed}"])
     s = run.train.sb3
     rollout = s.n_steps * s.n_envs
     learner = LearnerCopy()
@@ -114,7 +124,7 @@ def ppo_steps_per_second(game: str = "draw_v0", updates: int = 8, hidden: list[i
     from domino_training.learners.ppo import Trainer
 
     extra = [f"network.hidden={list(hidden)}"] if hidden is not None else []
-    run = load_run(game=game, overrides=[*extra, *overrides, f"seed={seed}", "imitation.decisions=0"])
+    run = load_settings(game=game, learner="ppo", overrides=[*extra, *sets_for("ppo", overrides), f"seed={seed}"])
     with tempfile.TemporaryDirectory() as tmp:
         trainer = Trainer(run, tmp)
         trainer.iterate()  # warm-up, untimed
@@ -202,7 +212,7 @@ def heuristic_speed(game: str, rollouts: int = 1, rounds: int = 2, deals: int = 
     from domino_training.evaluate import evaluate
     from domino_training.learners.ppo import HEURISTIC, Trainer
 
-    run = load_run(game=game, overrides=[f"seed={seed}", "imitation.decisions=0"])
+    run = load_settings(game=game, learner="ppo", overrides=[f"seed={seed}"])
     legacy = legacy_heuristic_class(make_game(run.game, **run.config))
     keys = ("collect_s", "collect_cpu", "decisions", "heur_s", "heur_cpu", "heur_rows", "eval_s", "eval_cpu", "hands")
     rec = {side: dict.fromkeys(keys, 0.0) for side in ("old", "new")}

@@ -1,8 +1,9 @@
 """`make demo`: train an agent on the Draw Game with the demo budget, then evaluate it.
 
-Trains our self-play PPO (training/learners/ppo.py) on `draw_v0` with configs/draw.yaml's training section
-and its `demo` overrides (a budget of a few minutes on 2 cores), in runs/demo (started afresh each
-time, so the demo is the same every run for a given seed), then prints the evaluation harness's
+Trains configs/draw.yaml's run (its learner, ppo_bc: our PPO after imitating the heuristic,
+training/learners/ppo.py) on `draw_v0` with its `demo` overrides (a budget of a few minutes on 2
+cores), in runs/demo (started afresh each time, so the demo is the same every run for a given
+seed), then prints the evaluation harness's
 table: the trained policy against random, greedy and the Draw heuristic on the same duplicate
 deals with seats swapped, win rates and rewards with 95% intervals.
 """
@@ -13,18 +14,17 @@ import sys
 import time
 from pathlib import Path
 
-from domino_training.learners.ppo import load_run
-from domino_training.learners.train import train
+from domino_training.learners.train import load, train
 
 RUN_DIR = Path("runs/demo")
 
 
 def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
-    run = load_run(game="draw_v0", demo=True, overrides=list(argv or []))
+    run = load(game="draw_v0", demo=True, overrides=list(argv or []))
     if RUN_DIR.exists():
         shutil.rmtree(RUN_DIR)
-    print(f"training {run.game} with PPO for {run.train.budget.env_steps:,} env steps "
+    print(f"training {run.game} with {run.learner} for {run.run.budget.env_steps:,} env steps "
           f"(configs/draw.yaml, demo budget) in {RUN_DIR}/ ...", flush=True)
     report = train(run, RUN_DIR, progress=sys.stderr.isatty())
     print()

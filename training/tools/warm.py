@@ -91,12 +91,11 @@ def _tiny_training(game_name: str) -> None:
     own compiled loop) in a throw-away folder: compiles the learners' kernels."""
     import tempfile
 
-    from domino_training.learners.ppo import load_run
-    from domino_training.learners.train import train
+    from domino_training.learners.train import load, train
 
-    run = load_run(game=game_name, overrides=[
+    run = load(game=game_name, learner="ppo", overrides=[
         "ppo.num_envs=4", "ppo.rollout_steps=4", "network.hidden=[8]", "budget.env_steps=32",
-        "imitation.decisions=0", "eval.every_updates=0", "eval.final_deals=0", "ppo.perfect_info_critic=true"])
+        "eval.every_updates=0", "eval.final_deals=0", "ppo.perfect_info_critic=true"])
     with tempfile.TemporaryDirectory(prefix="domino-warm-") as folder:
         train(run, folder, progress=False, echo=lambda *a, **k: None)
 
