@@ -92,16 +92,8 @@ OK, ERR_OVER, ERR_RANGE, ERR_ILLEGAL = 0, 1, 2, 3
 
 @njit(cache=True, _nrt=False)
 def step_gate(s, a, n_actions):
-    """The checks a step kernel makes before its own legality check: ERR_OVER once the episode
-    is over, ERR_RANGE for an action outside 0..n_actions-1, else OK. Use as
-
-        code = step_gate(s, a, n_actions)
-        if code == OK and not _is_legal(s, p, a):
-            code = ERR_ILLEGAL
-        if code != OK:
-            return code
-        step_begin(s)
-    """
+    """The checks `step_kernel` makes before the game's own legality check: ERR_OVER once the
+    episode is over, ERR_RANGE for an action outside 0..n_actions-1, else OK."""
     if s[H_DONE] == 1:
         return ERR_OVER
     if a < 0 or a >= n_actions:
