@@ -274,7 +274,7 @@ def test_every_command_writes_only_where_its_flags_say(installed):
     sets = [a for key in TINY for a in ("--set", key)]
     commands = [  # (argv, the files it may create: exact names, or a folder prefix ending in "/"; 2: refused)
         (["games"], set()),
-        (["train", "draw_v0", "--no-progress", *sets], {"runs/draw_v0-ppo-s0/"}),
+        (["train", "draw_v0", "--no-progress", *sets], {"runs/draw_v0-ppo_bc-s0/"}),
         (["evaluate", "--game", "draw_v0", "--agents", "random", "greedy", "--deals", "2", "--no-progress"], set()),
         (["evaluate", "--game", "draw_v0", "--agents", "random", "greedy", "--deals", "2", "--no-progress",
           "--json", "out/eval.json", "--save-replays", "out/replays.jsonl"], {"out/eval.json", "out/replays.jsonl"}),
