@@ -27,8 +27,8 @@ from domino_agents.trained import policy_meta, save_policy
 from domino_envs import make_game
 from domino_envs.outcome import win_shares
 from domino_envs.vector import VectorEnv
-from domino_training.learners import LearnerRun, PointLog, register_learner, train_learner
-from domino_training.settings import apply, bounded, check
+from domino_training.learners import LearnerRun, PointLog, learner_settings, register_learner, train_learner
+from domino_training.settings import bounded
 
 
 @dataclass
@@ -47,11 +47,11 @@ class Settings:
 
 
 def settings(run: LearnerRun) -> Search:
-    """The defaults overlaid with the run's params; ConfigError naming an unknown key and the allowed ones,
-    or a value outside its field's bounds (`check`, the one checker every learner's settings go through)."""
-    s = apply(Settings(), run.params, "my_learner")
-    check(s)
-    return s.search
+    """The defaults, then a game file's ``train.params.my_learner`` where it has them, then the run's
+    params (`learner_settings`: how every learner takes its params); ConfigError naming an unknown key
+    and the allowed ones, or a value outside its field's bounds (the one checker every learner's
+    settings go through)."""
+    return learner_settings("my_learner", run, Settings()).search
 
 
 def act(w, b, obs, masks):

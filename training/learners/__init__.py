@@ -17,10 +17,11 @@ from domino_training.learners.interface import (
     PointLog,
     PolicyPoint,
     learner_names,
+    learner_settings,
     params_table,
     register_learner,
     train_learner,
 )
 
 __all__ = ["Evaluation", "LEARNERS", "LearnerError", "LearnerRun", "PointLog", "PolicyPoint",
-           "learner_names", "params_table", "register_learner", "train_learner"]
+           "learner_names", "learner_settings", "params_table", "register_learner", "train_learner"]
