@@ -218,8 +218,8 @@ def read_run(settings, path: str | Path | None = None, game: str | None = None, 
     if game is not None and data["game"] != game:
         raise ConfigError(f"{path} is a config of {data['game']!r}, not of {game!r}")
     name, config = _game_and_rules(data, path)
-    run_keys, params = _train_section(data, path)
-    apply_mapping(settings, run_keys)
+    section, params = _train_section(data, path)
+    apply_mapping(settings, section)
     pairs = []  # (key, value, the text a rule key is read from)
     if demo:
         demo_overrides = data.get("demo") or {}
