@@ -97,6 +97,10 @@ def test_headroom_measures_a_cell_and_the_ladder_page_shows_it(docs, monkeypatch
     assert 0 <= row["win"]["lo"] <= row["win"]["mean"] <= row["win"]["hi"] <= 1 and row["fair_share"] == 0.5
     block = next(line for line in (docs / "ladder.md").read_text().splitlines() if line.startswith("| Block Game |"))
     assert block.startswith(f"| Block Game | 0.50 | {row['win']['mean']:.3f} [") and "(2) | - | - |" in block
+    assert "](headroom.png)" in (docs / "ladder.md").read_text()  # the plot of the fair share and the ceilings
+    from PIL import Image
+
+    assert Image.open(docs / "headroom.png").size[0] > 1000
     asked = []
     monkeypatch.setattr(headroom, "measure", lambda g, a, *rest: asked.append((g, a)) or {**row, "game": g, "agent": a})
     assert headroom.main(["--all", "--agent", "sees_all", "--agent", "pimc256", "--deals", "2"]) == 0
