@@ -69,9 +69,12 @@ def load_settings(path: str | Path | None = None, game: str | None = None, overr
                   demo: bool = False, learner: str | None = None):
     """The settings a game file's run (`load`) trains with: its learner's check of the run (ppo, ppo_bc,
     sb3: a RunConfig, what their trainers take); the tests, the speed script and the ship script's
-    checks build from it. ConfigError naming a bad key or value."""
+    checks build from it; None for a learner that declares no check. ConfigError naming a bad key or
+    value, DominoError naming a learner nobody registered."""
     run = load(path, game, overrides, demo, learner)
-    return interface.LEARNERS[run.learner].check(learner_run(run, "."))
+    check_learners(run, path or default_path(run.game))
+    check = interface.LEARNERS[run.learner].check
+    return check(learner_run(run, ".")) if check is not None else None
 
 
 def eval_marks(run: GameRun) -> list[int]:
