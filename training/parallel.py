@@ -138,8 +138,16 @@ def _stop_if_bootstrapping() -> None:
         raise SystemExit(_UNGUARDED_EXIT)
 
 
-def _unguarded(processes: list, workers: int) -> UnguardedMainError | None:
-    """The error for a pool whose workers ended on `_stop_if_bootstrapping`, else None."""
+def _unguarded(pool, workers: int) -> UnguardedMainError | None:
+    """The error for a broken pool whose workers ended on `_stop_if_bootstrapping`, else None.
+
+    The pool's manager thread reaps the workers as it breaks the pool; a worker this thread waits on at
+    the same moment can read as still running (one of the two waits gets no exit code), so the exit
+    codes are read after that thread has ended, and after waiting on each worker here too."""
+    manager = getattr(pool, "_executor_manager_thread", None)
+    if manager is not None:
+        manager.join(timeout=30)
+    processes = list((getattr(pool, "_processes", None) or {}).values())
     for p in processes:
         p.join(timeout=5)
     if not any(p.exitcode == _UNGUARDED_EXIT for p in processes):
@@ -241,7 +249,7 @@ def run_jobs(fn: Callable, jobs: list[tuple], workers: int = 1, address: str | N
 
     def broke(i: int, err: BaseException):
         """Raise job i's failure, or the script's missing __main__ guard where that stopped the workers."""
-        unguarded = isinstance(err, BrokenProcessPool) and _unguarded(list(pool._processes.values()), workers)
+        unguarded = isinstance(err, BrokenProcessPool) and _unguarded(pool, workers)
         if unguarded:
             raise unguarded from None  # one line: the spawn noise and the broken pool are consequences
         raise failed(i, err) from err

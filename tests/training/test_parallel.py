@@ -219,3 +219,31 @@ def test_a_script_without_a_main_guard_is_told_where_to_put_the_call(tmp_path):
     assert bare.stderr.count("Traceback") == 1, bare.stderr  # the script's own, not one a worker
     guarded = run("guarded.py", 'if __name__ == "__main__":\n    ', "    ")
     assert guarded.returncode == 0 and guarded.stdout == "shards 4\n", guarded.stderr
+
+
+def test_the_unguarded_exit_code_is_read_after_the_pool_has_reaped_its_workers():
+    """The pool's manager thread reaps the workers as the pool breaks; a worker waited on here at the
+    same moment can show no exit code yet (the CI failure behind this test: a JobError instead of
+    UnguardedMainError). The code is read once that thread has ended."""
+    import threading
+
+    from domino_training import parallel
+
+    class Worker:  # a worker whose exit code only the manager thread's reap makes known
+        exitcode = None
+
+        def join(self, timeout=None):
+            pass
+
+    workers = [Worker(), Worker()]
+
+    def reap():
+        time.sleep(0.3)
+        workers[0].exitcode, workers[1].exitcode = parallel._UNGUARDED_EXIT, -15
+
+    pool = mock.Mock(_processes={1: workers[0], 2: workers[1]}, _executor_manager_thread=threading.Thread(target=reap))
+    pool._executor_manager_thread.start()
+    err = parallel._unguarded(pool, 2)
+    assert isinstance(err, parallel.UnguardedMainError) and str(err).startswith("workers=2: each worker process"), err
+    workers[0].exitcode = 1  # a worker that failed for its own reasons: the job's error stands
+    assert parallel._unguarded(mock.Mock(_processes={1: workers[0], 2: workers[1]}, _executor_manager_thread=None), 2) is None
