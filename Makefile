@@ -37,7 +37,7 @@ test-rllib: $(RLLIB_STAMP)
 
 test: $(STAMP)
 	$(PY) -m ruff check .
-	$(PY) -m pytest -n 2 --dist loadgroup -q tests  # loadgroup: tests/project/test_install.py shares one fresh venv in one worker
+	$(PY) -m pytest -n 2 --dist loadgroup -q tests  # loadgroup: the modules of tests/conftest.py ONE_WORKER each run in one worker
 
 demo: $(STAMP)
 	$(PY) -m domino_training.tools.demo

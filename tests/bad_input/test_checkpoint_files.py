@@ -28,9 +28,8 @@ from domino_training.learners.ppo import Trainer
 from domino_training.learners.train import load_settings
 from domino_training.learners.train import main as train_main
 
-# One worker for the module (`--dist loadgroup`): its module-scoped checkpoint compiles draw's training kernels on
-# a cold cache (about 90 s), and two workers starting on its cases both compiled them at once (CI durations).
-pytestmark = pytest.mark.xdist_group("checkpoint_files")
+# One worker runs the whole module (tests/conftest.py ONE_WORKER): its module-scoped checkpoint compiles draw's
+# training kernels on a cold cache (about 90 s), and two workers starting on its cases both compiled them.
 TINY = ["ppo.num_envs=8", "ppo.rollout_steps=8", "ppo.minibatch_size=32", "ppo.epochs=1", "network.hidden=[16]",
         "budget.env_steps=512", "budget.checkpoint_every=1", "imitation.decisions=0", "eval.every_updates=0",
         "eval.final_deals=0", "opponents.snapshot_every=1", "opponents.snapshot=0.5", "opponents.self_play=0.5",

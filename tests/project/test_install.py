@@ -13,8 +13,8 @@ into the wheel, and the checkout stays clean.
 
 numba compiles the kernels cold for a new install location (about a minute of CPU for training's
 vector kernels); XDG_CACHE_HOME points numba's cache into the temporary folder, which is removed
-with it. The module's tests share one venv, so they run in one xdist worker (`xdist_group`; the
-Makefile runs pytest with `--dist loadgroup`): the install and the compile are paid once.
+with it. The module's tests share one venv, so they run in one xdist worker (tests/conftest.py ONE_WORKER, with
+the Makefile's `--dist loadgroup`): the install and the compile are paid once.
 """
 from __future__ import annotations
 
@@ -36,7 +36,6 @@ ROOT = Path(__file__).resolve().parents[2]
 OURS = ("domino_envs", "domino_agents", "domino_training")
 COPY_IGNORE = shutil.ignore_patterns(".git", ".venv*", "build", "dist", "*.egg-info", "runs", "__pycache__",
                                      ".pytest_cache", ".hypothesis", "tests")
-pytestmark = pytest.mark.xdist_group("fresh_install")  # one worker, one venv (the docstring)
 TORCH = "torch==2.13.0"  # the Makefile's pin, installed first as the Makefile does (the docstring says why)
 EXTRAS = ("train", "render")  # the user-facing extras `domino benchmark` and `domino render` need, no more
 # tests/learners/test_training.py's tiny budget: a few seconds of training once the kernels are compiled
