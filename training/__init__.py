@@ -7,7 +7,7 @@ layer's part or lower ones):
                           meaning; --set, a learner's params and the docs tables come from it
     stats, configs,       intervals and aggregates; YAML configs and --set overrides; job lists over
     parallel, commands,   processes or a Ray cluster; what every subcommand's parser shares; the
-    user_code             commands' --import of a user's modules
+    user_code, interrupt  commands' --import of a user's modules; the command's Ctrl-C handler
     evaluate              the duplicate-deal harness (`domino evaluate`)
     learners/             ppo, dmc, sb3, rllib, imitation, distillation, the opponent pool, the run folder,
                           the learner interface (register_learner, train_learner: the one driver) and

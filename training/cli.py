@@ -74,6 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     from domino_envs._numba_cache import announce_compiling
     from domino_envs.registry import game_names
 
+    from .interrupt import guard_interrupts
+
+    guard_interrupts()  # Ctrl-C: KeyboardInterrupt, never a crash inside numba's argument conversion
     # a cold cache compiles for seconds to minutes: say so once (naming the games the command names)
     announce_compiling(games=[g for g in game_names() if g in rest or any(a.endswith("=" + g) for a in rest)])
     code = importlib.import_module(module).main(rest)

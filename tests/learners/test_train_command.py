@@ -213,3 +213,30 @@ def test_ctrl_c_in_evaluate_ends_with_one_line_saying_what_was_kept(tmp_path):
     assert err.strip().splitlines()[-1] == (
         f"domino evaluate: interrupted: no table written, nothing to resume (run the command again); {replays} keeps "
         f"the hands played so far, and a rerun adds the hands it lacks"), err
+
+
+def test_ctrl_c_inside_numbas_conversion_of_a_generator_waits_until_it_is_done():
+    """numba converts a numpy Generator argument by calling ctypes.cast and uses its result unchecked: a
+    KeyboardInterrupt raised inside that call crashed `domino evaluate` (-11) on about one Ctrl-C in five.
+    The command's handler raises anywhere else, and inside ctypes' code asks again a moment later."""
+    import subprocess
+    import sys
+
+    script = (
+        "import ctypes, signal, time, types\n"
+        "from domino_training.interrupt import guard_interrupts\n"
+        "guard_interrupts()\n"
+        "handler = signal.getsignal(signal.SIGINT)\n"
+        "handler(signal.SIGINT, types.SimpleNamespace(f_code=ctypes.cast.__code__))\n"
+        "print('not raised inside ctypes', flush=True)\n"
+        "try:\n"
+        "    time.sleep(10)\n"
+        "except KeyboardInterrupt:\n"
+        "    print('raised once outside', flush=True)\n"
+        "try:\n"
+        "    handler(signal.SIGINT, sys._getframe())\n"
+        "except KeyboardInterrupt:\n"
+        "    print('raised here', flush=True)\n")
+    run = subprocess.run([sys.executable, "-c", "import sys\n" + script], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["not raised inside ctypes", "raised once outside", "raised here"], run.stdout

@@ -681,6 +681,13 @@ MUTATIONS = [
           '    if getattr(multiprocessing.current_process(), "inheriting", False):')],
         ["tests/training/test_parallel.py", "-k", "main_guard"]),
     Mutation(
+        "ctrl_c_inside_ctypes_raised", "the domino command's Ctrl-C raises inside ctypes.cast, where numba's Generator "
+        "conversion crashes on it",
+        "training/interrupt.py",
+        [("    return frame is not None and frame.f_code.co_filename == ctypes.__file__\n",
+          "    return False\n")],
+        ["tests/learners/test_train_command.py", "-k", "inside_numbas_conversion"]),
+    Mutation(
         "job_error_reraised", "a failed job re-raises the worker's own error, not a JobError naming the job",
         "training/parallel.py",
         [("        raise failed(i, err) from err\n", "        raise err\n")],

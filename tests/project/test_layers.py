@@ -119,7 +119,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 # domino_training's subpackages and top modules, lower layers first; names on one line sit side by side
 # and do not import each other
-TRAINING_LAYERS = [("settings",), ("stats", "configs", "parallel", "commands", "user_code"),
+TRAINING_LAYERS = [("settings",), ("stats", "configs", "parallel", "commands", "user_code", "interrupt"),
                    ("evaluate",), ("learners",), ("benchmark", "exploit"), ("tools",), ("web",), ("cli",)]
 SCRIPTS = "domino_training.scripts"
 
