@@ -79,6 +79,9 @@ def test_a_stage_cut_short_resumes_from_the_committed_scores(tmp_path, two_games
     assert (tmp_path / "m2" / "runs" / "block" / "ppo" / "seed0").is_dir()  # trained again (no checkpoint here)
     assert len(again["scores"]) == len(rows)
     assert [s["game"] for s in again["stages"]] == ["block", "block"]  # the second sitting adds its own line
+    # a sitting counts the runs it trained, not the stage's: one here, none in a sitting with nothing left
+    done = _stage("block", tmp_path / "m2", report, two_games)
+    assert [(s["game"], s["runs"]) for s in done["stages"]] == [("block", 1), ("block", 1), ("block", 0)]
 
 
 def test_a_finished_run_is_known_by_every_evaluation_it_owes():

@@ -29,7 +29,7 @@ from domino_training.benchmark.report import (
     portable_json,
     regenerate_command,
 )
-from domino_training.benchmark.runner import ScoreFile, run_all
+from domino_training.benchmark.runner import ScoreFile, run_all, scored
 from domino_training.benchmark.suite import PROFILES, check_protocol, freeze, load_suite, read_lock, read_suite_file
 from domino_training.commands import HelpFormatter, add_address, add_import, add_workers
 from domino_training.learners.interface import learner_names
@@ -71,8 +71,12 @@ def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None
     trained = load_suite(profile, suite_path, [stage], learners, seeds) if stage else suite
     if stage:  # --learners picks what this sitting trains; the page holds every learner finished so far
         suite = load_suite(profile, suite_path, None, None, seeds)
+    trained_now = []  # the runs this sitting trains (none for --report-only)
     if train:
+        before = set(ScoreFile(scores_path or Path(out) / "scores.jsonl").rows)
         scores = run_all(trained, out, echo, workers, imports, address, scores_path)
+        trained_now = [run for run in trained.run_list()
+                       if scored(trained, set(scores.rows), *run) and not scored(trained, before, *run)]
     else:
         scores = ScoreFile(scores_path or Path(out) / "scores.jsonl")
     done = finished_seeds(suite, scores)
@@ -98,7 +102,7 @@ def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None
         sitting = [{"game": stage, "date": datetime.date.today().isoformat(),
                     "wall_seconds": round(time.perf_counter() - t0, 1), "cpu_seconds": round(cpu_seconds() - cpu0, 1),
                     "workers": workers, "ray": address is not None, "hardware": hardware_line(),
-                    "runs": len(trained.run_list()), "learners": list(trained.runs)}]
+                    "runs": len(trained_now), "learners": list(trained.runs)}]  # the runs this sitting trained
         everything["stages"] = previous.get("stages", []) + (sitting if train else [])
     published = portable_json(everything, out, indent=1)  # specs relative to --out
     (folder / f"{profile}.json").write_text(published)

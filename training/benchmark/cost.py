@@ -145,8 +145,9 @@ def section(data: dict) -> str:
              f"quick profile's run of the same learner and game ({p['quick_budget']:,} env steps) times the learner's "
              "measured full-to-quick ratio (training/benchmark/cost.py).", ""]
     if stages:
-        lines += ["| stage | runs | workers | wall clock (h) | CPU (core-h) | cores busy (CPU / wall) | runs' own CPU "
-                  "(core-h) | longest-first schedule on its workers (h) |", "|---|---|---|---|---|---|---|---|"]
+        lines += ["| stage sitting | runs it trained | workers | wall clock (h) | CPU (core-h) | cores busy (CPU / wall) | "
+                  "the stage's runs' own CPU (core-h) | longest-first schedule of them on its workers (h) |",
+                  "|---|---|---|---|---|---|---|---|"]
         for st in stages:
             own = [r["seconds"] for r in done if r["game"] == st["game"]]
             cross = p["crossplay"].get(st["game"], {}).get("seconds", 0.0)
@@ -155,7 +156,10 @@ def section(data: dict) -> str:
                          f"{st['cpu_seconds'] / 3600:.2f} | {st['cpu_seconds'] / st['wall_seconds']:.2f} | "
                          f"{(sum(own) + cross) / 3600:.2f} | {model / 3600:.2f} |")
         lines += ["", "A stage's wall clock is its workers' schedule when nothing else runs; fewer busy cores than workers "
-                  "means other work shared the machine, and the schedule column is what the same runs take without it."]
+                  "means other work shared the machine, and the schedule column is what the same runs take without it. "
+                  "A sitting stopped before its end (a session's time up) writes no line: the runs it finished count "
+                  "in their stage's own-CPU and schedule columns, from each run's own clocks, but in no sitting's "
+                  "wall clock."]
         lines += [""]
     lines += ["| learner | runs | measured | full / quick core-seconds a run | core-hours (measured + projected) |",
               "|---|---|---|---|---|"]

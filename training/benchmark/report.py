@@ -350,9 +350,11 @@ def stage_lines(data: dict, profile_suite: Suite) -> list[str]:
     done = [g for g in games if any(s["game"] == g for s in stages)]
     lines = ["", "## Stages", "",
              f"The profile runs one game a stage (`--stage GAME`), each committed when it finishes: {len(done)} of "
-             f"{len(games)} games so far. A stage resumes from the committed scores; a session cut short "
-             "adds a line for the same game. CPU is the stage process's and its workers' user and system seconds.", "",
-             "| game | date | runs | workers | wall clock (h) | CPU (core-h) | hardware |", "|---|---|---|---|---|---|---|"]
+             f"{len(games)} games so far. A stage resumes from the committed scores. Each sitting that ends writes a "
+             "line with the runs it trained; a sitting stopped before its end (a session's time up) writes none, and "
+             "the runs it finished are counted by the next sitting's scores, not its runs or clocks. CPU is the stage "
+             "process's and its workers' user and system seconds.", "",
+             "| game | date | runs trained | workers | wall clock (h) | CPU (core-h) | hardware |", "|---|---|---|---|---|---|---|"]
     notes = []
     for st in stages:
         if st.get("measured_by"):  # a sitting whose clocks were read from outside the command
