@@ -71,14 +71,16 @@ def run_benchmark(profile: str, out: Path, report: Path, suite_path: Path | None
     trained = load_suite(profile, suite_path, [stage], learners, seeds) if stage else suite
     if stage:  # --learners picks what this sitting trains; the page holds every learner finished so far
         suite = load_suite(profile, suite_path, None, None, seeds)
+    scores_path = scores_path or Path(out) / "scores.jsonl"  # run_all's default: a stage keeps it beside its page
     trained_now = []  # the runs this sitting trains (none for --report-only)
     if train:
-        before = set(ScoreFile(scores_path or Path(out) / "scores.jsonl").rows)
+        before = set(ScoreFile(scores_path).rows)
         scores = run_all(trained, out, echo, workers, imports, address, scores_path)
+        after = set(scores.rows)
         trained_now = [run for run in trained.run_list()
-                       if scored(trained, set(scores.rows), *run) and not scored(trained, before, *run)]
+                       if scored(trained, after, *run) and not scored(trained, before, *run)]
     else:
-        scores = ScoreFile(scores_path or Path(out) / "scores.jsonl")
+        scores = ScoreFile(scores_path)
     done = finished_seeds(suite, scores)
     page_learners = None if stage else learners  # a stage's page holds every learner of the profile
     command = regenerate_command(profile, only, page_learners, seeds, out, report, suite_path, lock_path, imports, reps,
