@@ -55,7 +55,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import registry
-from .core import H_DONE, H_TURN, ConfigError, DominoError, Game
+from .core import H_DONE, H_TURN, ConfigError, DominoError, Game, StateError
 from .tiles import TILE_A, TILE_B
 
 PREFIX = "domino_"
@@ -419,6 +419,12 @@ def _classes():
         def _apply_action(self, action):
             self._node = self._node.child(int(action))
 
+        def resample_from_infostate(self, player, probability_sampler):
+            """A history `player` cannot tell from this one, for OpenSpiel's ISMCTS (`resample`), seeded by
+            a draw of `probability_sampler` (an OpenSpiel sampler: a uniform number in [0, 1) a call)."""
+            seed = int(float(probability_sampler()) * 2.0 ** 53)
+            return resample(self, int(player), np.random.default_rng(seed))
+
         def _action_to_string(self, player, action):
             node, spec = self._node, self._node.spec
             if player == pyspiel.PlayerId.CHANCE:
@@ -557,3 +563,93 @@ def load_game(env_name: str, **config):
 def engine_row(state) -> np.ndarray | None:
     """A copy of the engine row of an OpenSpiel state of ours (None while the deal or a draw is open)."""
     return state.engine_row()
+
+
+def deal_outcomes(spec: _Spec, deal: dict):
+    """The chance outcomes of an engine deal (`set_deal`'s format): a function of a chance node giving the
+    outcome that deals it there (the first seat, each hand's tiles in increasing id, the stock in its order)."""
+    hands = [sorted(spec.tile_id(t) for t in h) for h in deal["hands"]]
+    stock = [spec.tile_id(t) for t in deal.get("stock", [])]
+
+    def outcome(node: _Node) -> int:
+        if node.kind == FIRST:
+            return int(deal["first"])
+        if node.kind == DEAL:
+            k = node._dealing_seat()
+            return hands[k][len(node.hands[k])]
+        if node.kind == STOCK:
+            return stock[len(node.stock)]
+        raise DominoError("deal_outcomes: the node is no chance node")
+
+    return outcome
+
+
+RESAMPLE_TRIES = 10_000  # the replay's search steps before a resample gives up (module doc: fails closed)
+
+
+def resample(state, seat: int, rng: np.random.Generator):
+    """A new state at a history `seat` cannot tell from `state`'s (the same information state string): the
+    engine's `sample_hidden` of the seat (every tile it cannot see redealt consistently with what it saw),
+    its deal (`deal_of`: the hands as dealt, the stock in draw order) taken at the chance nodes and
+    `state`'s moves replayed on it. What ISMCTS draws its worlds from (`resample_from_infostate`).
+
+    The engine takes a seat's only legal move itself, so a tree's decisions are its real choices, and a
+    redealt hand can turn another seat's choice into a forced move or the reverse: the replay then searches
+    the other seats' moves, the recorded one first, for the history whose information state string for
+    `seat` is `state`'s (checked at each of the seat's decisions on the way). DominoError where none is
+    found (the engine's sampler and this replay disagree: a bug to report, never a wrong world)."""
+    node = state.node
+    if node.rows is None:
+        raise DominoError("resample: the state is a chance node (the deal or a draw is open); resample at a decision "
+                          "or the end")
+    if not 0 <= seat < node.spec.n:
+        raise DominoError(f"resample: seat {seat} is not a seat of this game (0..{node.spec.n - 1})")
+    spec, engine = node.spec, node.spec.engine
+    try:
+        deal = engine.deal_of(engine.sample_hidden(node.rows[0], seat, rng))
+    except StateError as err:  # a sampled row keeps no deck order of what was drawn
+        raise DominoError(f"resample: {engine.name} cannot yet rebuild a history seat {seat} cannot tell apart once "
+                          f"a tile has been drawn ({err}); it can in the Block Game, and in the Draw Game before the "
+                          "first draw") from None
+    outcome = deal_outcomes(spec, deal)
+    new = state.get_game().new_initial_state()
+    while new.is_chance_node():  # the redealt deal
+        new.apply_action(outcome(new.node))
+    target = node.info(seat)
+    moves = node.actions
+    budget = [RESAMPLE_TRIES]
+
+    def replay(at_state, done: int):
+        """`at_state` after `done` of the recorded moves: the history reaching `target`, or None."""
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        at = at_state.node
+        while at.kind == STOCK:  # a draw: the redealt stock's next tile
+            at_state = at_state.child(outcome(at))
+            at = at_state.node
+        if at.kind == DECISION and at.player == seat or at.kind == TERMINAL:
+            info = at.info(seat)
+            if info == target:  # moves left over were forced here: the engine took them already
+                return at_state
+            if at.kind == TERMINAL or not target.startswith(info + ">"):
+                return None  # the seat's own record differs from here on
+        legal = at.legal_actions()
+        tries = []
+        if done < len(moves):
+            a = moves[done]
+            # the recorded move, or (not legal here) one the engine forced here and took already
+            tries.append((a, done + 1) if a in legal else (None, done + 1))
+        if at.player != seat:  # a move the engine forced in the recorded history, a choice here
+            tries += [(b, done) for b in legal if done >= len(moves) or b != moves[done]]
+        for a, nxt in tries:
+            found = replay(at_state if a is None else at_state.child(a), nxt)
+            if found is not None:
+                return found
+        return None
+
+    found = replay(new, 0)
+    if found is None:
+        raise DominoError(f"resample: no replay of seat {seat}'s history on the redealt {engine.name} deal was found "
+                          f"within {RESAMPLE_TRIES} steps (please report it, with the state: {state})")
+    return found

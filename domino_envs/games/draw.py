@@ -58,6 +58,7 @@ from ..core import (
     DealError,
     Facts,
     Game,
+    StateError,
     check_bool,
     check_choice,
     check_int,
@@ -571,14 +572,23 @@ class DrawGame(Game, kernels=globals(), facts=Facts(DrawConfig, ROW, "draw.md", 
         """The deal of the hand in play, in the format `set_deal` takes: what was dealt, read from
         the deck (which keeps its order all hand) and each seat's hand and placed tiles, so it works
         after forced moves too. `set_deal` of it on a fresh row gives the same decision; for a later
-        hand of a match it names the tiles and first seat only (scores are no part of a deal)."""
+        hand of a match it names the tiles and first seat only (scores are no part of a deal). Before
+        anyone draws, the hands as dealt are each seat's hand and placed tiles, so a `sample_hidden` row
+        (its dealt deck slots blanked) has a deal too: the Block Game's always."""
         self._check_state(state)
         s, n = state, self.num_players
         deck = s.view(np.int8)[DECK_BYTES:DECK_BYTES + self.n_tiles]
         dealt_end = int(s[DECK_POS]) - int(s[DRAWN:DRAWN + n].sum())
-        dealt = sum(1 << int(t) for t in self._dealt(deck, dealt_end, int(s[DECK_POS]), self.n_tiles))
+        if dealt_end == int(s[DECK_POS]):  # nothing drawn yet
+            dealt = (1 << self.n_tiles) - 1
+        else:
+            dealt = sum(1 << int(t) for t in self._dealt(deck, dealt_end, int(s[DECK_POS]), self.n_tiles))
         hands = [self._tiles_of_mask(dealt & int(s[HANDS + k] | s[PLAYED_MASK + k])) for k in range(n)]
-        stock = [(int(TILE_A[t]), int(TILE_B[t])) for t in deck[dealt_end:s[BONE_END]]]
+        rest = np.asarray(deck[dealt_end:s[BONE_END]])
+        if ((rest < 0) | (rest >= self.n_tiles)).any():
+            raise StateError(f"{self.name}: this row does not hold its stock: its deck slots from {dealt_end} to "
+                             f"{int(s[BONE_END])} are not all tiles")
+        stock = [(int(TILE_A[t]), int(TILE_B[t])) for t in rest]
         return {"hands": hands, "stock": stock, "first": int(s[FIRST_SEAT])}
 
     def _tiles_of_mask(self, mask: int) -> list[tuple[int, int]]:

@@ -1,7 +1,7 @@
 """The scripts that measure the results pages run, on tiny budgets, into a scratch copy of their data:
-search.py (a game's row, the costs), speed.py (a `domino bench` file taken in) and scaling.py (the
-three arms timed in turns). Their pages are then their data rendered, as tests/docs/test_pages.py
-checks for the committed ones."""
+search.py (a game's row, the costs), ismcts.py (deals against OpenSpiel's ISMCTS, kept and resumed),
+speed.py (a `domino bench` file taken in) and scaling.py (the three arms timed in turns). Their pages
+are then their data rendered, as tests/docs/test_pages.py checks for the committed ones."""
 from __future__ import annotations
 
 import json
@@ -10,7 +10,7 @@ import shutil
 import pytest
 
 from domino_envs.registry import game_names
-from domino_training.scripts import DOCS, headroom, pages, scaling, search, speed
+from domino_training.scripts import DOCS, headroom, ismcts, pages, scaling, search, speed
 
 
 @pytest.fixture
@@ -105,3 +105,36 @@ def test_headroom_measures_a_cell_and_the_ladder_page_shows_it(docs, monkeypatch
     monkeypatch.setattr(headroom, "measure", lambda g, a, *rest: asked.append((g, a)) or {**row, "game": g, "agent": a})
     assert headroom.main(["--all", "--agent", "sees_all", "--agent", "pimc256", "--deals", "2"]) == 0
     assert asked == [(g, "sees_all") for g in game_names() if g != "block_v0"] + [(g, "pimc256") for g in game_names()]
+
+
+def test_ismcts_plays_deals_in_chunks_keeps_them_and_goes_on_where_it_was(tmp_path, monkeypatch, capsys):
+    """The agent against OpenSpiel's ISMCTS (5 simulations here): each deal with the agent in both seats, kept
+    a chunk at a time; a second run with more deals plays only the new ones, and two workers play the
+    deals one does (the same win shares); the page is the data rendered."""
+    def run(folder: str, *argv: str) -> dict:
+        docs = tmp_path / folder
+        docs.mkdir(exist_ok=True)
+        monkeypatch.setattr(ismcts, "DOCS", docs)
+        assert ismcts.main(["block_v0", "--agent", "greedy", "--sims", "5", "--chunk", "1", *argv]) == 0
+        data = json.loads((docs / ismcts.DATA).read_text())
+        assert (docs / "ismcts.md").read_text() == ismcts.page(data)
+        return data
+
+    first = run("one", "--deals", "2")
+    (r,) = first["runs"]
+    assert (r["game"], r["agent"], r["sims"], r["seed"]) == ("block_v0", "greedy", 5, 60)
+    assert [d[0] for d in r["deals"]] == [0, 1] and all(0 <= x <= 1 for d in r["deals"] for x in d[1:])
+    capsys.readouterr()
+    (more,) = run("one", "--deals", "3")["runs"]
+    assert "2 deals kept, 1 to play" in capsys.readouterr().err
+    assert more["deals"][:2] == r["deals"] and [d[0] for d in more["deals"]] == [0, 1, 2]
+    (two,) = run("two", "--deals", "3", "--workers", "2")["runs"]
+    assert two["deals"] == more["deals"]
+    line = next(x for x in ismcts.page({"runs": [more]}).splitlines() if x.startswith("| block_v0"))
+    assert "| `greedy` | OpenSpiel ISMCTS-5 (UCT c=2, random rollouts) | 3 |" in line
+    for bad, said in ((["--sims", "0"], "--sims must be at least 1"), (["--agent", "nope"], "--agent 'nope'")):
+        with pytest.raises(SystemExit):
+            ismcts.main(["block_v0", *bad])
+        assert said in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        ismcts.main(["draw_v0"])  # no resampling after draws: not offered

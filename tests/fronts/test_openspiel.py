@@ -164,3 +164,106 @@ def test_information_states_have_perfect_recall(name, config):
         nxt[p] = info
         stack += [(state.child(a), nxt) for a in state.legal_actions()]
     assert len(seen) > 10
+
+
+def _histories(game):
+    """Every decision state of a small game's tree, by its acting seat's information state string."""
+    by_info: dict = {}
+    stack = [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if state.is_chance_node():
+            stack += [state.child(a) for a, _ in state.chance_outcomes()]
+            continue
+        by_info.setdefault(state.information_state_string(state.current_player()), []).append(state)
+        stack += [state.child(a) for a in state.legal_actions()]
+    return by_info
+
+
+@pytest.mark.parametrize("config", [{"max_pip": 2, "hand_size": 2}, {"max_pip": 3, "hand_size": 2}],
+                         ids=lambda c: _id(("block_v0", c)))
+def test_a_resampled_block_state_is_a_real_history_the_seat_cannot_tell_apart(config):
+    """`resample` (ISMCTS's `resample_from_infostate`) gives a history of the same information set:
+    one of the tree's own histories there (found by walking every deal), never one outside it, and
+    others than the state's own where the set has several."""
+    game = openspiel.load_game("block_v0", **config)
+    by_info = _histories(game)
+    rng = np.random.default_rng(3)
+    spread = several = checked = 0
+    for info, states in by_info.items():
+        members = {str(s) for s in states}
+        seat = states[0].current_player()
+        moved = False  # a state's own resamples reach another history of the set
+        for state in states[:3]:
+            got = set()
+            for _ in range(4):
+                new = openspiel.resample(state, seat, rng)
+                assert new.information_state_string(seat) == info and str(new) in members
+                assert new.legal_actions() == state.legal_actions()
+                got.add(str(new))
+                checked += 1
+            moved = moved or got != {str(state)}
+        several += len(members) > 1
+        spread += moved
+    assert checked > 500 and several > 20 and spread > 0.8 * several, (checked, several, spread)
+    sampler = pyspiel.UniformProbabilitySampler(5, 0.0, 1.0)
+    state = next(iter(by_info.values()))[0]
+    assert state.resample_from_infostate(state.current_player(), sampler).information_state_string(
+        state.current_player()) == state.information_state_string(state.current_player())
+
+
+def test_a_history_with_a_draw_or_at_a_chance_node_is_refused_with_what_resample_can_do():
+    from domino_envs.games.draw import DRAWN
+
+    game = openspiel.load_game("draw_v0", max_pip=3, hand_size=3)
+    rng = np.random.default_rng(0)
+    refused = resampled = 0
+    for _ in range(40):
+        state = game.new_initial_state()
+        with pytest.raises(openspiel.DominoError, match="chance node"):
+            openspiel.resample(state, 0, rng)
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+                continue
+            seat = state.current_player()
+            if state.engine_row()[DRAWN:DRAWN + 2].sum():
+                with pytest.raises(openspiel.DominoError, match="once a tile has been drawn"):
+                    openspiel.resample(state, seat, rng)
+                refused += 1
+            else:
+                assert openspiel.resample(state, seat, rng).information_state_string(seat) == \
+                    state.information_state_string(seat)
+                resampled += 1
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert refused and resampled
+    with pytest.raises(openspiel.DominoError, match="seat 2 is not a seat"):
+        openspiel.resample(state.clone() if not state.is_terminal() else state, 2, rng)
+
+
+def test_openspiels_ismcts_plays_the_block_game():
+    """OpenSpiel's ISMCTS bot, which draws its worlds with `resample_from_infostate` and asserts each has the
+    searched information state, plays whole hands of the Block Game against a random bot."""
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = openspiel.load_game("block_v0", max_pip=3, hand_size=3)
+    rng = np.random.RandomState(4)
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), 2.0, 20, random_state=rng)
+    decisions = 0
+    for deal in range(4):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+            elif state.current_player() == deal % 2:
+                action = bot.step(state)
+                assert action in state.legal_actions()
+                state.apply_action(action)
+                decisions += 1
+            else:
+                state.apply_action(int(rng.choice(state.legal_actions())))
+    assert decisions > 4

@@ -918,6 +918,35 @@ MUTATIONS = [
         "domino_envs/core.py",
         [("            got = True\n            s[just_drew] = 1\n", "            got = True\n")],
         ["tests/engine/test_plumbing.py", "-k", "playable"]),
+    # issue 60: each recipe on three seeds
+    Mutation(
+        "recipe_rerun_seed_dropped", "a recipe's rerun on seed K trains with the shipped seed (a copy, not a rerun)",
+        "training/scripts/ship.py",
+        [("list(args.set) + ([] if k is None else [f\"seed={k}\"])", "list(args.set)")],
+        ["tests/scripts/test_ship.py", "-k", "rerun_on_other_seeds"]),
+    Mutation(
+        "recipe_rows_kept_at_the_end", "the reruns' rows are written only when every rerun is done (a stopped session loses them)",
+        "training/scripts/ship.py",
+        [("            results.append(res)\n        write_pages()\n", "            results.append(res)\n")],
+        ["tests/scripts/test_ship.py", "-k", "rerun_on_other_seeds"]),
+    Mutation(
+        "recipe_outlier_by_means", "the shipped file is judged below its reruns by its mean, not its whole interval",
+        "training/scripts/ship.py",
+        [("    if shipped[\"win_hi\"] < min(r[\"win_lo\"] for r in reruns):",
+          "    if shipped[\"win\"] < min(r[\"win\"] for r in reruns):")],
+        ["tests/scripts/test_ship.py", "-k", "below_every"]),
+    # issue 60: OpenSpiel's ISMCTS on our games
+    Mutation(
+        "resample_returns_the_truth", "resample hands back the true history instead of a redealt one",
+        "domino_envs/openspiel.py",
+        [("    found = replay(new, 0)\n", "    found = state.clone()\n")],
+        ["tests/fronts/test_openspiel.py", "-k", "resampled_block_state"]),
+    Mutation(
+        "resample_no_forced_search", "resample replays only the recorded moves: a move forced in the record but a choice "
+        "in the redeal finds no history",
+        "domino_envs/openspiel.py",
+        [("        if at.player != seat:  # a move the engine forced", "        if False:  # a move the engine forced")],
+        ["tests/fronts/test_openspiel.py", "-k", "resampled_block_state"]),
 ]
 
 

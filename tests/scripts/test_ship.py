@@ -131,3 +131,86 @@ def test_a_recipe_is_checked_stage_by_stage(tmp_path):
     assert stage_overrides(["budget.minutes=40"], None) == ["budget.minutes=40"]
     assert stage_overrides(["budget.minutes=40"], "a/policy.npz") == [
         "network.init_actor=a/policy.npz", "imitation.decisions=0", "budget.minutes=40"]
+
+
+def test_a_recipe_rerun_on_other_seeds_trains_apart_ships_nothing_and_lands_beside_the_shipped_row(tmp_path, monkeypatch,
+                                                                                                   capsys):
+    """`--recipe-seeds 1 2` trains the recipe with seed=1 and seed=2 in runs/seed<K>/ (the seed reaching the
+    run), copies nothing into the shipped folder, evaluates each against PIMC-64 on the shipped file's deals and
+    keeps a row per (env, seed) as each lands, which trained.md sets beside the shipped row; evaluating a rerun
+    never trained is one line naming it."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    monkeypatch.setattr(ship, "DOCS", docs)
+    monkeypatch.setattr(trained, "SHIPPED_DIR", tmp_path / "checkpoints")
+    shipped_row = {"game": "block_v0", "num_players": 2, "fair_share": 0.5, "env_steps": 1024, "seed": 2026,
+                   "rows": [_row(ship.PIMC, 0.6, 0.55, 0.65, 4)]}
+    (docs / "trained.json").write_text(json.dumps([shipped_row]))
+    runs = tmp_path / "runs"
+    argv = ["block_v0", "--pimc-deals", "4", "--run-root", str(runs), *(f"--set={t}" for t in TINY)]
+    train_game = ship.train_game
+
+    def stopped_at_seed_2(game, run_root, *rest):
+        if run_root.name == "seed2":
+            raise KeyboardInterrupt  # the session ends in the second rerun
+        return train_game(game, run_root, *rest)
+
+    monkeypatch.setattr(ship, "train_game", stopped_at_seed_2)
+    with pytest.raises(KeyboardInterrupt):
+        ship.main([*argv, "--recipe-seeds", "1", "2"])
+    assert [r["recipe_seed"] for r in json.loads((docs / ship.RECIPE_SEEDS).read_text())] == [1]  # kept as it landed
+    monkeypatch.setattr(ship, "train_game", train_game)
+    assert ship.main([*argv, "--recipe-seeds", "1", "2"]) == 0  # seed 1 resumes as done
+    assert not (tmp_path / "checkpoints").exists() and not (runs / "block_v0").exists()
+    seeds = [yaml.safe_load((runs / f"seed{k}" / "block_v0" / "config.yaml").read_text())["seed"] for k in (1, 2)]
+    assert seeds == [1, 2]
+    one, two = (trained.load_policy(runs / f"seed{k}" / "block_v0" / "policy.npz")[0] for k in (1, 2))
+    assert not all(np.array_equal(a, b) for x, y in zip(one, two) for a, b in zip(x, y))
+    rows = json.loads((docs / ship.RECIPE_SEEDS).read_text())
+    assert [(r["game"], r["recipe_seed"], r["deals"], r["seed"]) for r in rows] == [("block_v0", 1, 4, 2026),
+                                                                                   ("block_v0", 2, 4, 2026)]
+    assert json.loads((docs / "trained.json").read_text()) == [shipped_row]  # the shipped row untouched
+    page = (docs / "trained.md").read_text()
+    line = next(x for x in page.splitlines() if x.startswith("| block_v0 | 0.50 |"))
+    assert line.startswith("| block_v0 | 0.50 | 0.600 [0.550, 0.650] | ")
+    assert line.count("[") == 3 and f"{rows[1]['win']:.3f}" in line
+    capsys.readouterr()
+    assert ship.main([*argv, "--recipe-seeds", "3", "--evaluate-only"]) == 2
+    assert error_lines(capsys.readouterr().err) == [
+        f"python -m domino_training.scripts.ship: error: block_v0: no rerun on seed 3 at "
+        f"{runs / 'seed3' / 'block_v0' / 'policy.npz'}: train it first (without --evaluate-only)"]
+    with pytest.raises(SystemExit) as e:
+        ship.main([*argv[:1], "--pimc-deals", "0", "--recipe-seeds", "1"])
+    assert e.value.code == 2 and "give --pimc-deals N" in capsys.readouterr().err
+
+
+def test_the_reruns_table_gives_the_spread_the_count_above_the_fair_share_and_names_an_outlier():
+    def shipped(game, win, lo, hi, fair=0.5):
+        return {"game": game, "fair_share": fair, "rows": [_row(ship.PIMC, win, lo, hi, 2000)]}
+
+    def rerun(game, k, win, lo, hi):
+        return {"game": game, "recipe_seed": k, "deals": 2000, "seed": 2026, **_row(ship.PIMC, win, lo, hi, 2000)}
+
+    trained_rows = [shipped("draw_v0", 0.52, 0.505, 0.535), shipped("magic7_v0", 0.285, 0.277, 0.293, 0.25),
+                    shipped("sum7_v0", 0.525, 0.515, 0.535)]
+    reruns = [rerun("draw_v0", 1, 0.51, 0.495, 0.525), rerun("draw_v0", 2, 0.53, 0.515, 0.545),
+              rerun("magic7_v0", 1, 0.255, 0.247, 0.263), rerun("magic7_v0", 2, 0.26, 0.252, 0.268)]
+    lines = ship.recipe_section(trained_rows, reruns).splitlines()
+    assert "| env | fair share | seed 0 (shipped) | seed 1 | seed 2 | spread | above the fair share | shipped file |" in lines
+    draw = next(x for x in lines if x.startswith("| draw_v0"))
+    magic = next(x for x in lines if x.startswith("| magic7_v0"))
+    assert draw.endswith("| 0.020 | 2 of 3 | within the reruns |")
+    assert magic.endswith("| 0.030 | 2 of 3 | above every rerun (an outlier) |")
+    assert not any(x.startswith("| sum7_v0") for x in lines)  # no rerun: no row
+    assert lines[-1] == "Deals per rerun: 2,000; evaluation seed 2026."
+    assert ship.recipe_section(trained_rows, [])
+
+
+def test_a_shipped_file_below_every_rerun_is_said_and_an_overlap_is_not():
+    trained_rows = [{"game": "draw_v0", "fair_share": 0.5, "rows": [_row(ship.PIMC, 0.45, 0.44, 0.46, 2000)]}]
+    reruns = [{"game": "draw_v0", "recipe_seed": 1, "deals": 2000, "seed": 1, **_row(ship.PIMC, 0.5, 0.48, 0.52, 2000)}]
+    assert "| below every rerun |" in ship.recipe_section(trained_rows, reruns)
+    overlapping = [{**reruns[0], "win_lo": 0.445}]  # its mean above, its interval reaching the shipped one's: not below
+    assert "| within the reruns |" in ship.recipe_section(trained_rows, overlapping)
+    overlapping = [{**reruns[0], "win_lo": 0.455}]  # its mean above, its interval overlapping: not below
+    assert "| within the reruns |" in ship.recipe_section(trained_rows, overlapping)

@@ -58,7 +58,8 @@ class Page:
 
 SCRIPTS = "domino_training.scripts"
 PAGES = [
-    Page("trained.md", "trained.json", f"{SCRIPTS}.ship:markdown", f"python -m {SCRIPTS}.ship --evaluate-only"),
+    Page("trained.md", ("trained.json", "recipe_seeds.json"), f"{SCRIPTS}.ship:page",
+         f"python -m {SCRIPTS}.ship --evaluate-only (and --recipe-seeds K ...)"),
     Page("baselines.md", "baselines.json", f"{SCRIPTS}.baselines:page", f"python -m {SCRIPTS}.baselines"),
     Page("ladder.md", ("ladder.json", "headroom.json", "trained.json"), f"{SCRIPTS}.ladder:page_with_headroom",
          f"python -m {SCRIPTS}.ladder --deals N; python -m {SCRIPTS}.headroom GAME"),
@@ -71,6 +72,7 @@ PAGES = [
                                   ("benchmark_full.md", "benchmark_full/full.json", "full"),
                                   ("benchmark_rllib.md", "benchmark_rllib/quick.json", "quick --learners rllib"))),
     Page("benchmark_tuning.md", "benchmark_tuning.json", f"{SCRIPTS}.tuning:page", f"python -m {SCRIPTS}.tuning"),
+    Page("ismcts.md", "ismcts.json", f"{SCRIPTS}.ismcts:page", f"python -m {SCRIPTS}.ismcts block_v0 --deals 1000 --workers 2"),
     Page("search.md", "search.json", f"{SCRIPTS}.search:page", f"python -m {SCRIPTS}.search GAME --deals 2000"),
     Page("speed.md", "speed.json", f"{SCRIPTS}.speed:page", f"domino bench, then python -m {SCRIPTS}.speed --bench FILE"),
     Page("scaling.md", "scaling.json", f"{SCRIPTS}.scaling:section", f"python -m {SCRIPTS}.scaling", section=True),
