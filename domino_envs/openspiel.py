@@ -596,7 +596,8 @@ def resample(state, seat: int, rng: np.random.Generator):
     The engine takes a seat's only legal move itself, so a tree's decisions are its real choices, and a
     redealt hand can turn another seat's choice into a forced move or the reverse: the replay then searches
     the other seats' moves, the recorded one first, for the history whose information state string for
-    `seat` is `state`'s (checked at each of the seat's decisions on the way). DominoError where none is
+    `seat` is `state`'s (checked at each of the seat's decisions on the way; in a line game every move is
+    checked against the placements laid so far, `line`, which the seat saw). DominoError where none is
     found (the engine's sampler and this replay disagree: a bug to report, never a wrong world)."""
     node = state.node
     if node.rows is None:
@@ -618,6 +619,8 @@ def resample(state, seat: int, rng: np.random.Generator):
     target = node.info(seat)
     moves = node.actions
     budget = [RESAMPLE_TRIES]
+    # a line game's placements, forced ones too, in order: what the seat saw laid, so every prefix prunes
+    truth = engine.line(node.rows[0]) if hasattr(engine, "line") else None
 
     def replay(at_state, done: int):
         """`at_state` after `done` of the recorded moves: the history reaching `target`, or None."""
@@ -628,6 +631,10 @@ def resample(state, seat: int, rng: np.random.Generator):
         while at.kind == STOCK:  # a draw: the redealt stock's next tile
             at_state = at_state.child(outcome(at))
             at = at_state.node
+        if truth is not None:
+            laid = engine.line(at.rows[0])
+            if laid != truth[:len(laid)]:
+                return None
         if at.kind == DECISION and at.player == seat or at.kind == TERMINAL:
             info = at.info(seat)
             if info == target:  # moves left over were forced here: the engine took them already

@@ -267,3 +267,22 @@ def test_openspiels_ismcts_plays_the_block_game():
             else:
                 state.apply_action(int(rng.choice(state.legal_actions())))
     assert decisions > 4
+
+
+def test_resample_finds_the_history_where_a_forced_move_of_the_record_is_a_choice_in_the_redeal():
+    """A Block hand (found by the ISMCTS run) where seat 1's reply to the lead was forced and seat 0's later
+    0-6 too: most redeals give seat 1 a choice there. Every resample finds the history all the same (the
+    replay once gave up on 1 redeal in 300 within its step budget)."""
+    game = openspiel.load_game("block_v0")
+    deal = {"hands": [[(0, 0), (2, 2), (3, 3), (0, 5), (4, 5), (0, 6), (6, 6)],
+                      [(0, 1), (1, 2), (0, 4), (3, 4), (3, 5), (5, 5), (5, 6)]], "first": 0}
+    outcome = openspiel.deal_outcomes(game.spec, deal)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(outcome(state.node))
+    for action in [54, 30, 20, 38, 40, 36]:
+        state.apply_action(action)
+    assert len(game.engine.line(state.node.rows[0])) == 8  # 6 decisions and 2 forced moves laid
+    info = state.information_state_string(0)
+    for seed in range(300):
+        assert openspiel.resample(state, 0, np.random.default_rng(seed)).information_state_string(0) == info
